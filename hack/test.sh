@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The project's one test command (README: "Test"). CI runs exactly this.
+#   1. generated code is up to date (hack/verify-codegen.sh)
+#   2. go vet on the main module and the e2e module
+#   3. unit, golden, property and storage tests (real embedded etcd)
+#   4. e2e tests: client-go dynamic client and informer, controller-runtime,
+#      the bad-input table, against a built cmd/apiserver
+#   5. the shared kubectl acceptance scenarios (--require core)
+# Set SKIP_E2E=1 or SKIP_ACCEPTANCE=1 to skip the slow stages locally.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "verify generated code"
+hack/verify-codegen.sh
+
+step "go vet"
+go vet ./...
+if [[ -f e2e/go.mod ]]; then (cd e2e && go vet ./...); fi
+
+step "go test (main module)"
+go test -count=1 -timeout 20m ./...
+
+if [[ -z ${SKIP_E2E:-} && -f e2e/go.mod ]]; then
+  step "go test (e2e module)"
+  (cd e2e && go test -count=1 -timeout 15m ./...)
+fi
+
+if [[ -z ${SKIP_ACCEPTANCE:-} ]]; then
+  step "acceptance scenarios (kubectl, --require core)"
+  shared=../shared
+  [[ -x $shared/acceptance/run.sh ]] || { echo "missing $shared/acceptance/run.sh (shared/ must sit beside the repository)" >&2; exit 1; }
+  bash "$shared/acceptance/run.sh" --require core .
+fi
