@@ -1,0 +1,209 @@
+// Package etcd starts an embedded etcd server and builds clients for
+// external etcd clusters.
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
+)
+
+const (
+	// DefaultStartTimeout bounds how long StartEmbedded waits for etcd to
+	// become ready.
+	DefaultStartTimeout = 60 * time.Second
+	// DefaultQuotaBackendBytes is etcd's own default quota (2 GiB).
+	DefaultQuotaBackendBytes = 2 << 30
+	// DefaultDialTimeout is the client dial timeout.
+	DefaultDialTimeout = 10 * time.Second
+	// DefaultKeepAliveTime and DefaultKeepAliveTimeout are the client's
+	// gRPC keepalive settings (those of kube-apiserver).
+	DefaultKeepAliveTime    = 30 * time.Second
+	DefaultKeepAliveTimeout = 10 * time.Second
+)
+
+type options struct {
+	logLevel         string
+	startTimeout     time.Duration
+	quota            int64
+	unsafeNoFsync    bool
+	progressInterval time.Duration
+}
+
+// Option tunes StartEmbedded.
+type Option func(*options)
+
+// WithLogLevel sets etcd's zap log level (debug, info, warn, error); the
+// default is "error".
+func WithLogLevel(level string) Option { return func(o *options) { o.logLevel = level } }
+
+// WithStartTimeout bounds the wait for readiness (default 60 s).
+func WithStartTimeout(d time.Duration) Option { return func(o *options) { o.startTimeout = d } }
+
+// WithQuotaBackendBytes sets the backend quota (default 2 GiB).
+func WithQuotaBackendBytes(n int64) Option { return func(o *options) { o.quota = n } }
+
+// WithUnsafeNoFsync disables fsync: for tests and benchmarks only, since a
+// crash may lose acknowledged writes.
+func WithUnsafeNoFsync() Option { return func(o *options) { o.unsafeNoFsync = true } }
+
+// WithWatchProgressNotifyInterval sets how often etcd sends progress
+// notifications to watchers that asked for them (default 5 s).
+func WithWatchProgressNotifyInterval(d time.Duration) Option {
+	return func(o *options) { o.progressInterval = d }
+}
+
+// Embedded is a running single-member etcd on loopback.
+type Embedded struct {
+	etcd      *embed.Etcd
+	client    *clientv3.Client
+	endpoints []string
+}
+
+// StartEmbedded starts etcd with its data in dataDir, listening on free
+// loopback ports, and waits until it serves requests.
+func StartEmbedded(ctx context.Context, dataDir string, opts ...Option) (*Embedded, error) {
+	o := options{logLevel: "error", startTimeout: DefaultStartTimeout, quota: DefaultQuotaBackendBytes, progressInterval: 5 * time.Second}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var lastErr error
+	// Free ports are found by binding and releasing them; another process
+	// may grab one in between, so retry a few times.
+	for attempt := 0; attempt < 3; attempt++ {
+		e, err := startOnce(ctx, dataDir, o)
+		if err == nil {
+			return e, nil
+		}
+		lastErr = err
+		if ctx.Err() != nil || !isAddrInUse(err) {
+			break
+		}
+	}
+	return nil, fmt.Errorf("start embedded etcd in %s: %w", dataDir, lastErr)
+}
+
+func isAddrInUse(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "address already in use")
+}
+
+func freeLoopbackURL() (url.URL, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return url.URL{}, fmt.Errorf("find free loopback port: %w", err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		return url.URL{}, fmt.Errorf("release loopback port %s: %w", addr, err)
+	}
+	return url.URL{Scheme: "http", Host: addr}, nil
+}
+
+func startOnce(ctx context.Context, dataDir string, o options) (*Embedded, error) {
+	clientURL, err := freeLoopbackURL()
+	if err != nil {
+		return nil, err
+	}
+	peerURL, err := freeLoopbackURL()
+	if err != nil {
+		return nil, err
+	}
+	cfg := embed.NewConfig()
+	cfg.Name = "kubeforge"
+	cfg.Dir = dataDir
+	cfg.ListenClientUrls = []url.URL{clientURL}
+	cfg.AdvertiseClientUrls = []url.URL{clientURL}
+	cfg.ListenPeerUrls = []url.URL{peerURL}
+	cfg.AdvertisePeerUrls = []url.URL{peerURL}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.Logger = "zap"
+	cfg.LogLevel = o.logLevel
+	cfg.LogOutputs = []string{"stderr"}
+	cfg.QuotaBackendBytes = o.quota
+	cfg.UnsafeNoFsync = o.unsafeNoFsync
+	cfg.WatchProgressNotifyInterval = o.progressInterval
+	// The apiserver compacts on its own schedule (Backend.RunCompactor).
+	cfg.AutoCompactionRetention = "0"
+	cfg.EnableGRPCGateway = false
+	cfg.Metrics = "basic"
+
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return nil, err
+	}
+	timer := time.NewTimer(o.startTimeout)
+	defer timer.Stop()
+	select {
+	case <-e.Server.ReadyNotify():
+	case err := <-e.Err():
+		e.Close()
+		if err == nil {
+			err = errors.New("etcd stopped during start-up")
+		}
+		return nil, err
+	case <-timer.C:
+		e.Close()
+		return nil, fmt.Errorf("etcd not ready after %s", o.startTimeout)
+	case <-ctx.Done():
+		e.Close()
+		return nil, ctx.Err()
+	}
+	endpoints := []string{clientURL.String()}
+	client, err := NewClient(endpoints)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	return &Embedded{etcd: e, client: client, endpoints: endpoints}, nil
+}
+
+// Client returns a client connected to the embedded server; Close closes it.
+func (e *Embedded) Client() *clientv3.Client { return e.client }
+
+// Endpoints returns the client URLs.
+func (e *Embedded) Endpoints() []string { return append([]string(nil), e.endpoints...) }
+
+// Close closes the client and stops the server, waiting for it to finish.
+func (e *Embedded) Close() error {
+	var errs []error
+	if e.client != nil {
+		if err := e.client.Close(); err != nil && !errors.Is(err, context.Canceled) {
+			errs = append(errs, fmt.Errorf("close etcd client: %w", err))
+		}
+	}
+	e.etcd.Close()
+	select {
+	case <-e.etcd.Server.StopNotify():
+	case <-time.After(30 * time.Second):
+		errs = append(errs, errors.New("stop embedded etcd: timed out"))
+	}
+	return errors.Join(errs...)
+}
+
+// NewClient connects to an external etcd cluster (--etcd-servers).
+func NewClient(endpoints []string) (*clientv3.Client, error) {
+	if len(endpoints) == 0 {
+		return nil, errors.New("create etcd client: no endpoints")
+	}
+	c, err := clientv3.New(clientv3.Config{
+		Endpoints:            endpoints,
+		DialTimeout:          DefaultDialTimeout,
+		DialKeepAliveTime:    DefaultKeepAliveTime,
+		DialKeepAliveTimeout: DefaultKeepAliveTimeout,
+		PermitWithoutStream:  true,
+		// etcd's default request limit is 1.5 MiB; leave room for the envelope.
+		MaxCallSendMsgSize: 2 * 1024 * 1024,
+		MaxCallRecvMsgSize: 0,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create etcd client for %s: %w", strings.Join(endpoints, ","), err)
+	}
+	return c, nil
+}
