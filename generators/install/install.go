@@ -1,0 +1,82 @@
+// Package install is the "install" generator: it writes
+// generated/zz_generated.install.go (package generated) with Install, which
+// serves every group-version that has served kinds, and AddToScheme, which
+// registers every group-version's types (handy for controller-runtime and
+// client-go users).
+package install
+
+import (
+	"sort"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/model"
+	"github.com/kubeforge/kubeforge/generators/storage"
+)
+
+const (
+	serverPkg  = "github.com/kubeforge/kubeforge/runtime/server"
+	runtimePkg = "k8s.io/apimachinery/pkg/runtime"
+)
+
+// Path is the generated file, relative to the module root.
+const Path = "generated/zz_generated.install.go"
+
+// Generator writes generated/zz_generated.install.go.
+type Generator struct{}
+
+// New returns the install generator.
+func New() Generator { return Generator{} }
+
+// Name implements genall.Generator.
+func (Generator) Name() string { return "install" }
+
+type gv struct {
+	v          *model.Version
+	importPath string
+	name       string
+	served     bool
+}
+
+// Generate implements genall.Generator.
+func (Generator) Generate(api *model.API) ([]genall.File, error) {
+	var gvs []gv
+	for _, g := range api.Groups {
+		for _, v := range g.Versions {
+			if len(v.Kinds) == 0 {
+				continue
+			}
+			importPath, _, name := genall.GeneratedPackage(api, v)
+			gvs = append(gvs, gv{v: v, importPath: importPath, name: name, served: len(storage.StoredKinds(v)) > 0})
+		}
+	}
+	sort.Slice(gvs, func(i, j int) bool { return gvs[i].v.GroupVersion() < gvs[j].v.GroupVersion() })
+
+	f := genall.NewFile("generated", api.Module+"/generated")
+	for _, x := range gvs {
+		f.ImportName(x.importPath, x.name)
+	}
+
+	var install, scheme []jen.Code
+	for _, x := range gvs {
+		if x.served {
+			install = append(install, jen.If(jen.Err().Op(":=").Qual(x.importPath, "Install").Call(jen.Id("s")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+x.v.GroupVersion()+": %w"), jen.Err())),
+			))
+		}
+		scheme = append(scheme, jen.If(jen.Err().Op(":=").Qual(x.importPath, "AddToScheme").Call(jen.Id("scheme")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("add "+x.v.GroupVersion()+" to scheme: %w"), jen.Err())),
+		))
+	}
+	install = append(install, jen.Return(jen.Nil()))
+	scheme = append(scheme, jen.Return(jen.Nil()))
+
+	f.Comment("Install serves every group-version on s, in sorted order. cmd/apiserver calls it.")
+	f.Func().Id("Install").Params(jen.Id("s").Op("*").Qual(serverPkg, "Server")).Error().Block(install...)
+	f.Line()
+	f.Comment("AddToScheme registers the types of every group-version with scheme, for")
+	f.Comment("client-go and controller-runtime users.")
+	f.Func().Id("AddToScheme").Params(jen.Id("scheme").Op("*").Qual(runtimePkg, "Scheme")).Error().Block(scheme...)
+	return []genall.File{{Path: Path, Content: []byte(f.GoString())}}, nil
+}

@@ -1,0 +1,307 @@
+// Package routes is the "routes" generator: for every group-version that
+// serves kinds it writes generated/<group>/<version>/zz_generated.routes.go
+// with one Install<Kind>Routes per kind, registering every route explicitly
+// (one ws.Route statement per route, with Kubernetes operation IDs,
+// parameters, request and response types and the OpenAPI route metadata),
+// and Install, which wires stores and handlers and adds the group-version to
+// the server.
+package routes
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/model"
+	"github.com/kubeforge/kubeforge/generators/storage"
+)
+
+const (
+	restfulPkg   = "github.com/emicklei/go-restful/v3"
+	endpointsPkg = "github.com/kubeforge/kubeforge/runtime/endpoints"
+	serverPkg    = "github.com/kubeforge/kubeforge/runtime/server"
+	storagePkg   = "github.com/kubeforge/kubeforge/runtime/storage"
+	resourcePkg  = "github.com/kubeforge/kubeforge/runtime/resource"
+	openapiPkg   = "github.com/kubeforge/kubeforge/runtime/openapi"
+	metav1Pkg    = "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Route metadata keys, declared in runtime/openapi.
+const (
+	keyGVK            = "GroupVersionKindKey"
+	keyAction         = "ActionKey"
+	keyRequestSchema  = "RequestSchemaKey"
+	keyResponseSchema = "ResponseSchemaKey"
+)
+
+// Patch content types the PATCH routes accept.
+var patchTypes = []string{
+	"application/json-patch+json",
+	"application/merge-patch+json",
+}
+
+// Schema names of the meta types (docs/contributing.md).
+const (
+	schemaStatus        = "io.k8s.apimachinery.pkg.apis.meta.v1.Status"
+	schemaDeleteOptions = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"
+	schemaPatch         = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
+)
+
+// FileName is the name of the generated file in each generated package.
+const FileName = "zz_generated.routes.go"
+
+// Generator writes the route installers.
+type Generator struct{}
+
+// New returns the routes generator.
+func New() Generator { return Generator{} }
+
+// Name implements genall.Generator.
+func (Generator) Name() string { return "routes" }
+
+// Generate implements genall.Generator.
+func (Generator) Generate(api *model.API) ([]genall.File, error) {
+	var files []genall.File
+	for _, g := range api.Groups {
+		for _, v := range g.Versions {
+			kinds := storage.StoredKinds(v)
+			if len(kinds) == 0 {
+				continue
+			}
+			importPath, dir, name := genall.GeneratedPackage(api, v)
+			f := genall.NewFile(name, importPath)
+			f.ImportAlias(metav1Pkg, "metav1")
+			f.ImportName(restfulPkg, "restful")
+			f.ImportName(v.Package, v.PackageName)
+			f.Add(install(v, kinds))
+			for _, k := range kinds {
+				if k.Type == nil {
+					return nil, fmt.Errorf("generate routes for %s %s: kind has no type", v.GroupVersion(), k.Name)
+				}
+				f.Add(installKind(k))
+			}
+			files = append(files, genall.File{Path: dir + "/" + FileName, Content: []byte(f.GoString())})
+		}
+	}
+	return files, nil
+}
+
+// install writes Install(s *server.Server) error for the group-version.
+func install(v *model.Version, kinds []*model.Kind) jen.Code {
+	byPlural := append([]*model.Kind(nil), kinds...)
+	sort.Slice(byPlural, func(i, j int) bool { return byPlural[i].Plural < byPlural[j].Plural })
+
+	body := []jen.Code{
+		jen.Id("ws").Op(":=").Qual(serverPkg, "NewWebService").Call(jen.Id("GroupName"), jen.Lit(v.Name)),
+	}
+	for _, k := range kinds {
+		strategy := jen.Id(k.Name + "Strategy")
+		body = append(body, jen.Id("Install"+k.Name+"Routes").Call(
+			jen.Id("ws"),
+			jen.Qual(endpointsPkg, "NewHandler").Call(
+				jen.Qual(storagePkg, "NewStore").Call(jen.Id("s").Dot("Backend").Call(), strategy),
+				strategy.Clone(),
+				jen.Id("s").Dot("EndpointOptions").Call(),
+			),
+		))
+	}
+	body = append(body,
+		jen.If(jen.Err().Op(":=").Id("s").Dot("AddGroupVersion").Call(jen.Qual(serverPkg, "GroupVersion").Values(jen.Dict{
+			jen.Id("Group"):   jen.Id("GroupName"),
+			jen.Id("Version"): jen.Lit(v.Name),
+			jen.Id("Resources"): jen.Index().Op("*").Qual(resourcePkg, "Info").ValuesFunc(func(g *jen.Group) {
+				for _, k := range byPlural {
+					g.Op("&").Id(k.Name + "Info")
+				}
+			}),
+			jen.Id("WebService"): jen.Id("ws"),
+			jen.Id("Schemas"):    jen.Id("OpenAPISchemas").Call(),
+		})), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("add group-version "+v.GroupVersion()+": %w"), jen.Err())),
+		),
+		jen.Return(jen.Nil()),
+	)
+	names := make([]string, len(byPlural))
+	for i, k := range byPlural {
+		names[i] = k.Plural
+	}
+	return jen.Commentf("Install serves %s (%s): a typed store and handler per kind,\n"+
+		"their routes, discovery and OpenAPI.", v.GroupVersion(), strings.Join(names, ", ")).Line().
+		Func().Id("Install").Params(jen.Id("s").Op("*").Qual(serverPkg, "Server")).Error().Block(body...).Line()
+}
+
+// route is one registered route.
+type route struct {
+	method    string // GET, POST, PUT, PATCH, DELETE
+	path      string
+	handler   string // method of endpoints.Handler
+	operation string
+	doc       string
+	action    string // x-kubernetes-action
+	params    []param
+	reads     *body // request body
+	writes    *body // response body
+	codes     []int // response codes, all with writes as the body
+	consumes  []string
+}
+
+// body is a request or response type: a Go sample value and its schema name.
+type body struct {
+	sample jen.Code
+	schema string
+}
+
+func routesFor(k *model.Kind) []route {
+	pkg := k.Version.Package
+	objSchema := SchemaName(k.Version, k.Name)
+	listSchema := SchemaName(k.Version, k.ListName)
+	obj := func() *body { return &body{jen.Qual(pkg, k.Name).Values(), objSchema} }
+	list := func() *body { return &body{jen.Qual(pkg, k.ListName).Values(), listSchema} }
+	status := func() *body { return &body{jen.Qual(metav1Pkg, "Status").Values(), schemaStatus} }
+	delOpts := func() *body { return &body{jen.Qual(metav1Pkg, "DeleteOptions").Values(), schemaDeleteOptions} }
+	patch := func() *body { return &body{jen.Qual(metav1Pkg, "Patch").Values(), schemaPatch} }
+
+	scope, collection := "", "/"+k.Plural
+	var scopeParams []param
+	if k.Namespaced {
+		scope = "Namespaced"
+		collection = "/namespaces/{namespace}/" + k.Plural
+		scopeParams = []param{pNamespace}
+	}
+	item := collection + "/{name}"
+	pName := param{name: "name", path: true, dataType: "string", desc: "name of the " + k.Name}
+	itemParams := append(append([]param(nil), scopeParams...), pName)
+	with := func(base, rest []param) []param { return append(append([]param(nil), base...), rest...) }
+	kind := k.Name
+
+	rs := []route{
+		{method: "GET", path: collection, handler: "List", operation: "list" + scope + kind,
+			doc: "list or watch objects of kind " + kind, action: "list",
+			params: with(scopeParams, listParams), writes: list(), codes: []int{200}},
+		{method: "POST", path: collection, handler: "Create", operation: "create" + scope + kind,
+			doc: "create a " + kind, action: "post",
+			params: with(scopeParams, createParams), reads: obj(), writes: obj(), codes: []int{200, 201, 202}},
+		{method: "DELETE", path: collection, handler: "DeleteCollection", operation: "deleteCollection" + scope + kind,
+			doc: "delete collection of " + kind, action: "deletecollection",
+			params: with(scopeParams, deleteCollectionParams), reads: delOpts(), writes: status(), codes: []int{200}},
+		{method: "GET", path: item, handler: "Get", operation: "read" + scope + kind,
+			doc: "read the specified " + kind, action: "get",
+			params: with(itemParams, readParams), writes: obj(), codes: []int{200}},
+		{method: "PUT", path: item, handler: "Update", operation: "replace" + scope + kind,
+			doc: "replace the specified " + kind, action: "put",
+			params: with(itemParams, replaceParams), reads: obj(), writes: obj(), codes: []int{200, 201}},
+		{method: "PATCH", path: item, handler: "Patch", operation: "patch" + scope + kind,
+			doc: "partially update the specified " + kind, action: "patch",
+			params: with(itemParams, patchParams), reads: patch(), writes: obj(), codes: []int{200, 201}, consumes: patchTypes},
+		{method: "DELETE", path: item, handler: "Delete", operation: "delete" + scope + kind,
+			doc: "delete a " + kind, action: "delete",
+			params: with(itemParams, deleteParams), reads: delOpts(), writes: status(), codes: []int{200, 202}},
+	}
+	if k.StatusSubresource {
+		st := item + "/status"
+		rs = append(rs,
+			route{method: "GET", path: st, handler: "GetStatus", operation: "read" + scope + kind + "Status",
+				doc: "read status of the specified " + kind, action: "get",
+				params: with(itemParams, readParams), writes: obj(), codes: []int{200}},
+			route{method: "PUT", path: st, handler: "UpdateStatus", operation: "replace" + scope + kind + "Status",
+				doc: "replace status of the specified " + kind, action: "put",
+				params: with(itemParams, replaceParams), reads: obj(), writes: obj(), codes: []int{200, 201}},
+			route{method: "PATCH", path: st, handler: "PatchStatus", operation: "patch" + scope + kind + "Status",
+				doc: "partially update status of the specified " + kind, action: "patch",
+				params: with(itemParams, patchParams), reads: patch(), writes: obj(), codes: []int{200, 201}, consumes: patchTypes},
+		)
+	}
+	if k.Namespaced {
+		rs = append(rs, route{method: "GET", path: "/" + k.Plural, handler: "List", operation: "list" + kind + "ForAllNamespaces",
+			doc: "list or watch objects of kind " + kind + " across all namespaces", action: "list",
+			params: listParams, writes: list(), codes: []int{200}})
+	}
+	return rs
+}
+
+// installKind writes Install<Kind>Routes.
+func installKind(k *model.Kind) jen.Code {
+	pkg := k.Version.Package
+	var stmts []jen.Code
+	for _, r := range routesFor(k) {
+		stmts = append(stmts, jen.Commentf("%s %s", r.method, r.path), routeStmt(k, r))
+	}
+	scope := "cluster-scoped"
+	if k.Namespaced {
+		scope = "namespaced"
+	}
+	return jen.Commentf("Install%sRoutes registers every route of %s (%s, %s) on ws,\n"+
+		"served by h. The paths are relative to ws's root /apis/%s.", k.Name, k.Plural, scope, k.Version.GroupVersion(), k.Version.GroupVersion()).Line().
+		Func().Id("Install"+k.Name+"Routes").Params(
+		jen.Id("ws").Op("*").Qual(restfulPkg, "WebService"),
+		jen.Id("h").Op("*").Qual(endpointsPkg, "Handler").Types(jen.Op("*").Qual(pkg, k.Name), jen.Op("*").Qual(pkg, k.ListName)),
+	).Block(stmts...).Line()
+}
+
+// routeStmt writes ws.Route(ws.METHOD(path).To(h.X).Operation(...)...), one
+// builder call per line.
+func routeStmt(k *model.Kind, r route) jen.Code {
+	b := jen.Id("ws").Dot(r.method).Call(jen.Lit(r.path)).Dot("To").Call(jen.Id("h").Dot(r.handler))
+	next := func(name string, args ...jen.Code) {
+		b = b.Op(".").Line().Id(name).Call(args...)
+	}
+	next("Operation", jen.Lit(r.operation))
+	next("Doc", jen.Lit(r.doc))
+	for _, p := range r.params {
+		ctor := "QueryParameter"
+		if p.path {
+			ctor = "PathParameter"
+		}
+		next("Param", jen.Id("ws").Dot(ctor).Call(jen.Lit(p.name), jen.Lit(p.desc)).Dot("DataType").Call(jen.Lit(p.dataType)))
+	}
+	if len(r.consumes) > 0 {
+		var args []jen.Code
+		for _, c := range r.consumes {
+			args = append(args, jen.Lit(c))
+		}
+		next("Consumes", args...)
+	}
+	if r.reads != nil {
+		next("Reads", r.reads.sample)
+	}
+	next("Writes", r.writes.sample)
+	for _, c := range r.codes {
+		next("Returns", jen.Lit(c), jen.Lit(httpText(c)), r.writes.sample)
+	}
+	next("Metadata", jen.Qual(openapiPkg, keyGVK), jen.Qual(metav1Pkg, "GroupVersionKind").Values(jen.Dict{
+		jen.Id("Group"):   jen.Lit(k.Version.Group.Name),
+		jen.Id("Version"): jen.Lit(k.Version.Name),
+		jen.Id("Kind"):    jen.Lit(k.Name),
+	}))
+	next("Metadata", jen.Qual(openapiPkg, keyAction), jen.Lit(r.action))
+	if r.reads != nil {
+		next("Metadata", jen.Qual(openapiPkg, keyRequestSchema), jen.Lit(r.reads.schema))
+	}
+	next("Metadata", jen.Qual(openapiPkg, keyResponseSchema), jen.Lit(r.writes.schema))
+	return jen.Id("ws").Dot("Route").Call(b)
+}
+
+func httpText(code int) string {
+	switch code {
+	case 200:
+		return "OK"
+	case 201:
+		return "Created"
+	case 202:
+		return "Accepted"
+	}
+	return fmt.Sprint(code)
+}
+
+// SchemaName is the OpenAPI component name of a local type:
+// <reversed group>.<version>.<Type> ("dev.kubeforge.shipping.v1.Shipment").
+func SchemaName(v *model.Version, typeName string) string {
+	parts := strings.Split(v.Group.Name, ".")
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.Join(parts, ".") + "." + v.Name + "." + typeName
+}

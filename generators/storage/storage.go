@@ -1,0 +1,454 @@
+// Package storage is the "storage" generator: for every group-version it
+// writes generated/<group>/<version>/zz_generated.storage.go with one
+// resource.Strategy per kind stored in that version.
+//
+// Only storage versions are served for now, so a kind gets a strategy only in
+// its storage version. Serving other versions through conversion will add
+// strategies for them in the same file (the strategy is always over the
+// storage types; the served version only changes the wire form).
+package storage
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/model"
+)
+
+const (
+	resourcePkg = "github.com/kubeforge/kubeforge/runtime/resource"
+	equalityPkg = "k8s.io/apimachinery/pkg/api/equality"
+	metav1Pkg   = "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// FileName is the name of the generated file in each generated package.
+const FileName = "zz_generated.storage.go"
+
+// Generator writes the typed strategies.
+type Generator struct{}
+
+// New returns the storage generator.
+func New() Generator { return Generator{} }
+
+// Name implements genall.Generator.
+func (Generator) Name() string { return "storage" }
+
+// Generate implements genall.Generator.
+func (Generator) Generate(api *model.API) ([]genall.File, error) {
+	var files []genall.File
+	for _, g := range api.Groups {
+		for _, v := range g.Versions {
+			kinds := StoredKinds(v)
+			if len(kinds) == 0 {
+				continue
+			}
+			importPath, dir, name := genall.GeneratedPackage(api, v)
+			f := genall.NewFile(name, importPath)
+			f.ImportAlias(metav1Pkg, "metav1")
+			f.ImportName(v.Package, v.PackageName)
+			for _, k := range kinds {
+				code, err := strategy(k)
+				if err != nil {
+					return nil, fmt.Errorf("generate storage for %s %s: %w", v.GroupVersion(), k.Name, err)
+				}
+				f.Add(code...)
+			}
+			files = append(files, genall.File{Path: dir + "/" + FileName, Content: []byte(f.GoString())})
+		}
+	}
+	return files, nil
+}
+
+// StoredKinds returns the kinds of v that are served from v: for now the
+// kinds whose storage version is v and that are served. The routes and
+// install generators use the same rule.
+func StoredKinds(v *model.Version) []*model.Kind {
+	var out []*model.Kind
+	for _, k := range v.Kinds {
+		if k.Storage && k.Served {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func strategy(k *model.Kind) ([]jen.Code, error) {
+	pkg := k.Version.Package
+	list := jen.Op("*").Qual(pkg, k.ListName)
+
+	fields := []jen.Code{
+		jen.Id("Info").Op(":").Op("&").Id(k.Name + "Info"),
+		jen.Id("New").Op(":").Func().Params().Op("*").Qual(pkg, k.Name).Block(
+			jen.Return(jen.Op("&").Qual(pkg, k.Name).Values()),
+		),
+		jen.Id("NewList").Op(":").Func().Params().Op("*").Qual(pkg, k.ListName).Block(
+			jen.Return(jen.Op("&").Qual(pkg, k.ListName).Values()),
+		),
+		jen.Id("SetItems").Op(":").Func().Params(
+			jen.Id("list").Add(list),
+			jen.Id("items").Index().Op("*").Qual(pkg, k.Name),
+		).Block(
+			jen.Id("list").Dot("Items").Op("=").Make(jen.Index().Qual(pkg, k.Name), jen.Len(jen.Id("items"))),
+			jen.For(jen.List(jen.Id("i"), jen.Id("item")).Op(":=").Range().Id("items")).Block(
+				jen.Id("list").Dot("Items").Index(jen.Id("i")).Op("=").Op("*").Id("item"),
+			),
+		),
+		jen.Id("GetItems").Op(":").Func().Params(jen.Id("list").Add(list)).Index().Op("*").Qual(pkg, k.Name).Block(
+			jen.Id("items").Op(":=").Make(jen.Index().Op("*").Qual(pkg, k.Name), jen.Len(jen.Id("list").Dot("Items"))),
+			jen.For(jen.Id("i").Op(":=").Range().Id("list").Dot("Items")).Block(
+				jen.Id("items").Index(jen.Id("i")).Op("=").Op("&").Id("list").Dot("Items").Index(jen.Id("i")),
+			),
+			jen.Return(jen.Id("items")),
+		),
+		jen.Id("Default").Op(":").Func().Params(jen.Id("obj").Op("*").Qual(pkg, k.Name)).Block(
+			jen.Id("SetObjectDefaults_" + k.Name).Call(jen.Id("obj")),
+		),
+		jen.Id("Validate").Op(":").Id("Validate" + k.Name),
+	}
+
+	if k.StatusSubresource {
+		sf := k.StatusField
+		if sf == nil {
+			return nil, fmt.Errorf("kind has the status subresource but no status field")
+		}
+		zero, err := zeroValue(sf.Type)
+		if err != nil {
+			return nil, fmt.Errorf("zero value of field %s: %w", sf.Name, err)
+		}
+		fields = append(fields,
+			jen.Id("ResetStatus").Op(":").Func().Params(jen.Id("obj").Op("*").Qual(pkg, k.Name)).Block(
+				jen.Id("obj").Dot(sf.Name).Op("=").Add(zero),
+			),
+			jen.Id("CopyStatus").Op(":").Func().Params(jen.List(jen.Id("dst"), jen.Id("src")).Op("*").Qual(pkg, k.Name)).Block(
+				jen.Id("dst").Dot(sf.Name).Op("=").Add(deepCopy(jen.Id("src").Dot(sf.Name), sf.Type)),
+			),
+		)
+	}
+
+	specChanged, err := specChanged(k)
+	if err != nil {
+		return nil, err
+	}
+	fields = append(fields, jen.Id("SpecChanged").Op(":").Func().Params(
+		jen.List(jen.Id("oldObj"), jen.Id("newObj")).Op("*").Qual(pkg, k.Name),
+	).Bool().Block(specChanged...))
+
+	if len(k.PrinterColumns) > 0 {
+		cells, helpers, err := printerCells(k)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, jen.Id("PrinterCells").Op(":").Func().Params(jen.Id("obj").Op("*").Qual(pkg, k.Name)).Index().Any().Block(
+			jen.Return(jen.Index().Any().ValuesFunc(func(g *jen.Group) {
+				for _, c := range cells {
+					g.Line().Add(c)
+				}
+				g.Line()
+			})),
+		))
+		out := []jen.Code{strategyDoc(k), strategyVar(k, fields), jen.Line()}
+		return append(out, helpers...), nil
+	}
+	return []jen.Code{strategyDoc(k), strategyVar(k, fields), jen.Line()}, nil
+}
+
+func strategyDoc(k *model.Kind) jen.Code {
+	scope := "namespaced"
+	if !k.Namespaced {
+		scope = "cluster-scoped"
+	}
+	return jen.Commentf("%sStrategy is the typed behaviour of %s (%s, %s) for the generic store and handlers.", k.Name, k.Plural, scope, k.Version.GroupVersion())
+}
+
+func strategyVar(k *model.Kind, fields []jen.Code) jen.Code {
+	pkg := k.Version.Package
+	return jen.Var().Id(k.Name+"Strategy").Op("=").Op("&").Qual(resourcePkg, "Strategy").Types(
+		jen.Op("*").Qual(pkg, k.Name), jen.Op("*").Qual(pkg, k.ListName),
+	).ValuesFunc(func(g *jen.Group) {
+		for _, f := range fields {
+			g.Line().Add(f)
+		}
+		g.Line()
+	})
+}
+
+// specChanged compares every top-level field except TypeMeta, ObjectMeta and,
+// with a status subresource, the status.
+func specChanged(k *model.Kind) ([]jen.Code, error) {
+	if k.Type == nil {
+		return nil, fmt.Errorf("kind has no type")
+	}
+	var cmps []jen.Code
+	for _, f := range k.Type.Fields {
+		if isMeta(f) {
+			continue
+		}
+		if k.StatusSubresource && k.StatusField != nil && f.Name == k.StatusField.Name {
+			continue
+		}
+		cmps = append(cmps, jen.Op("!").Qual(equalityPkg, "Semantic").Dot("DeepEqual").Call(
+			jen.Id("oldObj").Dot(f.Name), jen.Id("newObj").Dot(f.Name),
+		))
+	}
+	if len(cmps) == 0 {
+		return []jen.Code{jen.Return(jen.False())}, nil
+	}
+	expr := cmps[0]
+	for _, c := range cmps[1:] {
+		expr = jen.Add(expr).Op("||").Line().Add(c)
+	}
+	return []jen.Code{jen.Return(expr)}, nil
+}
+
+func isMeta(f *model.Field) bool {
+	if f.Type != nil && f.Type.External != nil {
+		switch f.Type.External.Known {
+		case "TypeMeta", "ObjectMeta":
+			return true
+		}
+	}
+	return f.Embedded && (f.Name == "TypeMeta" || f.Name == "ObjectMeta")
+}
+
+// typeCode renders a type reference.
+func typeCode(t *model.TypeRef) (jen.Code, error) {
+	switch t.Kind {
+	case model.BuiltinRef:
+		return jen.Id(t.Name), nil
+	case model.NamedRef:
+		if t.Package == "" {
+			return jen.Id(t.Name), nil
+		}
+		return jen.Qual(t.Package, t.Name), nil
+	case model.PointerRef:
+		e, err := typeCode(t.Elem)
+		if err != nil {
+			return nil, err
+		}
+		return jen.Op("*").Add(e), nil
+	case model.SliceRef:
+		e, err := typeCode(t.Elem)
+		if err != nil {
+			return nil, err
+		}
+		return jen.Index().Add(e), nil
+	case model.ArrayRef:
+		e, err := typeCode(t.Elem)
+		if err != nil {
+			return nil, err
+		}
+		return jen.Index(jen.Lit(int(t.Len))).Add(e), nil
+	case model.MapRef:
+		key, err := typeCode(t.Key)
+		if err != nil {
+			return nil, err
+		}
+		e, err := typeCode(t.Elem)
+		if err != nil {
+			return nil, err
+		}
+		return jen.Map(key).Add(e), nil
+	case model.InterfaceRef:
+		return jen.Any(), nil
+	}
+	return nil, fmt.Errorf("unsupported type reference kind %d", t.Kind)
+}
+
+// zeroValue renders the zero value of t as an expression.
+func zeroValue(t *model.TypeRef) (jen.Code, error) {
+	switch t.Kind {
+	case model.PointerRef, model.SliceRef, model.MapRef, model.InterfaceRef:
+		return jen.Nil(), nil
+	case model.BuiltinRef:
+		switch t.Name {
+		case "string":
+			return jen.Lit(""), nil
+		case "bool":
+			return jen.False(), nil
+		default:
+			return jen.Lit(0), nil
+		}
+	}
+	tc, err := typeCode(t)
+	if err != nil {
+		return nil, err
+	}
+	if t.Kind == model.NamedRef && t.Local != nil && t.Local.Kind != model.StructKind && t.Local.Kind != model.ArrayKind {
+		// type Phase string, type Tags []string: a conversion of the zero literal.
+		u, err := zeroValue(t.Local.Underlying)
+		if err != nil {
+			return nil, err
+		}
+		return jen.Add(tc).Call(u), nil
+	}
+	return jen.Add(tc).Values(), nil
+}
+
+// deepCopy renders a copy of src (of type t) that shares no memory with it.
+func deepCopy(src *jen.Statement, t *model.TypeRef) jen.Code {
+	switch {
+	case t.Kind == model.NamedRef && t.Local != nil && t.Local.Kind == model.StructKind:
+		return jen.Op("*").Add(src).Dot("DeepCopy").Call()
+	case t.Kind == model.PointerRef && t.Elem.Kind == model.NamedRef && t.Elem.Local != nil && t.Elem.Local.Kind == model.StructKind:
+		return jen.Add(src).Dot("DeepCopy").Call()
+	}
+	return src
+}
+
+// printerCells returns one expression per printer column, plus helper
+// functions for columns whose path goes through pointers.
+func printerCells(k *model.Kind) (cells, helpers []jen.Code, err error) {
+	for i, c := range k.PrinterColumns {
+		if len(c.Path) == 0 {
+			cell, err := metadataCell(c.JSONPath)
+			if err != nil {
+				return nil, nil, fmt.Errorf("printer column %q: %w", c.Name, err)
+			}
+			cells = append(cells, cell)
+			continue
+		}
+		if !throughPointer(c.Path) {
+			cells = append(cells, cellValue(pathExpr(jen.Id("obj"), c.Path), c.Path[len(c.Path)-1].Type))
+			continue
+		}
+		// Nil-safe access: a helper walks the path and returns nil at the
+		// first nil pointer.
+		name := lowerFirst(k.Name) + "Cell" + fmt.Sprint(i) + identFrom(c.Name)
+		cells = append(cells, jen.Id(name).Call(jen.Id("obj")))
+		helpers = append(helpers, cellHelper(k, name, c))
+	}
+	return cells, helpers, nil
+}
+
+// metadataCell reads a .metadata.* column with typed access.
+func metadataCell(path string) (jen.Code, error) {
+	obj := jen.Id("obj")
+	switch strings.TrimPrefix(path, ".") {
+	case "metadata.name":
+		return obj.Dot("Name"), nil
+	case "metadata.namespace":
+		return obj.Dot("Namespace"), nil
+	case "metadata.generateName":
+		return obj.Dot("GenerateName"), nil
+	case "metadata.uid":
+		return jen.String().Call(obj.Dot("UID")), nil
+	case "metadata.resourceVersion":
+		return obj.Dot("ResourceVersion"), nil
+	case "metadata.generation":
+		return obj.Dot("Generation"), nil
+	case "metadata.creationTimestamp":
+		return obj.Dot("CreationTimestamp").Dot("Time"), nil
+	case "metadata.deletionTimestamp":
+		return jen.Func().Params().Any().Block(
+			jen.If(jen.Id("obj").Dot("DeletionTimestamp").Op("==").Nil()).Block(jen.Return(jen.Nil())),
+			jen.Return(jen.Id("obj").Dot("DeletionTimestamp").Dot("Time")),
+		).Call(), nil
+	}
+	return nil, fmt.Errorf("unsupported metadata path %q", path)
+}
+
+func throughPointer(path []*model.Field) bool {
+	for _, f := range path {
+		if f.Type.Kind == model.PointerRef {
+			return true
+		}
+	}
+	return false
+}
+
+// pathExpr is base.F1.F2...; embedded fields are named explicitly.
+func pathExpr(base *jen.Statement, path []*model.Field) *jen.Statement {
+	s := base
+	for _, f := range path {
+		s = s.Clone().Dot(f.Name)
+	}
+	return s
+}
+
+// cellValue turns the value at the end of a column path into a cell: named
+// basic types become their underlying type, well-known types their printable
+// form (metav1.Time gives the time.Time for the runtime to format).
+func cellValue(v *jen.Statement, t *model.TypeRef) jen.Code {
+	if t.Kind == model.PointerRef {
+		// Only reached inside helpers after the nil check.
+		return cellValue(jen.Parens(jen.Op("*").Add(v)), t.Elem)
+	}
+	if t.Kind != model.NamedRef {
+		return v
+	}
+	if t.External != nil {
+		switch t.External.Known {
+		case "Time", "MicroTime":
+			return v.Clone().Dot("Time")
+		case "Duration":
+			return v.Clone().Dot("Duration").Dot("String").Call()
+		case "Quantity", "IntOrString":
+			return v.Clone().Dot("String").Call()
+		}
+		if u := t.External.Underlying; u != nil && u.Kind == model.BuiltinRef {
+			return jen.Id(u.Name).Call(v)
+		}
+		return v
+	}
+	if t.Local != nil && t.Local.Kind == model.BasicKind && t.Local.Underlying != nil && t.Local.Underlying.Kind == model.BuiltinRef {
+		return jen.Id(t.Local.Underlying.Name).Call(v)
+	}
+	return v
+}
+
+// cellHelper writes func <name>(obj *T) any that walks c.Path, returning nil
+// at the first nil pointer.
+func cellHelper(k *model.Kind, name string, c model.PrinterColumn) jen.Code {
+	var body []jen.Code
+	cur := jen.Id("obj")
+	for i, f := range c.Path {
+		cur = cur.Clone().Dot(f.Name)
+		if f.Type.Kind != model.PointerRef {
+			continue
+		}
+		body = append(body, jen.If(cur.Clone().Op("==").Nil()).Block(jen.Return(jen.Nil())))
+		if i == len(c.Path)-1 {
+			body = append(body, jen.Return(cellValue(cur, f.Type)))
+			return helperFunc(k, name, c, body)
+		}
+	}
+	body = append(body, jen.Return(cellValue(cur, c.Path[len(c.Path)-1].Type)))
+	return helperFunc(k, name, c, body)
+}
+
+func helperFunc(k *model.Kind, name string, c model.PrinterColumn, body []jen.Code) jen.Code {
+	return jen.Commentf("%s is the %q column (%s) of %s: nil when a pointer on the path is nil.", name, c.Name, c.JSONPath, k.Name).Line().
+		Func().Id(name).Params(jen.Id("obj").Op("*").Qual(k.Version.Package, k.Name)).Any().Block(body...).Line()
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// identFrom keeps the letters and digits of a column name ("Last Seen" → "LastSeen").
+func identFrom(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z':
+			if up {
+				r -= 'a' - 'A'
+			}
+			b.WriteRune(r)
+			up = false
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+			up = false
+		default:
+			up = true
+		}
+	}
+	return b.String()
+}
