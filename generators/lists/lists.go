@@ -1,0 +1,141 @@
+// Package lists is the "lists" generator: for every kind whose list type is
+// not written by hand (model.Kind.List == nil) it writes
+// types/<group>/<version>/zz_generated.lists.go with
+//
+//	// <Kind>List is a list of <Kind> objects.
+//	type <Kind>List struct {
+//		metav1.TypeMeta `json:",inline"`
+//		metav1.ListMeta `json:"metadata,omitempty"`
+//		Items           []<Kind> `json:"items"`
+//	}
+//
+// A package whose lists are all hand-written gets no file.
+//
+// ListType describes the same type in model terms, so other generators
+// (deepcopy) can treat generated lists like declared types.
+package lists
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/model"
+)
+
+// FileName is the base name of the file written into each types package.
+const FileName = "zz_generated.lists.go"
+
+const metav1 = "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Generator writes the list types the user did not write.
+type Generator struct{}
+
+// Name implements genall.Generator.
+func (Generator) Name() string { return "lists" }
+
+// Generate implements genall.Generator.
+func (Generator) Generate(api *model.API) ([]genall.File, error) {
+	var files []genall.File
+	for _, g := range api.Groups {
+		for _, v := range g.Versions {
+			f, ok, err := generateVersion(v)
+			if err != nil {
+				return nil, fmt.Errorf("generate lists for %s: %w", v.Package, err)
+			}
+			if ok {
+				files = append(files, f)
+			}
+		}
+	}
+	return files, nil
+}
+
+// Missing returns the kinds of v whose list the generator writes, sorted by
+// kind name.
+func Missing(v *model.Version) []*model.Kind {
+	var out []*model.Kind
+	for _, k := range v.Kinds {
+		if k.List == nil {
+			out = append(out, k)
+		}
+	}
+	return out // v.Kinds is sorted by name already
+}
+
+func generateVersion(v *model.Version) (genall.File, bool, error) {
+	kinds := Missing(v)
+	if len(kinds) == 0 {
+		return genall.File{}, false, nil
+	}
+	f := genall.NewFile(v.PackageName, v.Package)
+	f.ImportAlias(metav1, "metav1")
+	for _, k := range kinds {
+		if k.Type == nil {
+			return genall.File{}, false, fmt.Errorf("write list for kind %s: kind has no type", k.Name)
+		}
+		name := listName(k)
+		if t := v.Type(name); t != nil && !t.Generated {
+			return genall.File{}, false, fmt.Errorf("write list for kind %s: type %s is already declared at %s", k.Name, name, t.Pos)
+		}
+		f.Comment(name + " is a list of " + k.Name + " objects.")
+		f.Type().Id(name).Struct(
+			jen.Qual(metav1, "TypeMeta").Tag(map[string]string{"json": ",inline"}),
+			jen.Qual(metav1, "ListMeta").Tag(map[string]string{"json": "metadata,omitempty"}),
+			jen.Line(),
+			jen.Id("Items").Index().Id(k.Type.Name).Tag(map[string]string{"json": "items"}),
+		)
+	}
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return genall.File{}, false, fmt.Errorf("render %s: %w", FileName, err)
+	}
+	return genall.File{Path: path.Join(v.Dir, FileName), Content: buf.Bytes()}, true, nil
+}
+
+func listName(k *model.Kind) string {
+	if k.ListName != "" {
+		return k.ListName
+	}
+	return k.Name + "List"
+}
+
+// ListType returns the model type of the list the generator writes for k
+// (k.List must be nil): TypeMeta and ListMeta embedded inline and Items
+// []<Kind>. It is marked IsList and Generated.
+func ListType(k *model.Kind) *model.Type {
+	t := &model.Type{
+		Version:   k.Version,
+		Name:      listName(k),
+		Kind:      model.StructKind,
+		Doc:       listName(k) + " is a list of " + k.Name + " objects.",
+		IsList:    true,
+		Generated: true,
+	}
+	var pkg string
+	if k.Version != nil {
+		pkg = k.Version.Package
+	}
+	t.Fields = []*model.Field{
+		{
+			Parent: t, Name: "TypeMeta", Inline: true, Embedded: true,
+			Type: &model.TypeRef{Kind: model.NamedRef, Name: "TypeMeta", Package: metav1,
+				External: &model.External{Known: "TypeMeta"}},
+		},
+		{
+			Parent: t, Name: "ListMeta", JSONName: "metadata", Embedded: true, OmitEmpty: true, Optional: true,
+			Type: &model.TypeRef{Kind: model.NamedRef, Name: "ListMeta", Package: metav1,
+				External: &model.External{Known: "ListMeta", HasDeepCopyInto: true, HasDeepCopy: true}},
+		},
+		{
+			Parent: t, Name: "Items", JSONName: "items", Required: true,
+			Type: &model.TypeRef{Kind: model.SliceRef, Elem: &model.TypeRef{
+				Kind: model.NamedRef, Name: k.Name, Package: pkg, Local: k.Type,
+			}},
+		},
+	}
+	return t
+}
