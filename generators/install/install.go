@@ -6,6 +6,8 @@
 package install
 
 import (
+	"bytes"
+	"fmt"
 	"sort"
 
 	"github.com/dave/jennifer/jen"
@@ -78,5 +80,9 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	f.Comment("AddToScheme registers the types of every group-version with scheme, for")
 	f.Comment("client-go and controller-runtime users.")
 	f.Func().Id("AddToScheme").Params(jen.Id("scheme").Op("*").Qual(runtimePkg, "Scheme")).Error().Block(scheme...)
-	return []genall.File{{Path: Path, Content: []byte(f.GoString())}}, nil
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("render %s: %w", Path, err)
+	}
+	return []genall.File{{Path: Path, Content: buf.Bytes()}}, nil
 }

@@ -8,6 +8,7 @@
 package routes
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -83,7 +84,11 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 				}
 				f.Add(installKind(k))
 			}
-			files = append(files, genall.File{Path: dir + "/" + FileName, Content: []byte(f.GoString())})
+			var buf bytes.Buffer
+			if err := f.Render(&buf); err != nil {
+				return nil, fmt.Errorf("render %s/%s: %w", dir, FileName, err)
+			}
+			files = append(files, genall.File{Path: dir + "/" + FileName, Content: buf.Bytes()})
 		}
 	}
 	return files, nil
@@ -128,9 +133,9 @@ func install(v *model.Version, kinds []*model.Kind) jen.Code {
 	for i, k := range byPlural {
 		names[i] = k.Plural
 	}
-	return jen.Commentf("Install serves %s (%s): a typed store and handler per kind,\n"+
-		"their routes, discovery and OpenAPI.", v.GroupVersion(), strings.Join(names, ", ")).Line().
-		Func().Id("Install").Params(jen.Id("s").Op("*").Qual(serverPkg, "Server")).Error().Block(body...).Line()
+	return jen.Commentf("Install serves %s (%s): a typed store and handler per", v.GroupVersion(), strings.Join(names, ", ")).Line().
+		Comment("kind, their routes, discovery and OpenAPI.").Line().
+		Func().Id("Install").Params(jen.Id("s").Op("*").Qual(serverPkg, "Server")).Error().Block(body...)
 }
 
 // route is one registered route.
@@ -233,12 +238,12 @@ func installKind(k *model.Kind) jen.Code {
 	if k.Namespaced {
 		scope = "namespaced"
 	}
-	return jen.Commentf("Install%sRoutes registers every route of %s (%s, %s) on ws,\n"+
-		"served by h. The paths are relative to ws's root /apis/%s.", k.Name, k.Plural, scope, k.Version.GroupVersion(), k.Version.GroupVersion()).Line().
+	return jen.Commentf("Install%sRoutes registers every route of %s (%s, %s) on ws,", k.Name, k.Plural, scope, k.Version.GroupVersion()).Line().
+		Commentf("served by h. Paths are relative to ws's root, /apis/%s.", k.Version.GroupVersion()).Line().
 		Func().Id("Install"+k.Name+"Routes").Params(
 		jen.Id("ws").Op("*").Qual(restfulPkg, "WebService"),
 		jen.Id("h").Op("*").Qual(endpointsPkg, "Handler").Types(jen.Op("*").Qual(pkg, k.Name), jen.Op("*").Qual(pkg, k.ListName)),
-	).Block(stmts...).Line()
+	).Block(stmts...)
 }
 
 // routeStmt writes ws.Route(ws.METHOD(path).To(h.X).Operation(...)...), one

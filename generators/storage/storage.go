@@ -9,6 +9,7 @@
 package storage
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -54,9 +55,15 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 				if err != nil {
 					return nil, fmt.Errorf("generate storage for %s %s: %w", v.GroupVersion(), k.Name, err)
 				}
-				f.Add(code...)
+				for _, c := range code {
+					f.Add(c)
+				}
 			}
-			files = append(files, genall.File{Path: dir + "/" + FileName, Content: []byte(f.GoString())})
+			var buf bytes.Buffer
+			if err := f.Render(&buf); err != nil {
+				return nil, fmt.Errorf("render %s/%s: %w", dir, FileName, err)
+			}
+			files = append(files, genall.File{Path: dir + "/" + FileName, Content: buf.Bytes()})
 		}
 	}
 	return files, nil
@@ -149,13 +156,12 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 				g.Line()
 			})),
 		))
-		out := []jen.Code{strategyDoc(k), strategyVar(k, fields), jen.Line()}
-		return append(out, helpers...), nil
+		return append([]jen.Code{strategyVar(k, fields)}, helpers...), nil
 	}
-	return []jen.Code{strategyDoc(k), strategyVar(k, fields), jen.Line()}, nil
+	return []jen.Code{strategyVar(k, fields)}, nil
 }
 
-func strategyDoc(k *model.Kind) jen.Code {
+func strategyDoc(k *model.Kind) *jen.Statement {
 	scope := "namespaced"
 	if !k.Namespaced {
 		scope = "cluster-scoped"
@@ -165,7 +171,7 @@ func strategyDoc(k *model.Kind) jen.Code {
 
 func strategyVar(k *model.Kind, fields []jen.Code) jen.Code {
 	pkg := k.Version.Package
-	return jen.Var().Id(k.Name+"Strategy").Op("=").Op("&").Qual(resourcePkg, "Strategy").Types(
+	return strategyDoc(k).Line().Var().Id(k.Name+"Strategy").Op("=").Op("&").Qual(resourcePkg, "Strategy").Types(
 		jen.Op("*").Qual(pkg, k.Name), jen.Op("*").Qual(pkg, k.ListName),
 	).ValuesFunc(func(g *jen.Group) {
 		for _, f := range fields {
@@ -373,8 +379,15 @@ func pathExpr(base *jen.Statement, path []*model.Field) *jen.Statement {
 // form (metav1.Time gives the time.Time for the runtime to format).
 func cellValue(v *jen.Statement, t *model.TypeRef) jen.Code {
 	if t.Kind == model.PointerRef {
-		// Only reached inside helpers after the nil check.
-		return cellValue(jen.Parens(jen.Op("*").Add(v)), t.Elem)
+		// Only reached inside helpers after the nil check. Selectors
+		// dereference by themselves; anything else needs *v.
+		if e := t.Elem; e.Kind == model.NamedRef && e.External != nil {
+			switch e.External.Known {
+			case "Time", "MicroTime", "Duration", "Quantity", "IntOrString":
+				return cellValue(v, e)
+			}
+		}
+		return cellValue(jen.Op("*").Add(v), t.Elem)
 	}
 	if t.Kind != model.NamedRef {
 		return v
@@ -421,7 +434,7 @@ func cellHelper(k *model.Kind, name string, c model.PrinterColumn) jen.Code {
 
 func helperFunc(k *model.Kind, name string, c model.PrinterColumn, body []jen.Code) jen.Code {
 	return jen.Commentf("%s is the %q column (%s) of %s: nil when a pointer on the path is nil.", name, c.Name, c.JSONPath, k.Name).Line().
-		Func().Id(name).Params(jen.Id("obj").Op("*").Qual(k.Version.Package, k.Name)).Any().Block(body...).Line()
+		Func().Id(name).Params(jen.Id("obj").Op("*").Qual(k.Version.Package, k.Name)).Any().Block(body...)
 }
 
 func lowerFirst(s string) string {
