@@ -1,0 +1,264 @@
+// Package register is the "register" generator. For every group-version with
+// kinds it writes generated/<group>/<version>/zz_generated.register.go
+// (package <short><version>, e.g. shippingv1) with:
+//
+//   - GroupName, SchemeGroupVersion, SchemeBuilder and AddToScheme, which adds
+//     every kind of the version and its list (plus metav1.AddToGroupVersion:
+//     ListOptions, WatchEvent, ... for client-go and controller-runtime users);
+//   - Kind(string) schema.GroupKind and Resource(string) schema.GroupResource;
+//   - per kind, var <Kind>Info = resource.Info{...}: the resource table row;
+//   - var Resources = []*resource.Info{...}: the served kinds' rows, sorted by
+//     plural.
+//
+// The file lives in generated/ rather than in the types package, so it never
+// collides with a kubebuilder groupversion_info.go that declares its own
+// SchemeBuilder.
+package register
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/model"
+)
+
+// FileName is the base name of the file written into each generated package.
+const FileName = "zz_generated.register.go"
+
+const (
+	metav1Pkg   = "k8s.io/apimachinery/pkg/apis/meta/v1"
+	runtimePkg  = "k8s.io/apimachinery/pkg/runtime"
+	schemaPkg   = "k8s.io/apimachinery/pkg/runtime/schema"
+	resourcePkg = "github.com/kubeforge/kubeforge/runtime/resource"
+)
+
+// Generator writes the scheme registration and resource table.
+type Generator struct{}
+
+// Name implements genall.Generator.
+func (Generator) Name() string { return "register" }
+
+// Generate implements genall.Generator.
+func (Generator) Generate(api *model.API) ([]genall.File, error) {
+	var files []genall.File
+	for _, g := range api.Groups {
+		for _, v := range g.Versions {
+			if len(v.Kinds) == 0 {
+				continue
+			}
+			f, err := generateVersion(api, v)
+			if err != nil {
+				return nil, fmt.Errorf("generate register for %s: %w", v.GroupVersion(), err)
+			}
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+// TypesAlias is the import alias of the types package in generated files.
+const TypesAlias = "types"
+
+func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
+	importPath, dir, name := genall.GeneratedPackage(api, v)
+	f := genall.NewFile(name, importPath)
+	f.ImportAlias(v.Package, TypesAlias)
+	f.ImportAlias(metav1Pkg, "metav1")
+	f.ImportAlias(runtimePkg, "runtime")
+	f.ImportAlias(schemaPkg, "schema")
+	f.ImportAlias(resourcePkg, "resource")
+	f.PackageComment("Package " + name + " holds the generated registration, resource table and helpers of " + v.GroupVersion() + ".")
+
+	f.Comment("GroupName is the API group of the types in this package.")
+	f.Const().Id("GroupName").Op("=").Lit(v.Group.Name)
+	f.Line()
+	f.Comment("SchemeGroupVersion is the group-version the types are registered under.")
+	f.Var().Id("SchemeGroupVersion").Op("=").Qual(schemaPkg, "GroupVersion").Values(jen.Dict{
+		jen.Id("Group"):   jen.Id("GroupName"),
+		jen.Id("Version"): jen.Lit(v.Name),
+	})
+	f.Line()
+	f.Var().Defs(
+		jen.Comment("SchemeBuilder collects the functions that add the types to a scheme."),
+		jen.Id("SchemeBuilder").Op("=").Qual(runtimePkg, "NewSchemeBuilder").Call(jen.Id("addKnownTypes")),
+		jen.Comment("AddToScheme adds every kind of "+v.GroupVersion()+" and its list to a scheme."),
+		jen.Id("AddToScheme").Op("=").Id("SchemeBuilder").Dot("AddToScheme"),
+	)
+	f.Line()
+
+	var objs []jen.Code
+	objs = append(objs, jen.Id("SchemeGroupVersion"))
+	for _, k := range v.Kinds {
+		objs = append(objs,
+			jen.Op("&").Qual(v.Package, k.Name).Values(),
+			jen.Op("&").Qual(v.Package, listName(k)).Values(),
+		)
+	}
+	f.Func().Id("addKnownTypes").Params(jen.Id("scheme").Op("*").Qual(runtimePkg, "Scheme")).Error().Block(
+		jen.Id("scheme").Dot("AddKnownTypes").Call(listLines(objs)...),
+		jen.Qual(metav1Pkg, "AddToGroupVersion").Call(jen.Id("scheme"), jen.Id("SchemeGroupVersion")),
+		jen.Return(jen.Nil()),
+	)
+	f.Line()
+	f.Comment("Kind takes an unqualified kind and returns a group-qualified GroupKind.")
+	f.Func().Id("Kind").Params(jen.Id("kind").String()).Qual(schemaPkg, "GroupKind").Block(
+		jen.Return(jen.Id("SchemeGroupVersion").Dot("WithKind").Call(jen.Id("kind")).Dot("GroupKind").Call()),
+	)
+	f.Line()
+	f.Comment("Resource takes an unqualified resource and returns a group-qualified GroupResource.")
+	f.Func().Id("Resource").Params(jen.Id("resource").String()).Qual(schemaPkg, "GroupResource").Block(
+		jen.Return(jen.Id("SchemeGroupVersion").Dot("WithResource").Call(jen.Id("resource")).Dot("GroupResource").Call()),
+	)
+
+	served := make([]*model.Kind, 0, len(v.Kinds))
+	for _, k := range v.Kinds {
+		info, err := infoValue(v, k)
+		if err != nil {
+			return genall.File{}, fmt.Errorf("describe kind %s: %w", k.Name, err)
+		}
+		f.Line()
+		f.Commentf("%s is the resource table row of %s.", InfoName(k), k.Plural+"."+v.Group.Name)
+		f.Var().Id(InfoName(k)).Op("=").Qual(resourcePkg, "Info").Values(info...)
+		if k.Served {
+			served = append(served, k)
+		}
+	}
+	sort.Slice(served, func(i, j int) bool { return served[i].Plural < served[j].Plural })
+	var rows []jen.Code
+	for _, k := range served {
+		rows = append(rows, jen.Op("&").Id(InfoName(k)))
+	}
+	f.Line()
+	f.Comment("Resources lists the served resources of " + v.GroupVersion() + ", sorted by plural.")
+	f.Var().Id("Resources").Op("=").Index().Op("*").Qual(resourcePkg, "Info").Values(listLines(rows)...)
+
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return genall.File{}, fmt.Errorf("render %s: %w", FileName, err)
+	}
+	return genall.File{Path: dir + "/" + FileName, Content: buf.Bytes()}, nil
+}
+
+// InfoName is the name of the resource.Info variable of k: "<Kind>Info".
+func InfoName(k *model.Kind) string { return k.Name + "Info" }
+
+func listName(k *model.Kind) string {
+	if k.ListName != "" {
+		return k.ListName
+	}
+	return k.Name + "List"
+}
+
+// field is one key: value element of a struct literal, kept in source order
+// (jen.Dict sorts keys).
+type field struct {
+	name  string
+	value jen.Code
+}
+
+func fields(fs []field) []jen.Code {
+	items := make([]jen.Code, len(fs))
+	for i, f := range fs {
+		items[i] = jen.Id(f.name).Op(":").Add(f.value)
+	}
+	return listLines(items)
+}
+
+func infoValue(v *model.Version, k *model.Kind) ([]jen.Code, error) {
+	g := v.Group
+	storage := g.StorageVersion(k.Name)
+	if storage == nil {
+		return nil, fmt.Errorf("find storage version of %s in group %s: no version is marked +kubebuilder:storageversion", k.Name, g.Name)
+	}
+	d := []field{
+		{"Group", jen.Id("GroupName")},
+		{"Version", jen.Lit(v.Name)},
+		{"Kind", jen.Lit(k.Name)},
+		{"ListKind", jen.Lit(listName(k))},
+		{"Plural", jen.Lit(k.Plural)},
+		{"Singular", jen.Lit(k.Singular)},
+		{"Namespaced", jen.Lit(k.Namespaced)},
+	}
+	if len(k.ShortNames) > 0 {
+		d = append(d, field{"ShortNames", stringSlice(k.ShortNames)})
+	}
+	if len(k.Categories) > 0 {
+		d = append(d, field{"Categories", stringSlice(k.Categories)})
+	}
+	if k.StatusSubresource {
+		d = append(d, field{"Subresources", stringSlice([]string{"status"})})
+	}
+	if len(k.PrinterColumns) > 0 {
+		var cols []jen.Code
+		for _, c := range k.PrinterColumns {
+			col := []jen.Code{
+				jen.Id("Name").Op(":").Lit(c.Name),
+				jen.Id("Type").Op(":").Lit(c.Type),
+			}
+			if c.Format != "" {
+				col = append(col, jen.Id("Format").Op(":").Lit(c.Format))
+			}
+			if c.Description != "" {
+				col = append(col, jen.Id("Description").Op(":").Lit(c.Description))
+			}
+			col = append(col, jen.Id("JSONPath").Op(":").Lit(c.JSONPath))
+			if c.Priority != 0 {
+				col = append(col, jen.Id("Priority").Op(":").Lit(int(c.Priority)))
+			}
+			cols = append(cols, jen.Values(col...))
+		}
+		d = append(d, field{"PrinterColumns", jen.Index().Qual(resourcePkg, "PrinterColumn").Values(listLines(cols)...)})
+	}
+	d = append(d,
+		field{"StorageVersion", jen.Lit(storage.Name)},
+		field{"ServedVersions", stringSlice(ServedVersions(g, k.Name))},
+	)
+	return fields(d), nil
+}
+
+// ServedVersions returns the served versions of kind in g, preferred first:
+// the storage version (when served), then the others in Kubernetes version
+// priority order (g.Versions is sorted that way).
+func ServedVersions(g *model.Group, kind string) []string {
+	var out []string
+	storage := g.StorageVersion(kind)
+	if storage != nil {
+		if k := storage.Kind(kind); k != nil && k.Served {
+			out = append(out, storage.Name)
+		}
+	}
+	for _, v := range g.Versions {
+		if v == storage {
+			continue
+		}
+		if k := v.Kind(kind); k != nil && k.Served {
+			out = append(out, v.Name)
+		}
+	}
+	return out
+}
+
+func stringSlice(ss []string) jen.Code {
+	vals := make([]jen.Code, len(ss))
+	for i, s := range ss {
+		vals[i] = jen.Lit(s)
+	}
+	return jen.Index().String().Values(vals...)
+}
+
+// listLines puts each element of a composite literal on its own line.
+func listLines(items []jen.Code) []jen.Code {
+	if len(items) == 0 {
+		return nil
+	}
+	out := make([]jen.Code, 0, len(items)+1)
+	for _, it := range items {
+		out = append(out, jen.Line().Add(it))
+	}
+	out = append(out, jen.Line())
+	return out
+}
