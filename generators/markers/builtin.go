@@ -1,0 +1,199 @@
+package markers
+
+import (
+	"errors"
+	"sync"
+)
+
+const (
+	tf  = TypeTarget | FieldTarget
+	pf  = PackageTarget | FieldTarget
+	pt  = PackageTarget | TypeTarget
+	all = PackageTarget | TypeTarget | FieldTarget
+)
+
+var (
+	builtinOnce sync.Once
+	builtin     *Registry
+	builtinErr  error
+)
+
+// Builtin returns the one registry of every marker kubeforge knows. It is
+// built once and must not be modified.
+func Builtin() *Registry {
+	builtinOnce.Do(func() {
+		builtin, builtinErr = newBuiltin()
+	})
+	return builtin
+}
+
+// builtinError reports a defect in the static tables (checked by tests).
+func builtinError() error {
+	Builtin()
+	return builtinErr
+}
+
+func val(t ArgType, help string, enum ...string) *Arg {
+	return &Arg{Type: t, Help: help, Enum: enum}
+}
+
+func newBuiltin() (*Registry, error) {
+	r := NewRegistry()
+	var errs []error
+	add := func(d Definition) { r.mustRegister(d, &errs) }
+
+	// Package markers.
+	add(Definition{Name: "groupName", Target: PackageTarget, Value: val(StringArg, "the API group"),
+		Help: "Sets the API group of the package's types (`+groupName=shipping.kubeforge.dev`). Required in every types package's doc comment."})
+	add(Definition{Name: "versionName", Target: PackageTarget, Value: val(StringArg, "the version"),
+		Help: "Accepted for kubebuilder compatibility; the version is always the directory name and must match."})
+
+	// Optional / required.
+	add(Definition{Name: "optional", Target: FieldTarget,
+		Help: "The field may be omitted. Without +optional or +required, a field is required unless its json tag has omitempty (Kubernetes' rule)."})
+	add(Definition{Name: "required", Target: FieldTarget,
+		Help: "The field must be set."})
+	add(Definition{Name: "kubebuilder:validation:Optional", Target: pf,
+		Help: "Like +optional. On a package, fields are optional unless marked required."})
+	add(Definition{Name: "kubebuilder:validation:Required", Target: pf,
+		Help: "Like +required. On a package, fields are required unless marked optional."})
+
+	// Defaults.
+	add(Definition{Name: "default", Target: tf, Value: val(RawArg, "JSON value"),
+		Help: "Default value, as JSON (`+default=5`, `+default={\"a\":1}`), or a bare string for string fields (`+default=medium`). Checked against the field's type."})
+	add(Definition{Name: "kubebuilder:default", Target: tf, Value: val(RawArg, "JSON value"),
+		Help: "Same as +default (kubebuilder spelling)."})
+
+	// Lists, maps, structs.
+	add(Definition{Name: "listType", Target: tf, Value: val(StringArg, "list semantics", "atomic", "set", "map"),
+		Help: "Server-side-apply semantics of a list: atomic, set (unique scalar items) or map (items keyed by +listMapKey)."})
+	add(Definition{Name: "listMapKey", Target: tf, Value: val(StringArg, "JSON name of a key field"), Repeatable: true,
+		Help: "A key of a listType=map list: the JSON name of a required (or defaulted) field of the item struct. Repeat for composite keys."})
+	add(Definition{Name: "mapType", Target: tf, Value: val(StringArg, "map semantics", "atomic", "granular"),
+		Help: "Server-side-apply semantics of a map."})
+	add(Definition{Name: "structType", Target: tf, Value: val(StringArg, "struct semantics", "atomic", "granular"),
+		Help: "Server-side-apply semantics of a struct."})
+	add(Definition{Name: "enum", Target: TypeTarget,
+		Help: "The named string type is an enum: its values are the typed constants declared in the package."})
+	add(Definition{Name: "nullable", Target: tf,
+		Help: "The field accepts null (OpenAPI nullable)."})
+
+	// Objects and resources.
+	add(Definition{Name: "kubebuilder:object:root", Target: TypeTarget, Value: val(BoolArg, "true for a root object"),
+		Help: "Marks a root object: a kind (struct embedding metav1.TypeMeta and metav1.ObjectMeta) or its list (TypeMeta, ListMeta, Items)."})
+	add(Definition{Name: "kubebuilder:object:generate", Target: pt, Value: val(BoolArg, "whether to generate DeepCopy"),
+		Help: "Accepted for kubebuilder compatibility: deepcopy is generated for every type of a types package; =false on a type skips it."})
+	add(Definition{Name: "kubebuilder:resource", Target: TypeTarget, Args: []Arg{
+		{Name: "path", Type: StringArg, Help: "plural resource name (default: lower-case English plural of the kind)"},
+		{Name: "scope", Type: StringArg, Enum: []string{"Namespaced", "Cluster"}, Help: "Namespaced (default) or Cluster"},
+		{Name: "shortName", Type: StringListArg, Help: "short names for kubectl (a;b)"},
+		{Name: "categories", Type: StringListArg, Help: "categories such as all (a;b)"},
+		{Name: "singular", Type: StringArg, Help: "singular name (default: lower-case kind)"},
+	}, Help: "Resource names and scope of a kind."})
+	add(Definition{Name: "kubebuilder:subresource:status", Target: TypeTarget,
+		Help: "Serves the status subresource; the kind needs a field with JSON name status."})
+	add(Definition{Name: "kubebuilder:subresource:scale", Target: TypeTarget, Tolerated: true, Args: []Arg{
+		{Name: "specpath", Type: StringArg}, {Name: "statuspath", Type: StringArg}, {Name: "selectorpath", Type: StringArg},
+	}, Help: "Accepted and ignored: the scale subresource is not served yet."})
+	add(Definition{Name: "kubebuilder:printcolumn", Target: TypeTarget, Repeatable: true, Args: []Arg{
+		{Name: "name", Type: StringArg, Required: true, Help: "column header"},
+		{Name: "type", Type: StringArg, Required: true, Enum: []string{"integer", "number", "string", "boolean", "date"}, Help: "column type"},
+		{Name: "JSONPath", Type: StringArg, Required: true, Help: "simple JSONPath from the object root (.spec.size, .metadata.creationTimestamp)"},
+		{Name: "description", Type: StringArg, Help: "column description"},
+		{Name: "format", Type: StringArg, Enum: []string{"int32", "int64", "float", "double", "byte", "date", "date-time", "password"}, Help: "column format"},
+		{Name: "priority", Type: IntArg, Help: "0 shows the column by default; higher values only with -o wide"},
+	}, Help: "An additional column for kubectl get. The JSONPath must resolve to a field of the kind."})
+	add(Definition{Name: "kubebuilder:storageversion", Target: TypeTarget,
+		Help: "This version of the kind is stored. Exactly one version of a kind that has several must carry it."})
+	add(Definition{Name: "kubebuilder:unservedversion", Target: TypeTarget,
+		Help: "This version of the kind is not served."})
+	add(Definition{Name: "kubebuilder:skip", Target: PackageTarget,
+		Help: "Accepted for kubebuilder compatibility (skips CRD generation there); no effect here."})
+	add(Definition{Name: "kubebuilder:skipversion", Target: pt,
+		Help: "Accepted for kubebuilder compatibility; no effect here."})
+	add(Definition{Name: "kubebuilder:deprecatedversion", Target: TypeTarget, Tolerated: true, Args: []Arg{
+		{Name: "warning", Type: StringArg},
+	}, Help: "Accepted and ignored for now."})
+
+	// Validation.
+	num := func(name, help string) {
+		add(Definition{Name: "kubebuilder:validation:" + name, Target: tf, Value: val(NumberArg, "number"), Help: help})
+	}
+	integer := func(name, help string) {
+		add(Definition{Name: "kubebuilder:validation:" + name, Target: tf, Value: val(IntArg, "integer"), Help: help})
+	}
+	flag := func(name, help string) {
+		add(Definition{Name: "kubebuilder:validation:" + name, Target: tf, Value: val(BoolArg, "true (default) or false"), Help: help})
+	}
+	num("Minimum", "Smallest allowed value of a number.")
+	num("Maximum", "Largest allowed value of a number.")
+	flag("ExclusiveMinimum", "Minimum itself is not allowed.")
+	flag("ExclusiveMaximum", "Maximum itself is not allowed.")
+	num("MultipleOf", "The number must be a multiple of this.")
+	integer("MinLength", "Shortest allowed string length (in characters).")
+	integer("MaxLength", "Longest allowed string length (in characters).")
+	add(Definition{Name: "kubebuilder:validation:Pattern", Target: tf, Value: val(StringArg, "regular expression"),
+		Help: "The string must match this regular expression; write it as a raw string in backquotes."})
+	add(Definition{Name: "kubebuilder:validation:Enum", Target: tf, Value: val(AnyListArg, "allowed values"),
+		Help: "Allowed values, separated by ; (`Enum=small;medium;large`)."})
+	integer("MinItems", "Fewest allowed list items.")
+	integer("MaxItems", "Most allowed list items.")
+	flag("UniqueItems", "List items must be unique.")
+	integer("MinProperties", "Fewest allowed map entries.")
+	integer("MaxProperties", "Most allowed map entries.")
+	add(Definition{Name: "kubebuilder:validation:Format", Target: tf, Value: val(StringArg, "OpenAPI format"),
+		Help: "OpenAPI string format (email, uri, date-time, ...)."})
+	add(Definition{Name: "kubebuilder:validation:Type", Target: tf, Value: val(StringArg, "OpenAPI type", "string", "integer", "number", "boolean", "object", "array"),
+		Help: "Overrides the OpenAPI type."})
+	add(Definition{Name: "kubebuilder:validation:XValidation", Target: tf, Repeatable: true, Args: []Arg{
+		{Name: "rule", Type: StringArg, Required: true, Help: "CEL expression"},
+		{Name: "message", Type: StringArg, Help: "message when the rule fails"},
+		{Name: "messageExpression", Type: StringArg},
+		{Name: "reason", Type: StringArg},
+		{Name: "fieldPath", Type: StringArg},
+		{Name: "optionalOldSelf", Type: BoolArg},
+	}, Help: "A CEL validation rule, published in OpenAPI (x-kubernetes-validations)."})
+	add(Definition{Name: "kubebuilder:validation:EmbeddedResource", Target: tf,
+		Help: "The field holds a whole Kubernetes object (apiVersion, kind, metadata)."})
+	add(Definition{Name: "kubebuilder:validation:XIntOrString", Target: tf,
+		Help: "The field accepts an integer or a string."})
+	add(Definition{Name: "kubebuilder:validation:Schemaless", Target: FieldTarget,
+		Help: "No schema is published for the field."})
+	add(Definition{Name: "kubebuilder:pruning:PreserveUnknownFields", Target: tf,
+		Help: "Unknown fields inside this field are kept."})
+
+	// k8s: spellings (declarative validation), equivalent to the above.
+	alias := func(name, canonical string, target Target) {
+		add(Definition{Name: name, Target: target, Alias: canonical, Help: "Same as +" + canonical + "."})
+	}
+	alias("k8s:optional", "optional", FieldTarget)
+	alias("k8s:required", "required", FieldTarget)
+	alias("k8s:minimum", "kubebuilder:validation:Minimum", tf)
+	alias("k8s:maximum", "kubebuilder:validation:Maximum", tf)
+	alias("k8s:minLength", "kubebuilder:validation:MinLength", tf)
+	alias("k8s:maxLength", "kubebuilder:validation:MaxLength", tf)
+	alias("k8s:minItems", "kubebuilder:validation:MinItems", tf)
+	alias("k8s:maxItems", "kubebuilder:validation:MaxItems", tf)
+	alias("k8s:format", "kubebuilder:validation:Format", tf)
+	alias("k8s:enum", "enum", TypeTarget)
+	alias("k8s:listType", "listType", tf)
+	alias("k8s:listMapKey", "listMapKey", tf)
+	alias("k8s:default", "default", tf)
+
+	// Other code generators' markers: known, no effect.
+	tol := func(name string, family bool, help string) {
+		add(Definition{Name: name, Target: all, Tolerated: true, Family: family, Value: val(AnyArg, "anything"), Help: help})
+	}
+	tol("genclient", true, "client-gen marker (and +genclient:...): accepted, no effect.")
+	tol("k8s:deepcopy-gen", true, "deepcopy-gen marker: accepted, no effect (kubeforge generates deepcopy for every type).")
+	tol("k8s:openapi-gen", true, "openapi-gen marker: accepted, no effect.")
+	tol("k8s:defaulter-gen", true, "defaulter-gen marker: accepted, no effect.")
+	tol("k8s:conversion-gen", true, "conversion-gen marker: accepted, no effect.")
+	tol("k8s:prerelease-lifecycle-gen", true, "prerelease-lifecycle-gen marker: accepted, no effect.")
+	tol("k8s:protobuf", true, "go-to-protobuf marker: accepted, no effect.")
+	tol("kubebuilder:rbac", true, "controller RBAC marker: accepted, no effect.")
+	tol("kubebuilder:webhook", true, "webhook marker: accepted, no effect.")
+	tol("kubebuilder:ac", true, "applyconfiguration marker: accepted, no effect.")
+
+	return r, errors.Join(errs...)
+}
