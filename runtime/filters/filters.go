@@ -1,0 +1,349 @@
+// Package filters is the HTTP filter chain in front of every request: panic
+// recovery, request info, metrics, logging, max in-flight, timeouts and the
+// request body limit. Rejections are Kubernetes Status objects.
+//
+// Chain returns the handlers in the order kube-apiserver applies them
+// (outermost first): recovery, request info, logging and metrics, in-flight
+// limit, timeout, body limit, then the server's own handler.
+package filters
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Options configures Chain.
+type Options struct {
+	Logger *slog.Logger
+	// RequestTimeout bounds every request but watches (0: no limit).
+	RequestTimeout time.Duration
+	// MaxRequestBodyBytes bounds request bodies (0: no limit).
+	MaxRequestBodyBytes int64
+	// MaxMutatingInFlight and MaxReadOnlyInFlight bound concurrent requests
+	// (0: no limit). Watches are not counted.
+	MaxMutatingInFlight int
+	MaxReadOnlyInFlight int
+	// InFlight, when set, is told when a counted request starts (+1) and
+	// ends (-1); kind is "mutating" or "readOnly".
+	InFlight func(kind string, delta float64)
+	// Observe, when set, records requests the resource handlers do not
+	// record themselves: non-resource requests (discovery, OpenAPI, health)
+	// and requests a filter answered (429, 413, 504, 500).
+	Observe func(verb, resource, subresource string, code int, d time.Duration)
+}
+
+// Chain wraps h with every filter.
+func Chain(h http.Handler, o Options) http.Handler {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	h = WithBodyLimit(h, o.MaxRequestBodyBytes)
+	h = WithTimeout(h, o.RequestTimeout, o.Logger)
+	h = WithMaxInFlight(h, o.MaxMutatingInFlight, o.MaxReadOnlyInFlight, o.InFlight)
+	h = WithLoggingAndMetrics(h, o.Logger, o.Observe)
+	h = WithRequestInfo(h)
+	h = WithPanicRecovery(h, o.Logger)
+	return h
+}
+
+// requestState is shared by the filters of one request.
+type requestState struct {
+	mu      sync.Mutex
+	handled bool // a filter (not a resource handler) wrote the response
+}
+
+type stateKey struct{}
+
+func stateFrom(req *http.Request) *requestState {
+	if st, ok := req.Context().Value(stateKey{}).(*requestState); ok {
+		return st
+	}
+	return nil
+}
+
+// MarkHandled records that the response to req was written outside the
+// resource handlers (which record their own metrics), so the metrics filter
+// counts it.
+func MarkHandled(req *http.Request) {
+	if st := stateFrom(req); st != nil {
+		st.mu.Lock()
+		st.handled = true
+		st.mu.Unlock()
+	}
+}
+
+// WriteStatus writes a failure Status with code, reason and message, and
+// marks the request handled by a filter.
+func WriteStatus(w http.ResponseWriter, req *http.Request, code int, reason metav1.StatusReason, message string, details *metav1.StatusDetails) {
+	MarkHandled(req)
+	st := metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure,
+		Message:  message,
+		Reason:   reason,
+		Details:  details,
+		Code:     int32(code),
+	}
+	body, err := json.Marshal(&st)
+	if err != nil {
+		http.Error(w, message, code)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// WithPanicRecovery turns a panic into a 500 InternalError Status, logs it
+// with its stack, and keeps the server serving.
+func WithPanicRecovery(next http.Handler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		rw := &recordingWriter{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				handlePanic(rw, req, v, log)
+			}
+		}()
+		next.ServeHTTP(rw, req)
+	})
+}
+
+func handlePanic(w *recordingWriter, req *http.Request, v any, log *slog.Logger) {
+	if v == http.ErrAbortHandler { //nolint:errorlint // sentinel by identity, as net/http does
+		// The handler asked to abort the response: nothing to log or write.
+		MarkHandled(req)
+		return
+	}
+	log.Error("panic serving request", "method", req.Method, "path", req.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	if w.wroteHeader {
+		// Too late for a Status; the client sees a truncated response.
+		MarkHandled(req)
+		return
+	}
+	WriteStatus(w, req, http.StatusInternalServerError, metav1.StatusReasonInternalError,
+		"Internal error occurred: the server could not complete the request", nil)
+}
+
+// WithBodyLimit rejects bodies over max with a 413 RequestEntityTooLarge
+// Status when Content-Length says so, and limits the body reader otherwise:
+// reading past max fails with *http.MaxBytesError, which handlers turn into
+// a 413.
+func WithBodyLimit(next http.Handler, max int64) http.Handler {
+	if max <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.ContentLength > max {
+			WriteStatus(w, req, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
+				fmt.Sprintf("Request entity too large: limit is %d", max), nil)
+			return
+		}
+		if req.Body != nil && req.Body != http.NoBody {
+			req.Body = http.MaxBytesReader(w, req.Body, max)
+		}
+		next.ServeHTTP(w, req)
+	})
+}
+
+// WithMaxInFlight bounds concurrent mutating and read-only requests; over
+// the limit the answer is 429 TooManyRequests with Retry-After: 1.
+// Long-running requests (watches) are not counted.
+func WithMaxInFlight(next http.Handler, maxMutating, maxReadOnly int, inflight func(string, float64)) http.Handler {
+	var mutating, readOnly chan struct{}
+	if maxMutating > 0 {
+		mutating = make(chan struct{}, maxMutating)
+	}
+	if maxReadOnly > 0 {
+		readOnly = make(chan struct{}, maxReadOnly)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		ri := RequestInfoFrom(req)
+		if ri.IsLongRunning() {
+			next.ServeHTTP(w, req)
+			return
+		}
+		sem, kind := readOnly, "readOnly"
+		if ri.IsMutating() {
+			sem, kind = mutating, "mutating"
+		}
+		if sem != nil {
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			default:
+				w.Header().Set("Retry-After", "1")
+				WriteStatus(w, req, http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests,
+					"Too many requests, please try again later.", &metav1.StatusDetails{RetryAfterSeconds: 1})
+				return
+			}
+		}
+		if inflight != nil {
+			inflight(kind, 1)
+			defer inflight(kind, -1)
+		}
+		next.ServeHTTP(w, req)
+	})
+}
+
+// WithLoggingAndMetrics logs every request at debug level and records the
+// requests the resource handlers do not record (see Options.Observe).
+func WithLoggingAndMetrics(next http.Handler, log *slog.Logger, observe func(verb, resource, subresource string, code int, d time.Duration)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		start := time.Now()
+		st := &requestState{}
+		req = req.WithContext(context.WithValue(req.Context(), stateKey{}, st))
+		rw := &recordingWriter{ResponseWriter: w}
+		defer func() {
+			d := time.Since(start)
+			code := rw.code
+			if code == 0 {
+				code = http.StatusOK
+			}
+			ri := RequestInfoFrom(req)
+			st.mu.Lock()
+			handled := st.handled
+			st.mu.Unlock()
+			if observe != nil && (!ri.IsResourceRequest || handled) {
+				resource := ri.Resource
+				if !ri.IsResourceRequest {
+					resource = ""
+				}
+				observe(ri.Verb, resource, ri.Subresource, code, d)
+			}
+			log.Debug("request", "method", req.Method, "uri", req.URL.RequestURI(), "code", code, "duration", d, "remote", req.RemoteAddr, "userAgent", req.UserAgent())
+		}()
+		next.ServeHTTP(rw, req)
+	})
+}
+
+// WithTimeout bounds every request but watches to timeout. The handler runs
+// with a context that ends at the deadline; its response is buffered, and if
+// it is not done in time the client gets a 504 Timeout Status and whatever
+// the handler writes later is dropped.
+func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) http.Handler {
+	if timeout <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		ri := RequestInfoFrom(req)
+		if ri.IsLongRunning() {
+			next.ServeHTTP(w, req)
+			return
+		}
+		ctx, cancel := context.WithTimeout(req.Context(), timeout)
+		defer cancel()
+		req = req.WithContext(ctx)
+		tw := &timeoutWriter{header: make(http.Header)}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			rec := &recordingWriter{ResponseWriter: tw}
+			defer func() {
+				if v := recover(); v != nil {
+					handlePanic(rec, req, v, log)
+				}
+			}()
+			next.ServeHTTP(rec, req)
+		}()
+		select {
+		case <-done:
+			tw.mu.Lock()
+			defer tw.mu.Unlock()
+			dst := w.Header()
+			for k, vv := range tw.header {
+				dst[k] = vv
+			}
+			code := tw.code
+			if code == 0 {
+				code = http.StatusOK
+			}
+			w.WriteHeader(code)
+			_, _ = w.Write(tw.buf.Bytes())
+		case <-ctx.Done():
+			tw.mu.Lock()
+			tw.timedOut = true
+			tw.mu.Unlock()
+			if req.Context().Err() == context.DeadlineExceeded || ctx.Err() == context.DeadlineExceeded {
+				WriteStatus(w, req, http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
+					fmt.Sprintf("Timeout: request did not complete within the allowed duration of %s", timeout),
+					&metav1.StatusDetails{RetryAfterSeconds: 1})
+			}
+		}
+	})
+}
+
+type timeoutWriter struct {
+	mu       sync.Mutex
+	header   http.Header
+	buf      bytes.Buffer
+	code     int
+	timedOut bool
+}
+
+func (tw *timeoutWriter) Header() http.Header { return tw.header }
+
+func (tw *timeoutWriter) Write(p []byte) (int, error) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.timedOut {
+		return 0, http.ErrHandlerTimeout
+	}
+	if tw.code == 0 {
+		tw.code = http.StatusOK
+	}
+	return tw.buf.Write(p)
+}
+
+func (tw *timeoutWriter) WriteHeader(code int) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.timedOut || tw.code != 0 {
+		return
+	}
+	tw.code = code
+}
+
+// recordingWriter remembers the status code and whether headers went out,
+// and passes Flush through (watches need it).
+type recordingWriter struct {
+	http.ResponseWriter
+	code        int
+	wroteHeader bool
+}
+
+func (rw *recordingWriter) WriteHeader(code int) {
+	if !rw.wroteHeader {
+		rw.code = code
+		rw.wroteHeader = true
+	}
+	rw.ResponseWriter.WriteHeader(code)
+}
+
+func (rw *recordingWriter) Write(p []byte) (int, error) {
+	if !rw.wroteHeader {
+		rw.code = http.StatusOK
+		rw.wroteHeader = true
+	}
+	return rw.ResponseWriter.Write(p)
+}
+
+// Flush flushes when the underlying writer can.
+func (rw *recordingWriter) Flush() {
+	if f, ok := rw.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (rw *recordingWriter) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
+

@@ -1,0 +1,92 @@
+// Package metrics holds the apiserver's Prometheus series and serves them in
+// the text exposition format. Each Metrics has its own registry, so several
+// servers can live in one process (tests) without clashing.
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Request kinds of apiserver_current_inflight_requests.
+const (
+	KindMutating = "mutating"
+	KindReadOnly = "readOnly"
+)
+
+// Metrics is one server's series.
+type Metrics struct {
+	registry        *prometheus.Registry
+	requests        *prometheus.CounterVec
+	requestDuration *prometheus.HistogramVec
+	inflight        *prometheus.GaugeVec
+	etcdDuration    *prometheus.HistogramVec
+}
+
+// New registers the series (and the Go and process collectors) in a fresh
+// registry.
+func New() *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_request_total",
+			Help: "Counter of apiserver requests broken out by verb, resource, subresource and HTTP response code.",
+		}, []string{"verb", "resource", "subresource", "code"}),
+		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "apiserver_request_duration_seconds",
+			Help: "Response latency distribution in seconds by verb, resource and subresource.",
+			// kube-apiserver's buckets.
+			Buckets: []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3,
+				4, 5, 6, 8, 10, 15, 20, 30, 45, 60},
+		}, []string{"verb", "resource", "subresource"}),
+		inflight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "apiserver_current_inflight_requests",
+			Help: "Number of requests currently being served, by kind (mutating or readOnly).",
+		}, []string{"request_kind"}),
+		etcdDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "etcd_request_duration_seconds",
+			Help: "Etcd request latency in seconds for each operation and object type.",
+			Buckets: []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3,
+				4, 5, 6, 8, 10, 15, 20, 30, 45, 60},
+		}, []string{"operation", "type"}),
+	}
+	m.registry.MustRegister(m.requests, m.requestDuration, m.inflight, m.etcdDuration,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Both kinds appear from the start, at zero.
+	m.inflight.WithLabelValues(KindMutating)
+	m.inflight.WithLabelValues(KindReadOnly)
+	return m
+}
+
+// ObserveRequest records one finished request. It matches the endpoints
+// Observe hook's signature.
+func (m *Metrics) ObserveRequest(verb, resource, subresource string, code int, d time.Duration) {
+	m.requests.WithLabelValues(verb, resource, subresource, strconv.Itoa(code)).Inc()
+	m.requestDuration.WithLabelValues(verb, resource, subresource).Observe(d.Seconds())
+}
+
+// ObserveEtcd records one etcd request. It matches the storage
+// ObserveLatency hook's signature: operation (get, list, create, ...) and
+// the object type (the resource).
+func (m *Metrics) ObserveEtcd(operation, typ string, d time.Duration) {
+	m.etcdDuration.WithLabelValues(operation, typ).Observe(d.Seconds())
+}
+
+// InFlight adds delta to the in-flight gauge of kind.
+func (m *Metrics) InFlight(kind string, delta float64) {
+	m.inflight.WithLabelValues(kind).Add(delta)
+}
+
+// Handler serves the registry in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// Registry gives access to the registry (to add series).
+func (m *Metrics) Registry() *prometheus.Registry { return m.registry }
