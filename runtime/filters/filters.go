@@ -346,4 +346,3 @@ func (rw *recordingWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (rw *recordingWriter) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
-
