@@ -1,0 +1,1118 @@
+// Package validation is the "validation" generator: for every group-version
+// it writes generated/<group>/<version>/zz_generated.validation.go with
+//
+//	func Validate<Kind>(obj *T) field.ErrorList
+//
+// per kind, and one unexported function per named struct type reached from
+// the kinds (validate_<Type>(obj *T, fldPath *field.Path) field.ErrorList),
+// called from its parents.
+//
+// What is checked, in order, for every value:
+//
+//   - metadata (kinds only): apimachinery's ValidateObjectMeta with
+//     NameIsDNSSubdomain, namespaced or not per the kind; path "metadata".
+//   - +required: a required field that is zero gets field.Required ("Required
+//     value") and no other check. Zero means "" for strings, nil for pointers,
+//     empty for slices and maps, the zero value for metav1.Time, Duration,
+//     MicroTime, resource.Quantity and intstr.IntOrString. Numbers and
+//     booleans are required-checked only with an explicit +required marker
+//     (0 and false are values); structs never (their fields are checked).
+//   - an optional field with omitempty that is zero is absent from the JSON
+//     and, as in Kubernetes, not validated further.
+//   - the validation markers (model.Validation), with kube-apiserver's CRD
+//     messages ("should" spelled "must", no "in body" prefix). Scalar markers
+//     (lengths, pattern, enum, format, bounds) on a slice or map field apply
+//     to its items/values; item and property markers to the collection.
+//   - listType=set and UniqueItems: field.Duplicate at the repeated index;
+//     listType=map: field.Duplicate at the key of the repeated item.
+//   - recursion through structs, pointers, slices (spec.parcels[1].count),
+//     maps (spec.openingHours[mon].open, keys visited in sorted order so the
+//     error list is deterministic) and inline embedded structs (flattened
+//     into the parent path).
+//   - then the hand-written hook Validate_<Type>(obj *<Type>, fldPath
+//     *field.Path) from the type's package, when declared, for every value
+//     of that type. For a kind the hook gets the root path, which is nil:
+//     fldPath.Child("spec") is then "spec".
+//
+// Types from other group-versions are validated by functions generated into
+// this file too (validate_<group><version>_<Type>), calling their own hooks.
+package validation
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/model"
+	"github.com/kubeforge/kubeforge/runtime/validate"
+)
+
+// FileName is the name of the generated file in every generated/<g>/<v>.
+const FileName = "zz_generated.validation.go"
+
+const (
+	fieldPkg     = "k8s.io/apimachinery/pkg/util/validation/field"
+	apiValPkg    = "k8s.io/apimachinery/pkg/api/validation"
+	validatePkg  = "github.com/kubeforge/kubeforge/runtime/validate"
+	metav1Pkg    = "k8s.io/apimachinery/pkg/apis/meta/v1"
+	resourcePkg  = "k8s.io/apimachinery/pkg/api/resource"
+	intstrPkg    = "k8s.io/apimachinery/pkg/util/intstr"
+	utf8Pkg      = "unicode/utf8"
+	mathPkg      = "math"
+	slicesPkg    = "slices"
+	mapsPkg      = "maps"
+	fmtPkg       = "fmt"
+	maxNestDepth = 32
+)
+
+// Generator is the validation generator.
+type Generator struct{}
+
+// New returns the validation generator.
+func New() *Generator { return &Generator{} }
+
+// Name implements genall.Generator.
+func (*Generator) Name() string { return "validation" }
+
+// Generate implements genall.Generator: one file per group-version that
+// declares at least one kind.
+func (*Generator) Generate(api *model.API) ([]genall.File, error) {
+	var files []genall.File
+	for _, g := range api.Groups {
+		for _, v := range g.Versions {
+			if len(v.Kinds) == 0 {
+				continue
+			}
+			f, err := generateVersion(api, v)
+			if err != nil {
+				return nil, fmt.Errorf("generate validation for %s: %w", v.GroupVersion(), err)
+			}
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+// node is a named struct type that gets its own validate_ function.
+type node struct {
+	key    string // import path + "." + name
+	pkg    string
+	name   string
+	fn     string // generated function name
+	fields []*model.Field
+	hook   bool // the package declares Validate_<name>
+}
+
+type gen struct {
+	api   *model.API
+	v     *model.Version
+	nodes map[string]*node
+	order []*node
+	needs map[string]bool
+
+	patterns    map[string]string // pattern -> var name
+	patternVars map[string]bool
+	patternList []string
+
+	loop int // nesting of generated loops, for variable names
+}
+
+func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
+	importPath, dir, pkgName := genall.GeneratedPackage(api, v)
+	g := &gen{api: api, v: v, nodes: map[string]*node{}, needs: map[string]bool{}}
+
+	for _, k := range v.Kinds {
+		if k.Type == nil {
+			return genall.File{}, fmt.Errorf("kind %s: no type in the model", k.Name)
+		}
+		if err := g.discoverType(v.Package, k.Type.Name, k.Type.Fields, k.Type.Version, 0); err != nil {
+			return genall.File{}, fmt.Errorf("kind %s: %w", k.Name, err)
+		}
+	}
+
+	// Fixed point: a node needs a function when it (or anything it reaches)
+	// has something to check. Start from "nothing" and grow.
+	for changed := true; changed; {
+		changed = false
+		for _, n := range g.order {
+			if g.needs[n.key] {
+				continue
+			}
+			g.resetPatterns()
+			body, err := g.nodeBody(n)
+			if err != nil {
+				return genall.File{}, err
+			}
+			if n.hook || len(body) > 0 {
+				g.needs[n.key] = true
+				changed = true
+			}
+		}
+	}
+
+	g.resetPatterns()
+	f := genall.NewFile(pkgName, importPath)
+	f.ImportAlias(v.Package, v.PackageName)
+	f.ImportAlias(metav1Pkg, "metav1")
+	f.ImportAlias(apiValPkg, "apivalidation")
+	for _, gr := range api.Groups {
+		for _, ov := range gr.Versions {
+			if ov != v {
+				f.ImportAlias(ov.Package, gr.Short+ov.Name)
+			}
+		}
+	}
+
+	var decls []jen.Code
+	for _, k := range v.Kinds {
+		root := g.nodes[v.Package+"."+k.Type.Name]
+		stmts := []jen.Code{
+			jen.Id("errs").Op(":=").Qual(apiValPkg, "ValidateObjectMeta").Call(
+				jen.Op("&").Id("obj").Dot("ObjectMeta"), jen.Lit(k.Namespaced),
+				jen.Qual(apiValPkg, "NameIsDNSSubdomain"), jen.Qual(fieldPkg, "NewPath").Call(jen.Lit("metadata"))),
+		}
+		if g.needs[root.key] {
+			stmts = append(stmts, appendAll(jen.Id(root.fn).Call(jen.Id("obj"), jen.Nil())))
+		}
+		stmts = append(stmts, jen.Return(jen.Id("errs")))
+		scope := "cluster-scoped"
+		if k.Namespaced {
+			scope = "namespaced"
+		}
+		decls = append(decls,
+			jen.Commentf("Validate%s validates a %s: its metadata (a %s object named as a DNS subdomain),", k.Name, k.Name, scope),
+			jen.Comment("every validation marker and the hand-written Validate_ hooks. Error paths start at the"),
+			jen.Comment("object's root (spec.parcels[1].count)."),
+			jen.Func().Id("Validate"+k.Name).Params(jen.Id("obj").Op("*").Qual(v.Package, k.Type.Name)).
+				Qual(fieldPkg, "ErrorList").Block(stmts...),
+			jen.Line(),
+		)
+	}
+
+	for _, n := range g.order {
+		if !g.needs[n.key] {
+			continue
+		}
+		body, err := g.nodeBody(n)
+		if err != nil {
+			return genall.File{}, err
+		}
+		stmts := append([]jen.Code{jen.Var().Id("errs").Qual(fieldPkg, "ErrorList")}, body...)
+		stmts = append(stmts, jen.Return(jen.Id("errs")))
+		decls = append(decls,
+			jen.Commentf("%s validates a %s at fldPath.", n.fn, n.name),
+			jen.Func().Id(n.fn).Params(
+				jen.Id("obj").Op("*").Qual(n.pkg, n.name),
+				jen.Id("fldPath").Op("*").Qual(fieldPkg, "Path"),
+			).Qual(fieldPkg, "ErrorList").Block(stmts...),
+			jen.Line(),
+		)
+	}
+
+	if len(g.patternList) > 0 {
+		var defs []jen.Code
+		for _, p := range g.patternList {
+			// Compiled at generation time too, so MustCompile cannot panic.
+			defs = append(defs, jen.Id(g.patterns[p]).Op("=").Qual("regexp", "MustCompile").Call(jen.Lit(p)))
+		}
+		f.Comment("Patterns of +kubebuilder:validation:Pattern, compiled once (checked at generation time).")
+		f.Var().Defs(defs...)
+		f.Line()
+	}
+	for _, d := range decls {
+		f.Add(d)
+	}
+
+	var buf strings.Builder
+	if err := f.Render(&buf); err != nil {
+		return genall.File{}, fmt.Errorf("render %s: %w", FileName, err)
+	}
+	return genall.File{Path: dir + "/" + FileName, Content: []byte(buf.String())}, nil
+}
+
+func (g *gen) resetPatterns() {
+	g.patterns = map[string]string{}
+	g.patternVars = map[string]bool{}
+	g.patternList = nil
+}
+
+func appendAll(call jen.Code) jen.Code {
+	return jen.Id("errs").Op("=").Append(jen.Id("errs"), jen.Add(call).Op("..."))
+}
+
+func appendOne(call jen.Code) jen.Code {
+	return jen.Id("errs").Op("=").Append(jen.Id("errs"), call)
+}
+
+// --- discovery -------------------------------------------------------------
+
+func (g *gen) funcName(pkg, name string, local *model.Version) string {
+	if pkg == g.v.Package {
+		return "validate_" + name
+	}
+	if local != nil {
+		return "validate_" + local.Group.Short + local.Name + "_" + name
+	}
+	parts := strings.Split(pkg, "/")
+	if len(parts) > 2 {
+		parts = parts[len(parts)-2:]
+	}
+	return "validate_" + sanitize(strings.Join(parts, "_")) + "_" + name
+}
+
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteRune('_')
+		}
+	}
+	return b.String()
+}
+
+func (g *gen) discoverType(pkg, name string, fields []*model.Field, local *model.Version, depth int) error {
+	key := pkg + "." + name
+	if _, ok := g.nodes[key]; ok {
+		return nil
+	}
+	n := &node{key: key, pkg: pkg, name: name, fn: g.funcName(pkg, name, local), fields: fields}
+	if local != nil {
+		n.hook = local.Funcs["Validate_"+name]
+	}
+	g.nodes[key] = n
+	g.order = append(g.order, n)
+	for _, f := range fields {
+		if err := g.discoverRef(f.Type, depth+1); err != nil {
+			return fmt.Errorf("field %s.%s: %w", name, f.Name, err)
+		}
+	}
+	return nil
+}
+
+func (g *gen) discoverRef(r *model.TypeRef, depth int) error {
+	if r == nil {
+		return nil
+	}
+	if depth > maxNestDepth {
+		return fmt.Errorf("type nesting deeper than %d", maxNestDepth)
+	}
+	switch r.Kind {
+	case model.PointerRef, model.SliceRef, model.ArrayRef:
+		return g.discoverRef(r.Elem, depth+1)
+	case model.MapRef:
+		return g.discoverRef(r.Elem, depth+1)
+	case model.NamedRef:
+		if t := r.Local; t != nil {
+			if t.Kind == model.StructKind {
+				return g.discoverType(r.Package, r.Name, t.Fields, t.Version, depth)
+			}
+			return g.discoverRef(t.Underlying, depth+1)
+		}
+		if e := r.External; e != nil {
+			if e.Known != "" {
+				return nil
+			}
+			if e.Fields != nil {
+				return g.discoverType(r.Package, r.Name, e.Fields, nil, depth)
+			}
+			return g.discoverRef(e.Underlying, depth+1)
+		}
+	}
+	return nil
+}
+
+// --- shapes ----------------------------------------------------------------
+
+// resolved is a type reference with named non-struct types looked through.
+type resolved struct {
+	ref     *model.TypeRef // the shape: builtin, pointer, slice, map, array, or a struct/known named ref
+	named   *model.TypeRef // the named ref we looked through, if any (outermost)
+	val     model.Validation
+	hookPkg string // package with Validate_<hookName>
+	hook    string
+}
+
+// resolve looks through named non-struct types (type Size string, type Tags
+// []string), collecting their validation markers and hooks.
+func resolve(r *model.TypeRef) resolved {
+	res := resolved{ref: r}
+	for i := 0; i < maxNestDepth && r != nil && r.Kind == model.NamedRef; i++ {
+		if t := r.Local; t != nil && t.Kind != model.StructKind && t.Underlying != nil {
+			if res.named == nil {
+				res.named = r
+				res.val = t.Validation
+				if t.Version != nil && t.Version.Funcs["Validate_"+t.Name] {
+					res.hookPkg, res.hook = r.Package, "Validate_"+t.Name
+				}
+			}
+			r = t.Underlying
+			res.ref = r
+			continue
+		}
+		if e := r.External; e != nil && e.Known == "" && e.Fields == nil && e.Underlying != nil {
+			if res.named == nil {
+				res.named = r
+			}
+			r = e.Underlying
+			res.ref = r
+			continue
+		}
+		break
+	}
+	return res
+}
+
+func isInt(b string) bool {
+	switch b {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "byte", "rune":
+		return true
+	}
+	return false
+}
+
+func isFloat(b string) bool { return b == "float32" || b == "float64" }
+
+func intRange(b string) (lo, hi float64) {
+	switch b {
+	case "int8":
+		return math.MinInt8, math.MaxInt8
+	case "int16":
+		return math.MinInt16, math.MaxInt16
+	case "int32", "rune":
+		return math.MinInt32, math.MaxInt32
+	case "uint8", "byte":
+		return 0, math.MaxUint8
+	case "uint16":
+		return 0, math.MaxUint16
+	case "uint32":
+		return 0, math.MaxUint32
+	case "uint", "uint64", "uintptr":
+		return 0, 1 << 53
+	default:
+		return -(1 << 53), 1 << 53
+	}
+}
+
+func known(r *model.TypeRef) string {
+	if r != nil && r.Kind == model.NamedRef && r.External != nil {
+		return r.External.Known
+	}
+	return ""
+}
+
+func explicitRequired(f *model.Field) bool {
+	return f.Markers.Has("required") || f.Markers.Has("kubebuilder:validation:Required")
+}
+
+// zero returns the condition "x is the zero value" for shapes where zero
+// means "not set", or nil. forRequired drops numbers and booleans unless the
+// field is explicitly +required.
+func zero(r resolved, x func() *jen.Statement, numbersAndBools bool) jen.Code {
+	ref := r.ref
+	switch ref.Kind {
+	case model.PointerRef:
+		return x().Op("==").Nil()
+	case model.SliceRef, model.MapRef:
+		return jen.Len(x()).Op("==").Lit(0)
+	case model.BuiltinRef:
+		switch {
+		case ref.Name == "string":
+			return x().Op("==").Lit("")
+		case ref.Name == "bool" && numbersAndBools:
+			return jen.Op("!").Add(x())
+		case (isInt(ref.Name) || isFloat(ref.Name)) && numbersAndBools:
+			return x().Op("==").Lit(0)
+		}
+	case model.NamedRef:
+		switch known(ref) {
+		case "Time", "MicroTime":
+			return x().Dot("IsZero").Call()
+		case "Duration":
+			return x().Dot("Duration").Op("==").Lit(0)
+		case "Quantity":
+			return x().Op("==").Parens(jen.Qual(resourcePkg, "Quantity").Values())
+		case "IntOrString":
+			return x().Op("==").Parens(jen.Qual(intstrPkg, "IntOrString").Values())
+		case "RawExtension":
+			return x().Dot("Raw").Op("==").Nil().Op("&&").Add(x()).Dot("Object").Op("==").Nil()
+		}
+	}
+	return nil
+}
+
+// --- node bodies ------------------------------------------------------------
+
+func (g *gen) nodeBody(n *node) ([]jen.Code, error) {
+	obj := func() *jen.Statement { return jen.Id("obj") }
+	path := func() *jen.Statement { return jen.Id("fldPath") }
+	stmts, err := g.fields(n.name, n.fields, obj, path)
+	if err != nil {
+		return nil, err
+	}
+	if n.hook {
+		stmts = append(stmts, appendAll(jen.Qual(n.pkg, "Validate_"+n.name).Call(jen.Id("obj"), jen.Id("fldPath"))))
+	}
+	return stmts, nil
+}
+
+func (g *gen) fields(typeName string, fields []*model.Field, obj, path func() *jen.Statement) ([]jen.Code, error) {
+	var stmts []jen.Code
+	for _, f := range fields {
+		s, err := g.field(f, obj, path)
+		if err != nil {
+			return nil, fmt.Errorf("field %s.%s: %w", typeName, f.Name, err)
+		}
+		stmts = append(stmts, s...)
+	}
+	return stmts, nil
+}
+
+func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement) ([]jen.Code, error) {
+	switch known(f.Type) {
+	case "TypeMeta", "ObjectMeta", "ListMeta":
+		return nil, nil // metadata is checked by Validate<Kind>
+	}
+	x := func() *jen.Statement { return obj().Dot(f.Name) }
+	path := parent
+	if !(f.Inline || f.Embedded) || f.JSONName != "" {
+		path = func() *jen.Statement { return parent().Dot("Child").Call(jen.Lit(f.JSONName)) }
+	}
+	r := resolve(f.Type)
+	val := merge(f.Validation, r.val)
+	checks, err := g.value(r, val, f, x, path)
+	if err != nil {
+		return nil, err
+	}
+	var req jen.Code
+	if f.Required {
+		req = zero(r, x, explicitRequired(f))
+	}
+	if req != nil {
+		return []jen.Code{jen.If(req).Block(appendOne(jen.Qual(fieldPkg, "Required").Call(path(), jen.Lit("")))).
+			Else().Block(checks...)}, nil
+	}
+	if len(checks) == 0 {
+		return nil, nil
+	}
+	if f.OmitEmpty && r.ref.Kind != model.PointerRef {
+		if z := zero(r, x, true); z != nil {
+			return []jen.Code{jen.If(jen.Op("!").Parens(z)).Block(checks...)}, nil
+		}
+	}
+	return checks, nil
+}
+
+// merge overlays the field's markers on the named type's (field wins).
+func merge(field, typ model.Validation) model.Validation {
+	out := typ
+	if field.Minimum != nil {
+		out.Minimum, out.ExclusiveMinimum = field.Minimum, field.ExclusiveMinimum
+	}
+	if field.Maximum != nil {
+		out.Maximum, out.ExclusiveMaximum = field.Maximum, field.ExclusiveMaximum
+	}
+	if field.MultipleOf != nil {
+		out.MultipleOf = field.MultipleOf
+	}
+	if field.MinLength != nil {
+		out.MinLength = field.MinLength
+	}
+	if field.MaxLength != nil {
+		out.MaxLength = field.MaxLength
+	}
+	if field.Pattern != "" {
+		out.Pattern = field.Pattern
+	}
+	if len(field.Enum) > 0 {
+		out.Enum = field.Enum
+	}
+	if field.MinItems != nil {
+		out.MinItems = field.MinItems
+	}
+	if field.MaxItems != nil {
+		out.MaxItems = field.MaxItems
+	}
+	if field.UniqueItems {
+		out.UniqueItems = true
+	}
+	if field.MinProperties != nil {
+		out.MinProperties = field.MinProperties
+	}
+	if field.MaxProperties != nil {
+		out.MaxProperties = field.MaxProperties
+	}
+	if field.Format != "" {
+		out.Format = field.Format
+	}
+	return out
+}
+
+// scalarOnly keeps the markers that apply to a scalar value.
+func scalarOnly(v model.Validation) model.Validation {
+	return model.Validation{
+		Minimum: v.Minimum, Maximum: v.Maximum, ExclusiveMinimum: v.ExclusiveMinimum, ExclusiveMaximum: v.ExclusiveMaximum,
+		MultipleOf: v.MultipleOf, MinLength: v.MinLength, MaxLength: v.MaxLength, Pattern: v.Pattern, Enum: v.Enum, Format: v.Format,
+	}
+}
+
+// value returns the checks of one value x (of shape r) at path. f is the
+// field the value belongs to (for list types), or nil for nested items.
+func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path func() *jen.Statement) ([]jen.Code, error) {
+	var stmts []jen.Code
+	ref := r.ref
+	switch ref.Kind {
+	case model.PointerRef:
+		er := resolve(ref.Elem)
+		var inner []jen.Code
+		if n := g.structNode(er.ref); n != nil {
+			// A pointer to a struct is passed on as is.
+			if g.needs[n.key] {
+				inner = append(inner, appendAll(jen.Id(n.fn).Call(x(), path())))
+			}
+		} else {
+			var err error
+			inner, err = g.value(er, merge(val, er.val), nil, func() *jen.Statement { return jen.Parens(jen.Op("*").Add(x())) }, path)
+			if err != nil {
+				return nil, err
+			}
+		}
+		if len(inner) > 0 {
+			stmts = append(stmts, jen.If(x().Op("!=").Nil()).Block(inner...))
+		}
+	case model.SliceRef, model.ArrayRef:
+		if ref.Kind == model.SliceRef && ref.Elem != nil && ref.Elem.Kind == model.BuiltinRef && ref.Elem.Name == "byte" {
+			break // []byte is a base64 string in JSON
+		}
+		s, err := g.list(r, val, f, x, path)
+		if err != nil {
+			return nil, err
+		}
+		stmts = append(stmts, s...)
+	case model.MapRef:
+		s, err := g.mapValue(r, val, x, path)
+		if err != nil {
+			return nil, err
+		}
+		stmts = append(stmts, s...)
+	case model.BuiltinRef:
+		s, err := g.scalar(r, val, x, path)
+		if err != nil {
+			return nil, err
+		}
+		stmts = append(stmts, s...)
+	case model.NamedRef:
+		if n := g.structNode(ref); n != nil {
+			if g.needs[n.key] {
+				stmts = append(stmts, appendAll(jen.Id(n.fn).Call(addr(x), path())))
+			}
+			return stmts, nil
+		}
+		// Well-known external types (Time, Quantity, IntOrString, ...) carry
+		// their own JSON form; only +required applies to them.
+	}
+	if r.hook != "" {
+		stmts = append(stmts, appendAll(jen.Qual(r.hookPkg, r.hook).Call(addr(x), path())))
+	}
+	return stmts, nil
+}
+
+// structNode returns the node of a named struct type, or nil.
+func (g *gen) structNode(r *model.TypeRef) *node {
+	if _, ok := structFields(r); !ok {
+		return nil
+	}
+	return g.nodes[r.Package+"."+r.Name]
+}
+
+// addr returns &x.
+func addr(x func() *jen.Statement) jen.Code {
+	return jen.Op("&").Add(x())
+}
+
+func (g *gen) loopVar(base string) string {
+	if g.loop == 0 {
+		return base
+	}
+	return base + strconv.Itoa(g.loop+1)
+}
+
+func (g *gen) list(r resolved, val model.Validation, f *model.Field, x, path func() *jen.Statement) ([]jen.Code, error) {
+	var stmts []jen.Code
+	ref := r.ref
+	n := func() *jen.Statement { return jen.Len(x()) }
+	if ref.Kind == model.SliceRef {
+		if val.MaxItems != nil {
+			stmts = append(stmts, jen.If(n().Op(">").Lit(int(*val.MaxItems))).Block(
+				appendOne(jen.Qual(fieldPkg, "TooMany").Call(path(), n(), jen.Lit(int(*val.MaxItems))))))
+		}
+		if val.MinItems != nil {
+			stmts = append(stmts, jen.If(n().Op("<").Lit(int(*val.MinItems))).Block(
+				appendOne(jen.Qual(fieldPkg, "TooFew").Call(path(), n(), jen.Lit(int(*val.MinItems))))))
+		}
+	}
+	listType := ""
+	var mapKeys []string
+	if f != nil {
+		listType, mapKeys = f.ListType, f.ListMapKeys
+	}
+	er := resolve(ref.Elem)
+	if listType == "set" || val.UniqueItems {
+		if !comparable(er.ref, 0) {
+			return nil, fmt.Errorf("listType=set or uniqueItems needs items that compare by value, not %s", describe(ref.Elem))
+		}
+		stmts = append(stmts, appendAll(jen.Qual(validatePkg, "Unique").Call(path(), x())))
+	}
+	if listType == "map" && len(mapKeys) > 0 {
+		s, err := g.mapKeys(er, mapKeys, x, path)
+		if err != nil {
+			return nil, err
+		}
+		stmts = append(stmts, s...)
+	}
+	i := g.loopVar("i")
+	g.loop++
+	item := func() *jen.Statement { return x().Index(jen.Id(i)) }
+	ipath := func() *jen.Statement { return path().Dot("Index").Call(jen.Id(i)) }
+	inner, err := g.item(er, scalarOnly(val), item, ipath)
+	g.loop--
+	if err != nil {
+		return nil, fmt.Errorf("items: %w", err)
+	}
+	if len(inner) > 0 {
+		stmts = append(stmts, jen.For(jen.Id(i).Op(":=").Range().Add(x())).Block(inner...))
+	}
+	return stmts, nil
+}
+
+// item checks a slice item or map value: the element type's own markers
+// and the scalar markers of the field.
+func (g *gen) item(er resolved, fieldScalar model.Validation, x, path func() *jen.Statement) ([]jen.Code, error) {
+	return g.value(er, merge(fieldScalar, er.val), nil, x, path)
+}
+
+func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Statement) ([]jen.Code, error) {
+	var stmts []jen.Code
+	ref := r.ref
+	n := func() *jen.Statement { return jen.Len(x()) }
+	if val.MaxProperties != nil {
+		stmts = append(stmts, jen.If(n().Op(">").Lit(int(*val.MaxProperties))).Block(
+			appendOne(jen.Qual(fieldPkg, "TooMany").Call(path(), n(), jen.Lit(int(*val.MaxProperties))))))
+	}
+	if val.MinProperties != nil {
+		stmts = append(stmts, jen.If(n().Op("<").Lit(int(*val.MinProperties))).Block(
+			appendOne(jen.Qual(fieldPkg, "Invalid").Call(path(), n(),
+				jen.Lit(fmt.Sprintf("must have at least %d %s", *val.MinProperties, plural(*val.MinProperties, "property", "properties")))))))
+	}
+	kr := resolve(ref.Key)
+	k := g.loopVar("k")
+	g.loop++
+	item := func() *jen.Statement { return x().Index(jen.Id(k)) }
+	var keyStr jen.Code
+	switch {
+	case kr.ref.Kind == model.BuiltinRef && kr.ref.Name == "string" && kr.named == nil:
+		keyStr = jen.Id(k)
+	case kr.ref.Kind == model.BuiltinRef && kr.ref.Name == "string":
+		keyStr = jen.String().Call(jen.Id(k))
+	default:
+		keyStr = jen.Qual(fmtPkg, "Sprint").Call(jen.Id(k))
+	}
+	kpath := func() *jen.Statement { return path().Dot("Key").Call(keyStr) }
+	// Map values are not addressable: struct checks get a copy.
+	er := resolve(ref.Elem)
+	needCopy := er.ref.Kind == model.NamedRef || er.hook != ""
+	v := g.loopVar("v")
+	var itemExpr func() *jen.Statement = item
+	if needCopy {
+		itemExpr = func() *jen.Statement { return jen.Id(v) }
+	}
+	inner, err := g.item(er, scalarOnly(val), itemExpr, kpath)
+	g.loop--
+	if err != nil {
+		return nil, fmt.Errorf("values: %w", err)
+	}
+	if len(inner) > 0 {
+		if needCopy {
+			inner = append([]jen.Code{jen.Id(v).Op(":=").Add(item())}, inner...)
+		}
+		var keys jen.Code
+		if kr.ref.Kind == model.BuiltinRef && (kr.ref.Name == "string" || isInt(kr.ref.Name) || isFloat(kr.ref.Name)) {
+			// Sorted keys keep the error list deterministic.
+			keys = jen.Qual(slicesPkg, "Sorted").Call(jen.Qual(mapsPkg, "Keys").Call(x()))
+			stmts = append(stmts, jen.For(jen.Id(k).Op(":=").Range().Add(keys)).Block(inner...))
+		} else {
+			stmts = append(stmts, jen.For(jen.Id(k).Op(":=").Range().Add(x())).Block(inner...))
+		}
+	}
+	return stmts, nil
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// structFields returns the fields of a struct shape (local or external).
+func structFields(r *model.TypeRef) ([]*model.Field, bool) {
+	if r == nil || r.Kind != model.NamedRef {
+		return nil, false
+	}
+	if r.Local != nil && r.Local.Kind == model.StructKind {
+		return r.Local.Fields, true
+	}
+	if r.External != nil && r.External.Known == "" && r.External.Fields != nil {
+		return r.External.Fields, true
+	}
+	return nil, false
+}
+
+// findJSON finds the field with JSON name name, looking into inline
+// embedded structs; it returns the Go selector path.
+func findJSON(fields []*model.Field, name string, depth int) ([]string, *model.Field) {
+	for _, f := range fields {
+		if f.JSONName == name {
+			return []string{f.Name}, f
+		}
+	}
+	if depth > maxNestDepth {
+		return nil, nil
+	}
+	for _, f := range fields {
+		if (f.Inline || f.Embedded) && f.JSONName == "" {
+			if sub, ok := structFields(f.Type); ok {
+				if sel, found := findJSON(sub, name, depth+1); found != nil {
+					return append([]string{f.Name}, sel...), found
+				}
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (g *gen) mapKeys(er resolved, keys []string, x, path func() *jen.Statement) ([]jen.Code, error) {
+	fields, ok := structFields(er.ref)
+	if !ok {
+		return nil, fmt.Errorf("listType=map needs struct items, not %s", describe(er.ref))
+	}
+	itemType := typeExpr(er.ref)
+	var sels [][]string
+	var types []*model.TypeRef
+	for _, k := range keys {
+		sel, kf := findJSON(fields, k, 0)
+		if kf == nil {
+			return nil, fmt.Errorf("listMapKey %q: no such field in %s", k, er.ref.Name)
+		}
+		kr := resolve(kf.Type)
+		if kr.ref.Kind != model.BuiltinRef {
+			return nil, fmt.Errorf("listMapKey %q: must be a string, integer or boolean field, not %s", k, describe(kf.Type))
+		}
+		sels = append(sels, sel)
+		types = append(types, kf.Type)
+	}
+	selector := func(sel []string) *jen.Statement {
+		s := jen.Id("item")
+		for _, name := range sel {
+			s = s.Dot(name)
+		}
+		return s
+	}
+	if len(keys) == 1 {
+		fn := jen.Func().Params(jen.Id("item").Op("*").Add(itemType)).Add(typeExpr(types[0])).
+			Block(jen.Return(selector(sels[0])))
+		return []jen.Code{appendAll(jen.Qual(validatePkg, "MapKey").Call(path(), x(), jen.Lit(keys[0]), fn))}, nil
+	}
+	var vals, names []jen.Code
+	for i, k := range keys {
+		vals = append(vals, selector(sels[i]))
+		names = append(names, jen.Lit(k))
+	}
+	fn := jen.Func().Params(jen.Id("item").Op("*").Add(itemType)).Index().Any().
+		Block(jen.Return(jen.Index().Any().Values(vals...)))
+	return []jen.Code{appendAll(jen.Qual(validatePkg, "MapKeys").Call(path(), x(), jen.Index().String().Values(names...), fn))}, nil
+}
+
+// comparable reports whether values of r compare by value with == (so a set
+// of them can be checked with a Go map).
+func comparable(r *model.TypeRef, depth int) bool {
+	if r == nil || depth > maxNestDepth {
+		return false
+	}
+	switch r.Kind {
+	case model.BuiltinRef:
+		return true
+	case model.ArrayRef:
+		return comparable(r.Elem, depth+1)
+	case model.NamedRef:
+		if t := r.Local; t != nil {
+			if t.Kind == model.StructKind {
+				for _, f := range t.Fields {
+					if !comparable(f.Type, depth+1) {
+						return false
+					}
+				}
+				return true
+			}
+			return comparable(t.Underlying, depth+1)
+		}
+		if e := r.External; e != nil && e.Known == "" && e.Fields == nil {
+			return comparable(e.Underlying, depth+1)
+		}
+	}
+	return false
+}
+
+func describe(r *model.TypeRef) string {
+	if r == nil {
+		return "nothing"
+	}
+	switch r.Kind {
+	case model.PointerRef:
+		return "*" + describe(r.Elem)
+	case model.SliceRef:
+		return "[]" + describe(r.Elem)
+	case model.ArrayRef:
+		return fmt.Sprintf("[%d]%s", r.Len, describe(r.Elem))
+	case model.MapRef:
+		return "map[" + describe(r.Key) + "]" + describe(r.Elem)
+	case model.InterfaceRef:
+		return "interface{}"
+	}
+	return r.Name
+}
+
+// typeExpr renders a type reference.
+func typeExpr(r *model.TypeRef) *jen.Statement {
+	switch r.Kind {
+	case model.NamedRef:
+		if r.Package == "" {
+			return jen.Id(r.Name)
+		}
+		return jen.Qual(r.Package, r.Name)
+	case model.PointerRef:
+		return jen.Op("*").Add(typeExpr(r.Elem))
+	case model.SliceRef:
+		return jen.Index().Add(typeExpr(r.Elem))
+	case model.ArrayRef:
+		return jen.Index(jen.Lit(int(r.Len))).Add(typeExpr(r.Elem))
+	case model.MapRef:
+		return jen.Map(typeExpr(r.Key)).Add(typeExpr(r.Elem))
+	case model.InterfaceRef:
+		return jen.Any()
+	}
+	return jen.Id(r.Name)
+}
+
+// --- scalars ------------------------------------------------------------------
+
+// formatNumber prints a bound the way a user wrote it: 100, 0.5, 1e+30.
+func formatNumber(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func (g *gen) scalar(r resolved, val model.Validation, x, path func() *jen.Statement) ([]jen.Code, error) {
+	b := r.ref.Name
+	// plain is x converted to its builtin type (for messages and helpers).
+	plain := x
+	if r.named != nil {
+		plain = func() *jen.Statement { return jen.Id(b).Call(x()) }
+	}
+	var stmts []jen.Code
+	switch {
+	case b == "string":
+		if val.MaxLength != nil {
+			n := int(*val.MaxLength)
+			stmts = append(stmts, jen.If(jen.Qual(utf8Pkg, "RuneCountInString").Call(plain()).Op(">").Lit(n)).Block(
+				appendOne(jen.Qual(fieldPkg, "TooLongCharacters").Call(path(), plain(), jen.Lit(n)))))
+		}
+		if val.MinLength != nil {
+			n := int(*val.MinLength)
+			stmts = append(stmts, jen.If(jen.Qual(utf8Pkg, "RuneCountInString").Call(plain()).Op("<").Lit(n)).Block(
+				appendOne(jen.Qual(fieldPkg, "TooShort").Call(path(), plain(), jen.Lit(n)))))
+		}
+		if val.Pattern != "" {
+			name, err := g.pattern(val.Pattern)
+			if err != nil {
+				return nil, err
+			}
+			stmts = append(stmts, jen.If(jen.Op("!").Id(name).Dot("MatchString").Call(plain())).Block(
+				appendOne(jen.Qual(fieldPkg, "Invalid").Call(path(), plain(), jen.Lit("must match '"+val.Pattern+"'")))))
+		}
+		if val.Format != "" {
+			if !validate.KnownFormat(val.Format) {
+				return nil, fmt.Errorf("format %q: unknown (known: email, uri, url, uuid, date-time, date, hostname, ipv4, ipv6, cidr, byte, duration, ...)", val.Format)
+			}
+			if !typeFormat(val.Format) {
+				stmts = append(stmts, jen.If(jen.Id("err").Op(":=").Qual(validatePkg, "Format").Call(path(), plain(), jen.Lit(val.Format)),
+					jen.Id("err").Op("!=").Nil()).Block(appendOne(jen.Id("err"))))
+			}
+		}
+	case isInt(b) || isFloat(b):
+		s, err := g.number(b, val, x, plain, path)
+		if err != nil {
+			return nil, err
+		}
+		stmts = append(stmts, s...)
+	}
+	if len(val.Enum) > 0 {
+		s, err := enum(b, val.Enum, x, plain, path)
+		if err != nil {
+			return nil, err
+		}
+		stmts = append(stmts, s...)
+	}
+	return stmts, nil
+}
+
+func typeFormat(f string) bool {
+	switch f {
+	case "int32", "int64", "float", "double", "password":
+		return true
+	}
+	return false
+}
+
+func (g *gen) pattern(p string) (string, error) {
+	if _, err := regexp.Compile(p); err != nil {
+		return "", fmt.Errorf("pattern %q: %w", p, err)
+	}
+	if name, ok := g.patterns[p]; ok {
+		return name, nil
+	}
+	name := fmt.Sprintf("pattern%d", len(g.patternList))
+	g.patterns[p] = name
+	g.patternList = append(g.patternList, p)
+	return name, nil
+}
+
+// bound renders a numeric bound for a comparison with x of builtin type b:
+// an untyped constant when it fits, else x is compared as float64.
+func bound(b string, f float64, x func() *jen.Statement) (lhs *jen.Statement, rhs jen.Code) {
+	if isInt(b) {
+		lo, hi := intRange(b)
+		if f == math.Trunc(f) && f >= lo && f <= hi {
+			return x(), jen.Id(formatNumber(f))
+		}
+		return jen.Float64().Call(x()), jen.Id(strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return x(), jen.Id(strconv.FormatFloat(f, 'g', -1, 64))
+}
+
+func (g *gen) number(b string, val model.Validation, x, plain, path func() *jen.Statement) ([]jen.Code, error) {
+	var stmts []jen.Code
+	check := func(op string, f float64, msg string) {
+		lhs, rhs := bound(b, f, x)
+		stmts = append(stmts, jen.If(lhs.Op(op).Add(rhs)).Block(
+			appendOne(jen.Qual(fieldPkg, "Invalid").Call(path(), plain(), jen.Lit(msg+" "+formatNumber(f))))))
+	}
+	if val.Maximum != nil {
+		if val.ExclusiveMaximum {
+			check(">=", *val.Maximum, "must be less than")
+		} else {
+			check(">", *val.Maximum, "must be less than or equal to")
+		}
+	}
+	if val.Minimum != nil {
+		if val.ExclusiveMinimum {
+			check("<=", *val.Minimum, "must be greater than")
+		} else {
+			check("<", *val.Minimum, "must be greater than or equal to")
+		}
+	}
+	if val.MultipleOf != nil {
+		m := *val.MultipleOf
+		if m <= 0 {
+			return nil, fmt.Errorf("multipleOf %v: must be greater than 0", m)
+		}
+		msg := jen.Lit("must be a multiple of " + formatNumber(m))
+		lo, hi := intRange(b)
+		if isInt(b) && m == math.Trunc(m) && m <= hi && m >= lo {
+			stmts = append(stmts, jen.If(x().Op("%").Id(formatNumber(m)).Op("!=").Lit(0)).Block(
+				appendOne(jen.Qual(fieldPkg, "Invalid").Call(path(), plain(), msg))))
+		} else {
+			stmts = append(stmts, jen.If(jen.Op("!").Qual(validatePkg, "MultipleOf").Call(jen.Float64().Call(x()), jen.Id(strconv.FormatFloat(m, 'g', -1, 64)))).Block(
+				appendOne(jen.Qual(fieldPkg, "Invalid").Call(path(), plain(), msg))))
+		}
+	}
+	return stmts, nil
+}
+
+func enum(b string, values []any, x, plain, path func() *jen.Statement) ([]jen.Code, error) {
+	var cases []jen.Code
+	var names []jen.Code
+	seen := map[string]bool{}
+	for _, v := range values {
+		lit, text, err := enumLiteral(b, v)
+		if err != nil {
+			return nil, fmt.Errorf("enum value %v: %w", v, err)
+		}
+		if seen[text] {
+			continue
+		}
+		seen[text] = true
+		cases = append(cases, lit)
+		names = append(names, jen.Lit(text))
+	}
+	if len(cases) == 0 {
+		return nil, nil
+	}
+	return []jen.Code{jen.Switch(x()).Block(
+		jen.Case(cases...),
+		jen.Default().Block(appendOne(jen.Qual(fieldPkg, "NotSupported").Call(path(), plain(), jen.Index().String().Values(names...)))),
+	)}, nil
+}
+
+// enumLiteral renders an enum value as a constant of builtin type b and the
+// text shown in "supported values" (strings as is, others as JSON).
+func enumLiteral(b string, v any) (jen.Code, string, error) {
+	switch val := v.(type) {
+	case string:
+		if b != "string" {
+			return nil, "", fmt.Errorf("a string value for a %s", b)
+		}
+		return jen.Lit(val), val, nil
+	case bool:
+		if b != "bool" {
+			return nil, "", fmt.Errorf("a boolean value for a %s", b)
+		}
+		return jen.Lit(val), strconv.FormatBool(val), nil
+	case json.Number:
+		if isInt(b) {
+			i, err := strconv.ParseInt(string(val), 10, 64)
+			if err != nil {
+				return nil, "", fmt.Errorf("parse integer: %w", err)
+			}
+			lo, hi := intRange(b)
+			if float64(i) < lo || float64(i) > hi {
+				return nil, "", fmt.Errorf("out of range for %s", b)
+			}
+			return jen.Id(strconv.FormatInt(i, 10)), strconv.FormatInt(i, 10), nil
+		}
+		if isFloat(b) {
+			f, err := strconv.ParseFloat(string(val), 64)
+			if err != nil {
+				return nil, "", fmt.Errorf("parse number: %w", err)
+			}
+			return jen.Id(strconv.FormatFloat(f, 'g', -1, 64)), string(val), nil
+		}
+		return nil, "", fmt.Errorf("a number for a %s", b)
+	case float64:
+		return enumLiteral(b, json.Number(strconv.FormatFloat(val, 'g', -1, 64)))
+	case int64:
+		return enumLiteral(b, json.Number(strconv.FormatInt(val, 10)))
+	case int:
+		return enumLiteral(b, json.Number(strconv.Itoa(val)))
+	}
+	return nil, "", fmt.Errorf("unsupported enum value of type %T", v)
+}
