@@ -196,47 +196,28 @@ func (c *copier) classifyExternal(r *model.TypeRef) (class, *model.TypeRef, erro
 	switch {
 	case knownShallow[e.Known]:
 		return shallow, nil, nil
-	case knownMethod[e.Known]:
+	case knownMethod[e.Known], e.HasDeepCopyInto:
+		// The type's own method knows about unexported fields too.
 		return method, nil, nil
-	}
-	var under class
-	var shape *model.TypeRef
-	var underErr error
-	switch {
 	case e.Fields != nil:
-		ok := true
 		for _, f := range e.Fields {
 			cl, _, err := c.classify(f.Type)
 			if err != nil {
-				underErr = fmt.Errorf("field %s: %w", f.Name, err)
-				break
+				return 0, nil, fmt.Errorf("external type %s has no DeepCopyInto method: field %s: %w", refString(r), f.Name, err)
 			}
 			if cl != shallow {
-				ok = false
+				return 0, nil, fmt.Errorf("external type %s has no DeepCopyInto method and field %s holds references: %w", refString(r), f.Name, errNoDeepCopy)
 			}
 		}
-		if underErr == nil && ok {
-			return shallow, nil, nil
-		}
-		under = method
+		return shallow, nil, nil
 	case e.Underlying != nil:
-		under, shape, underErr = c.classify(e.Underlying)
-		if underErr == nil && under == shallow {
-			return shallow, nil, nil
+		cl, shape, err := c.classify(e.Underlying)
+		if err != nil {
+			return 0, nil, fmt.Errorf("external type %s has no DeepCopyInto method: %w", refString(r), err)
 		}
-	default:
-		under = method
+		return cl, shape, nil
 	}
-	if e.HasDeepCopyInto {
-		return method, nil, nil
-	}
-	if underErr == nil && (under == nilable || under == array) {
-		return under, shape, nil
-	}
-	if underErr != nil {
-		return 0, nil, fmt.Errorf("external type %s has no DeepCopyInto method: %w", refString(r), underErr)
-	}
-	return 0, nil, fmt.Errorf("external type %s has no DeepCopyInto method and holds references: %w", refString(r), errNoDeepCopy)
+	return 0, nil, fmt.Errorf("external type %s has no DeepCopyInto method and its shape is unknown: %w", refString(r), errNoDeepCopy)
 }
 
 // typeCode renders r as Go type syntax.

@@ -1,0 +1,81 @@
+package deepcopy
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/lists"
+	"github.com/kubeforge/kubeforge/generators/model"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+const shapesModule = "github.com/kubeforge/kubeforge/generators/deepcopy/testdata/shapes"
+
+func loadShapes(t *testing.T) *model.API {
+	t.Helper()
+	api, err := loadTypes("testdata/shapes", shapesModule, "types/shapes/v1")
+	if err != nil {
+		t.Fatalf("load testdata/shapes: %v", err)
+	}
+	return api
+}
+
+// TestGolden generates deepcopy and lists for testdata/shapes, compares with
+// the committed files (go test -run TestGolden -update rewrites them) and
+// compiles the package with them.
+func TestGolden(t *testing.T) {
+	api := loadShapes(t)
+	var files []genall.File
+	for _, g := range []genall.Generator{lists.Generator{}, Generator{}} {
+		fs, err := g.Generate(api)
+		if err != nil {
+			t.Fatalf("%s: %v", g.Name(), err)
+		}
+		files = append(files, fs...)
+	}
+	want := []string{"types/shapes/v1/zz_generated.lists.go", "types/shapes/v1/zz_generated.deepcopy.go"}
+	var got []string
+	for _, f := range files {
+		got = append(got, f.Path)
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("files = %v, want %v", got, want)
+	}
+	for _, f := range files {
+		p := filepath.Join("testdata/shapes", filepath.FromSlash(f.Path))
+		if *update {
+			if err := os.WriteFile(p, f.Content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		old, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("read golden (run go test -update): %v", err)
+		}
+		if !bytes.Equal(old, f.Content) {
+			t.Errorf("%s differs from the golden file; run go test ./generators/deepcopy -run TestGolden -update and review the diff.\ngot:\n%s", p, f.Content)
+		}
+	}
+	compile(t, "./testdata/shapes/types/shapes/v1")
+}
+
+// compile runs go vet (which type-checks) on the packages.
+func compile(t *testing.T, pkgs ...string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("compiling goldens needs the go command")
+	}
+	cmd := exec.Command("go", append([]string{"vet"}, pkgs...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go vet %v: %v\n%s", pkgs, err, out)
+	}
+}
