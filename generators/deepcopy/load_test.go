@@ -21,8 +21,8 @@ import (
 // directories of types packages under root (module path module).
 func loadTypes(root, module string, dirs ...string) (*model.API, error) {
 	cfg := &packages.Config{
-		Mode:       packages.NeedName | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedFiles,
-		Dir:        root,
+		Mode: packages.NeedName | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedFiles,
+		Dir:  root,
 	}
 	var patterns []string
 	for _, d := range dirs {
