@@ -38,12 +38,6 @@ const (
 	keyResponseSchema = "ResponseSchemaKey"
 )
 
-// Patch content types the PATCH routes accept.
-var patchTypes = []string{
-	"application/json-patch+json",
-	"application/merge-patch+json",
-}
-
 // Schema names of the meta types (docs/contributing.md).
 const (
 	schemaStatus        = "io.k8s.apimachinery.pkg.apis.meta.v1.Status"
@@ -150,7 +144,6 @@ type route struct {
 	reads     *body // request body
 	writes    *body // response body
 	codes     []int // response codes, all with writes as the body
-	consumes  []string
 }
 
 // body is a request or response type: a Go sample value and its schema name.
@@ -200,7 +193,7 @@ func routesFor(k *model.Kind) []route {
 			params: with(itemParams, replaceParams), reads: obj(), writes: obj(), codes: []int{200, 201}},
 		{method: "PATCH", path: item, handler: "Patch", operation: "patch" + scope + kind,
 			doc: "partially update the specified " + kind, action: "patch",
-			params: with(itemParams, patchParams), reads: patch(), writes: obj(), codes: []int{200, 201}, consumes: patchTypes},
+			params: with(itemParams, patchParams), reads: patch(), writes: obj(), codes: []int{200, 201}},
 		{method: "DELETE", path: item, handler: "Delete", operation: "delete" + scope + kind,
 			doc: "delete a " + kind, action: "delete",
 			params: with(itemParams, deleteParams), reads: delOpts(), writes: status(), codes: []int{200, 202}},
@@ -216,7 +209,7 @@ func routesFor(k *model.Kind) []route {
 				params: with(itemParams, replaceParams), reads: obj(), writes: obj(), codes: []int{200, 201}},
 			route{method: "PATCH", path: st, handler: "PatchStatus", operation: "patch" + scope + kind + "Status",
 				doc: "partially update status of the specified " + kind, action: "patch",
-				params: with(itemParams, patchParams), reads: patch(), writes: obj(), codes: []int{200, 201}, consumes: patchTypes},
+				params: with(itemParams, patchParams), reads: patch(), writes: obj(), codes: []int{200, 201}},
 		)
 	}
 	if k.Namespaced {
@@ -262,13 +255,12 @@ func routeStmt(k *model.Kind, r route) jen.Code {
 		}
 		next("Param", jen.Id("ws").Dot(ctor).Call(jen.Lit(p.name), jen.Lit(p.desc)).Dot("DataType").Call(jen.Lit(p.dataType)))
 	}
-	if len(r.consumes) > 0 {
-		var args []jen.Code
-		for _, c := range r.consumes {
-			args = append(args, jen.Lit(c))
-		}
-		next("Consumes", args...)
+	if r.method == "PATCH" {
+		// Every patch type reaches the handler, which answers the ones it
+		// does not implement with a 415 Status.
+		next("Consumes", jen.Qual(endpointsPkg, "ConsumesPatch").Op("..."))
 	}
+	next("Produces", jen.Qual(endpointsPkg, "Produces").Op("..."))
 	if r.reads != nil {
 		next("Reads", r.reads.sample)
 	}

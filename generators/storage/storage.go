@@ -346,11 +346,11 @@ func metadataCell(path string) (jen.Code, error) {
 	case "metadata.generation":
 		return obj.Dot("Generation"), nil
 	case "metadata.creationTimestamp":
-		return obj.Dot("CreationTimestamp").Dot("Time"), nil
+		return obj.Dot("CreationTimestamp"), nil
 	case "metadata.deletionTimestamp":
 		return jen.Func().Params().Any().Block(
 			jen.If(jen.Id("obj").Dot("DeletionTimestamp").Op("==").Nil()).Block(jen.Return(jen.Nil())),
-			jen.Return(jen.Id("obj").Dot("DeletionTimestamp").Dot("Time")),
+			jen.Return(jen.Op("*").Id("obj").Dot("DeletionTimestamp")),
 		).Call(), nil
 	}
 	return nil, fmt.Errorf("unsupported metadata path %q", path)
@@ -376,14 +376,14 @@ func pathExpr(base *jen.Statement, path []*model.Field) *jen.Statement {
 
 // cellValue turns the value at the end of a column path into a cell: named
 // basic types become their underlying type, well-known types their printable
-// form (metav1.Time gives the time.Time for the runtime to format).
+// form (metav1.Time stays a metav1.Time for the runtime to format).
 func cellValue(v *jen.Statement, t *model.TypeRef) jen.Code {
 	if t.Kind == model.PointerRef {
 		// Only reached inside helpers after the nil check. Selectors
 		// dereference by themselves; anything else needs *v.
 		if e := t.Elem; e.Kind == model.NamedRef && e.External != nil {
 			switch e.External.Known {
-			case "Time", "MicroTime", "Duration", "Quantity", "IntOrString":
+			case "Duration", "Quantity", "IntOrString":
 				return cellValue(v, e)
 			}
 		}
@@ -395,7 +395,8 @@ func cellValue(v *jen.Statement, t *model.TypeRef) jen.Code {
 	if t.External != nil {
 		switch t.External.Known {
 		case "Time", "MicroTime":
-			return v.Clone().Dot("Time")
+			// The runtime formats metav1.Time as RFC 3339.
+			return v
 		case "Duration":
 			return v.Clone().Dot("Duration").Dot("String").Call()
 		case "Quantity", "IntOrString":
