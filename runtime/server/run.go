@@ -17,6 +17,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kubeforge/kubeforge/runtime/etcd"
+	"github.com/kubeforge/kubeforge/runtime/metrics"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -31,6 +32,7 @@ type Server struct {
 	backend  *storage.Backend
 
 	container *restful.Container
+	metrics   *metrics.Metrics
 
 	mu      sync.Mutex
 	groups  []GroupVersion
@@ -107,6 +109,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		ready:  make(chan struct{}),
 	}
 	s.container = restful.NewContainer()
+	s.metrics = metrics.New()
 	if len(cfg.EtcdServers) > 0 {
 		c, err := etcd.NewClient(cfg.EtcdServers)
 		if err != nil {
@@ -121,7 +124,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.embedded = e
 		s.client = e.Client()
 	}
-	s.backend = storage.NewBackend(s.client, cfg.EtcdPrefix, storage.BackendOptions{})
+	s.backend = storage.NewBackend(s.client, cfg.EtcdPrefix, storage.BackendOptions{ObserveLatency: s.metrics.ObserveEtcd})
 	return s, nil
 }
 
@@ -193,5 +196,124 @@ func hostURL(bind string, port int) string {
 	return "http://" + net.JoinHostPort(host, strconv.Itoa(port))
 }
 
-var _ = time.Second
-var _ = http.StatusOK
+// Run serves until ctx is cancelled, then shuts down gracefully: readyz
+// fails, the listener closes, watch streams end, in-flight requests drain
+// (up to ShutdownTimeout), the compactor stops and etcd is closed. It
+// returns nil after a clean shutdown. Once listening and connected to etcd
+// it writes DataDir/admin.kubeconfig and logs one "ready" line.
+func (s *Server) Run(ctx context.Context) (err error) {
+	s.mu.Lock()
+	if s.running || s.closed {
+		s.mu.Unlock()
+		return errors.New("run apiserver: already run")
+	}
+	s.running = true
+	groups := append([]GroupVersion(nil), s.groups...)
+	s.mu.Unlock()
+	defer func() {
+		if cerr := s.Close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
+
+	handler, err := s.buildHandler(groups)
+	if err != nil {
+		return fmt.Errorf("run apiserver: %w", err)
+	}
+	addr := net.JoinHostPort(s.cfg.BindAddress, strconv.Itoa(s.cfg.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("run apiserver: listen on %s: %w", addr, err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+	srv := &http.Server{
+		Handler:           handler,
+		BaseContext:       func(net.Listener) context.Context { return baseCtx },
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	var wg sync.WaitGroup
+	compactCtx, stopCompactor := context.WithCancel(context.Background())
+	defer func() {
+		stopCompactor()
+		wg.Wait()
+	}()
+	if s.cfg.CompactionInterval > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.backend.RunCompactor(compactCtx, s.cfg.CompactionInterval)
+		}()
+	}
+
+	if err := s.waitForEtcd(ctx, serveErr); err != nil {
+		_ = srv.Close()
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("run apiserver: %w", err)
+	}
+	url := hostURL(s.cfg.BindAddress, port)
+	if err := writeKubeconfig(s.KubeconfigPath(), url); err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("run apiserver: %w", err)
+	}
+	s.mu.Lock()
+	s.url = url
+	s.mu.Unlock()
+	close(s.ready)
+	s.log.Info(fmt.Sprintf("kubeforge apiserver ready: export KUBECONFIG=%s; kubectl api-resources", s.KubeconfigPath()), "url", url)
+
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		return fmt.Errorf("run apiserver: serve: %w", err)
+	}
+	s.log.Info("kubeforge apiserver shutting down")
+	// Readyz fails and watches end from here.
+	s.stopOnce.Do(func() { close(s.stopCh) })
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		s.log.Warn("in-flight requests did not finish in time; closing connections", "timeout", s.cfg.ShutdownTimeout, "err", err)
+		cancelBase()
+		_ = srv.Close()
+	}
+	<-serveErr
+	return nil
+}
+
+// waitForEtcd polls the backend until etcd answers.
+func (s *Server) waitForEtcd(ctx context.Context, serveErr <-chan error) error {
+	delay := 100 * time.Millisecond
+	logged := false
+	for {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := s.backend.Ready(rctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if !logged && delay >= time.Second {
+			s.log.Warn("waiting for etcd", "err", err)
+			logged = true
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-serveErr:
+			return fmt.Errorf("serve: %w", err)
+		case <-time.After(delay):
+		}
+		if delay < 2*time.Second {
+			delay *= 2
+		}
+	}
+}

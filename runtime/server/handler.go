@@ -1,0 +1,279 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	restful "github.com/emicklei/go-restful/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/kubeforge/kubeforge/runtime/discovery"
+	"github.com/kubeforge/kubeforge/runtime/filters"
+	"github.com/kubeforge/kubeforge/runtime/openapi"
+)
+
+// GitVersion is the version the server reports (/version, OpenAPI info):
+// the Kubernetes API it follows, marked as kubeforge.
+const GitVersion = "v1.37.0-kubeforge"
+
+// VersionInfo is what /version serves.
+func VersionInfo() version.Info {
+	info := version.Info{
+		Major:        "1",
+		Minor:        "37",
+		GitVersion:   GitVersion,
+		GitTreeState: "clean",
+		GoVersion:    runtime.Version(),
+		Compiler:     runtime.Compiler,
+		Platform:     runtime.GOOS + "/" + runtime.GOARCH,
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				info.GitCommit = s.Value
+			case "vcs.time":
+				info.BuildDate = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					info.GitTreeState = "dirty"
+				}
+			}
+		}
+	}
+	return info
+}
+
+func notFound(w http.ResponseWriter, req *http.Request) {
+	filters.WriteStatus(w, req, http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", nil)
+}
+
+func notAcceptable(w http.ResponseWriter, req *http.Request) {
+	filters.WriteStatus(w, req, http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+		"only the following media types are accepted: application/json", nil)
+}
+
+// serviceError renders go-restful's routing errors (404, 405, 406, 415) as
+// Status objects.
+func serviceError(serr restful.ServiceError, req *restful.Request, resp *restful.Response) {
+	for k, vs := range serr.Header {
+		for _, v := range vs {
+			resp.Header().Add(k, v)
+		}
+	}
+	reason := metav1.StatusReasonUnknown
+	msg := serr.Message
+	switch serr.Code {
+	case http.StatusNotFound:
+		reason, msg = metav1.StatusReasonNotFound, "the server could not find the requested resource"
+	case http.StatusMethodNotAllowed:
+		reason = metav1.StatusReasonMethodNotAllowed
+	case http.StatusNotAcceptable:
+		reason = metav1.StatusReasonNotAcceptable
+	case http.StatusUnsupportedMediaType:
+		reason = metav1.StatusReasonUnsupportedMediaType
+	}
+	filters.WriteStatus(resp.ResponseWriter, req.Request, serr.Code, reason, msg, nil)
+}
+
+// healthCheck is one named check of /healthz, /livez and /readyz.
+type healthCheck struct {
+	name  string
+	check func(ctx context.Context) error
+}
+
+func (s *Server) healthChecks(kind string) []healthCheck {
+	checks := []healthCheck{{name: "ping", check: func(context.Context) error { return nil }}}
+	if kind == "livez" {
+		return checks
+	}
+	checks = append(checks, healthCheck{name: "etcd", check: func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		return s.backend.Ready(ctx)
+	}})
+	if kind == "readyz" {
+		checks = append(checks, healthCheck{name: "shutdown", check: func(context.Context) error {
+			select {
+			case <-s.stopCh:
+				return fmt.Errorf("server is shutting down")
+			default:
+				return nil
+			}
+		}})
+	}
+	return checks
+}
+
+// serveHealth answers /<kind>, /<kind>/<check>; ?verbose lists the checks,
+// ?exclude=<check> skips some.
+func (s *Server) serveHealth(w http.ResponseWriter, req *http.Request, kind string) {
+	checks := s.healthChecks(kind)
+	rest := strings.Trim(strings.TrimPrefix(req.URL.Path, "/"+kind), "/")
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	if rest != "" {
+		for _, c := range checks {
+			if c.name == rest {
+				if err := c.check(req.Context()); err != nil {
+					s.log.Info("health check failed", "check", kind+"/"+c.name, "err", err)
+					http.Error(w, fmt.Sprintf("internal server error: %s", err), http.StatusInternalServerError)
+					return
+				}
+				_, _ = w.Write([]byte("ok"))
+				return
+			}
+		}
+		notFound(w, req)
+		return
+	}
+	excluded := map[string]bool{}
+	for _, e := range req.URL.Query()["exclude"] {
+		excluded[e] = true
+	}
+	var b strings.Builder
+	failed := false
+	for _, c := range checks {
+		if excluded[c.name] {
+			fmt.Fprintf(&b, "[+]%s excluded: ok\n", c.name)
+			continue
+		}
+		if err := c.check(req.Context()); err != nil {
+			failed = true
+			s.log.Info("health check failed", "check", kind+"/"+c.name, "err", err)
+			fmt.Fprintf(&b, "[-]%s failed: reason withheld\n", c.name)
+			continue
+		}
+		fmt.Fprintf(&b, "[+]%s ok\n", c.name)
+	}
+	_, verbose := req.URL.Query()["verbose"]
+	if failed {
+		fmt.Fprintf(&b, "%s check failed\n", kind)
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte(b.String()))
+		return
+	}
+	if verbose {
+		fmt.Fprintf(&b, "%s check passed\n", kind)
+		_, _ = w.Write([]byte(b.String()))
+		return
+	}
+	_, _ = w.Write([]byte("ok"))
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	body, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// buildHandler assembles discovery, OpenAPI, health, version, metrics and
+// the resource routes behind the filter chain.
+func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
+	var dgvs []discovery.GroupVersion
+	var ogvs []openapi.GroupVersion
+	paths := []string{"/api", "/apis", "/healthz", "/livez", "/metrics", "/openapi/v2", "/openapi/v3", "/readyz", "/version"}
+	for _, gv := range groups {
+		dgvs = append(dgvs, discovery.GroupVersion{Group: gv.Group, Version: gv.Version, Resources: gv.Resources})
+		ogvs = append(ogvs, openapi.GroupVersion{Group: gv.Group, Version: gv.Version, WebService: gv.WebService, Schemas: gv.Schemas})
+		paths = append(paths, RootPath(gv.Group, gv.Version))
+		if gv.Group != "" {
+			paths = append(paths, "/apis/"+gv.Group)
+		}
+	}
+	sort.Strings(paths)
+	paths = compact(paths)
+	disc, err := discovery.New(dgvs)
+	if err != nil {
+		return nil, fmt.Errorf("build discovery: %w", err)
+	}
+	oapi, err := openapi.New(ogvs, GitVersion)
+	if err != nil {
+		return nil, fmt.Errorf("build openapi: %w", err)
+	}
+	s.container.ServiceErrorHandler(serviceError)
+	// Panics are handled by the recovery filter, with a Status body.
+	s.container.DoNotRecover(true)
+	versionInfo := VersionInfo()
+	metricsHandler := s.metrics.Handler()
+
+	mux := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		p := req.URL.Path
+		first := strings.SplitN(strings.TrimPrefix(p, "/"), "/", 2)[0]
+		switch first {
+		case "healthz", "livez", "readyz":
+			s.serveHealth(w, req, first)
+			return
+		case "version":
+			if p == "/version" || p == "/version/" {
+				writeJSON(w, versionInfo)
+				return
+			}
+		case "metrics":
+			if p == "/metrics" {
+				metricsHandler.ServeHTTP(w, req)
+				return
+			}
+		case "":
+			writeJSON(w, map[string][]string{"paths": paths})
+			return
+		case "openapi":
+			if oapi.Serve(w, req, notAcceptable, notFound) {
+				return
+			}
+		case "api", "apis":
+			if disc.Serve(w, req, notFound) {
+				return
+			}
+			ri := filters.RequestInfoFrom(req)
+			if ri.IsLongRunning() {
+				// Watches end when shutdown starts, whatever the handler.
+				ctx, cancel := context.WithCancel(req.Context())
+				defer cancel()
+				go func() {
+					select {
+					case <-s.stopCh:
+						cancel()
+					case <-ctx.Done():
+					}
+				}()
+				req = req.WithContext(ctx)
+			}
+			s.container.ServeHTTP(w, req)
+			return
+		}
+		notFound(w, req)
+	})
+	return filters.Chain(mux, filters.Options{
+		Logger:              s.log,
+		RequestTimeout:      s.cfg.RequestTimeout,
+		MaxRequestBodyBytes: s.cfg.MaxRequestBodyBytes,
+		MaxMutatingInFlight: s.cfg.MaxMutatingInFlight,
+		MaxReadOnlyInFlight: s.cfg.MaxReadOnlyInFlight,
+		InFlight:            s.metrics.InFlight,
+		Observe:             s.metrics.ObserveRequest,
+	}), nil
+}
+
+func compact(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
