@@ -79,3 +79,55 @@ func compile(t *testing.T, pkgs ...string) {
 		t.Fatalf("go vet %v: %v\n%s", pkgs, err, out)
 	}
 }
+
+// realDirs are the project's own types packages.
+var realDirs = []string{"types/infra/v1", "types/shipping/v1", "types/shipping/v1alpha1"}
+
+// TestRealTypes generates deepcopy and lists for the project's types/ tree
+// and compares with the files there (-update writes them), so the property
+// tests in ./proptest run against code this generator wrote.
+func TestRealTypes(t *testing.T) {
+	api, err := loadTypes("../..", "github.com/kubeforge/kubeforge", realDirs...)
+	if err != nil {
+		t.Fatalf("load types: %v", err)
+	}
+	var files []genall.File
+	for _, g := range []genall.Generator{lists.Generator{}, Generator{}} {
+		fs, err := g.Generate(api)
+		if err != nil {
+			t.Fatalf("%s: %v", g.Name(), err)
+		}
+		files = append(files, fs...)
+	}
+	paths := map[string]bool{}
+	for _, f := range files {
+		paths[f.Path] = true
+		p := filepath.Join("../..", filepath.FromSlash(f.Path))
+		if *update {
+			if err := os.WriteFile(p, f.Content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		old, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("read %s (run go test -update): %v", f.Path, err)
+		}
+		if !bytes.Equal(old, f.Content) {
+			t.Errorf("%s is stale; run go test ./generators/deepcopy -run TestRealTypes -update", f.Path)
+		}
+	}
+	for _, want := range []string{
+		"types/infra/v1/zz_generated.lists.go",
+		"types/infra/v1/zz_generated.deepcopy.go",
+		"types/shipping/v1/zz_generated.deepcopy.go",
+		"types/shipping/v1alpha1/zz_generated.deepcopy.go",
+	} {
+		if !paths[want] {
+			t.Errorf("no %s generated", want)
+		}
+	}
+	if paths["types/shipping/v1/zz_generated.lists.go"] {
+		t.Errorf("shipping/v1 writes ShipmentList by hand, yet a lists file was generated")
+	}
+}
