@@ -1,49 +1,44 @@
 // Package storage is the typed store over etcd client v3: one Store[T, L]
 // per served resource, built from the generated resource.Strategy.
+//
+// Keys are <prefix>/<group>/<plural>/<namespace>/<name> (no namespace
+// segment for cluster-scoped kinds); values are the JSON of the storage
+// version with apiVersion and kind set and without resourceVersion, which
+// is the etcd mod revision. Every error returned is a *apierrors.StatusError.
 package storage
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
+	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
-var errNotImplemented = errors.New("not implemented")
+// optimisticLockErrorMsg is Kubernetes' conflict message.
+const optimisticLockErrorMsg = "the object has been modified; please apply your changes to the latest version and try again"
 
-// BackendOptions tunes a Backend.
-type BackendOptions struct {
-	// ObserveLatency, when set, is called after every etcd request.
-	ObserveLatency func(operation, resource string, d time.Duration)
-}
-
-// Backend is an etcd client plus the key prefix every store writes under.
-type Backend struct {
-	client *clientv3.Client
-	prefix string
-	opts   BackendOptions
-}
-
-// NewBackend wraps client; prefix defaults to "/registry".
-func NewBackend(client *clientv3.Client, prefix string, opts BackendOptions) *Backend {
-	if prefix == "" {
-		prefix = "/registry"
-	}
-	return &Backend{client: client, prefix: prefix, opts: opts}
-}
-
-// Ready performs a cheap quorum read.
-func (b *Backend) Ready(ctx context.Context) error { return errNotImplemented }
-
-// RunCompactor compacts etcd every interval until ctx is done.
-func (b *Backend) RunCompactor(ctx context.Context, interval time.Duration) {}
+// maxUpdateRetries bounds GuaranteedUpdate and graceful Delete retries on
+// conflicts with concurrent writers.
+const maxUpdateRetries = 16
 
 // CreateOptions for Create.
 type CreateOptions struct {
@@ -52,6 +47,7 @@ type CreateOptions struct {
 
 // GetOptions for Get.
 type GetOptions struct {
+	// ResourceVersion: "" is a quorum read, "0" any data, N at least N.
 	ResourceVersion string
 }
 
@@ -74,8 +70,9 @@ type UpdateOptions struct {
 
 // DeleteOptions for Delete and DeleteCollection.
 type DeleteOptions struct {
-	DryRun            bool
-	Preconditions     *metav1.Preconditions
+	DryRun        bool
+	Preconditions *metav1.Preconditions
+	// PropagationPolicy is accepted and ignored (no garbage collector yet).
 	PropagationPolicy *metav1.DeletionPropagation
 }
 
@@ -105,50 +102,540 @@ func NewStore[T resource.Object, L resource.ListObject](b *Backend, s *resource.
 	return &Store[T, L]{b: b, s: s}
 }
 
-// Create stores a new object.
-func (st *Store[T, L]) Create(ctx context.Context, obj T, opts CreateOptions) (T, error) {
+// Strategy returns the strategy the store was built with.
+func (st *Store[T, L]) Strategy() *resource.Strategy[T, L] { return st.s }
+
+func (st *Store[T, L]) groupKind() schema.GroupKind {
+	return schema.GroupKind{Group: st.s.Info.Group, Kind: st.s.Info.Kind}
+}
+
+func (st *Store[T, L]) storageGVK() schema.GroupVersionKind {
+	v := st.s.Info.StorageVersion
+	if v == "" {
+		v = st.s.Info.Version
+	}
+	return schema.GroupVersionKind{Group: st.s.Info.Group, Version: v, Kind: st.s.Info.Kind}
+}
+
+func (st *Store[T, L]) resourceName() string { return st.s.Info.GroupResource().String() }
+
+func (st *Store[T, L]) observe(op string, start time.Time) {
+	st.b.observe(op, st.resourceName(), start)
+}
+
+func (st *Store[T, L]) copyObj(obj T) T {
+	return obj.DeepCopyObject().(T)
+}
+
+// encode returns the stored form of obj: storage apiVersion/kind, no
+// resourceVersion. obj is left unchanged.
+func (st *Store[T, L]) encode(obj T) ([]byte, error) {
+	rv := obj.GetResourceVersion()
+	obj.SetResourceVersion("")
+	obj.GetObjectKind().SetGroupVersionKind(st.storageGVK())
+	data, err := json.Marshal(obj)
+	obj.SetResourceVersion(rv)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("encode %s %q: %w", st.resourceName(), obj.GetName(), err))
+	}
+	return data, nil
+}
+
+// decode reads a stored value and sets resourceVersion to rev. Unknown
+// fields are ignored.
+func (st *Store[T, L]) decode(data []byte, rev int64) (T, error) {
+	obj := st.s.New()
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, obj); err != nil {
+		var zero T
+		return zero, apierrors.NewInternalError(fmt.Errorf("decode stored %s: %w", st.resourceName(), err))
+	}
+	obj.GetObjectKind().SetGroupVersionKind(st.storageGVK())
+	obj.SetResourceVersion(strconv.FormatInt(rev, 10))
+	return obj, nil
+}
+
+func isCompacted(err error) bool { return errors.Is(err, rpctypes.ErrCompacted) }
+
+// etcdError turns an etcd client error into a StatusError.
+func (st *Store[T, L]) etcdError(op, name string, err error) error {
+	var se *apierrors.StatusError
+	if errors.As(err, &se) {
+		return err
+	}
+	switch {
+	case errors.Is(err, rpctypes.ErrRequestTooLarge):
+		return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("%s %s %q: %v", op, st.resourceName(), name, err))
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, rpctypes.ErrTimeout):
+		return apierrors.NewTimeoutError(fmt.Sprintf("%s %s %q: etcd request timed out", op, st.resourceName(), name), 2)
+	case errors.Is(err, context.Canceled):
+		return apierrors.NewTimeoutError(fmt.Sprintf("%s %s %q: request canceled", op, st.resourceName(), name), 0)
+	}
+	return apierrors.NewInternalError(fmt.Errorf("%s %s %q: %w", op, st.resourceName(), name, err))
+}
+
+func (st *Store[T, L]) conflict(name string, msg string) error {
+	return apierrors.NewConflict(st.s.Info.GroupResource(), name, errors.New(msg))
+}
+
+func (st *Store[T, L]) validate(obj T) error {
+	if st.s.Validate == nil {
+		return nil
+	}
+	if errs := st.s.Validate(obj); len(errs) > 0 {
+		return apierrors.NewInvalid(st.groupKind(), obj.GetName(), errs)
+	}
+	return nil
+}
+
+// Create stores a new object. obj is not modified.
+func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T, error) {
 	var zero T
-	return zero, errNotImplemented
+	obj := st.copyObj(in)
+	if !st.s.Info.Namespaced {
+		obj.SetNamespace("")
+	}
+	generated := obj.GetName() == "" && obj.GetGenerateName() != ""
+	if generated {
+		obj.SetName(generateName(obj.GetGenerateName()))
+	}
+	if err := st.validateMetaForWrite(obj.GetNamespace(), obj.GetName()); err != nil {
+		return zero, err
+	}
+	obj.SetUID(uuid.NewUUID())
+	obj.SetCreationTimestamp(metav1.NewTime(time.Now().UTC().Truncate(time.Second)))
+	obj.SetDeletionTimestamp(nil)
+	obj.SetDeletionGracePeriodSeconds(nil)
+	obj.SetGeneration(1)
+	obj.SetResourceVersion("")
+	obj.SetSelfLink("")
+	if st.s.ResetStatus != nil {
+		st.s.ResetStatus(obj)
+	}
+	if err := st.validate(obj); err != nil {
+		return zero, err
+	}
+	for attempt := 0; ; attempt++ {
+		data, err := st.encode(obj)
+		if err != nil {
+			return zero, err
+		}
+		key := st.key(obj.GetNamespace(), obj.GetName())
+		if opts.DryRun {
+			start := time.Now()
+			resp, err := st.b.client.Get(ctx, key, clientv3.WithCountOnly())
+			st.observe("get", start)
+			if err != nil {
+				return zero, st.etcdError("create", obj.GetName(), err)
+			}
+			if resp.Count > 0 {
+				return zero, apierrors.NewAlreadyExists(st.s.Info.GroupResource(), obj.GetName())
+			}
+			return obj, nil
+		}
+		start := time.Now()
+		resp, err := st.b.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(clientv3.OpPut(key, string(data))).
+			Commit()
+		st.observe("create", start)
+		if err != nil {
+			return zero, st.etcdError("create", obj.GetName(), err)
+		}
+		if !resp.Succeeded {
+			if generated && attempt < 8 {
+				obj.SetName(generateName(obj.GetGenerateName()))
+				continue
+			}
+			return zero, apierrors.NewAlreadyExists(st.s.Info.GroupResource(), obj.GetName())
+		}
+		obj.SetResourceVersion(strconv.FormatInt(resp.Responses[0].GetResponsePut().Header.Revision, 10))
+		return obj, nil
+	}
+}
+
+// generateName is Kubernetes' SimpleNameGenerator.
+func generateName(base string) string {
+	const maxGeneratedNameLength = 63 - 5
+	if len(base) > maxGeneratedNameLength {
+		base = base[:maxGeneratedNameLength]
+	}
+	return base + rand.String(5)
+}
+
+func parseRV(rv string) (int64, error) {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil || n < 0 {
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %q", rv))
+	}
+	return n, nil
+}
+
+func tooLargeRV(minimum, current int64) error {
+	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", minimum, current), 1)
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{
+		Type:    metav1.CauseTypeResourceVersionTooLarge,
+		Message: "Too large resource version",
+	}}
+	return err
 }
 
 // Get reads one object.
 func (st *Store[T, L]) Get(ctx context.Context, namespace, name string, opts GetOptions) (T, error) {
 	var zero T
-	return zero, errNotImplemented
+	key, err := st.readKey(namespace, name)
+	if err != nil {
+		return zero, err
+	}
+	var minRV int64
+	var ops []clientv3.OpOption
+	switch opts.ResourceVersion {
+	case "":
+	case "0":
+		ops = append(ops, clientv3.WithSerializable())
+	default:
+		if minRV, err = parseRV(opts.ResourceVersion); err != nil {
+			return zero, err
+		}
+	}
+	start := time.Now()
+	resp, err := st.b.client.Get(ctx, key, ops...)
+	st.observe("get", start)
+	if err != nil {
+		return zero, st.etcdError("get", name, err)
+	}
+	if minRV > resp.Header.Revision {
+		return zero, tooLargeRV(minRV, resp.Header.Revision)
+	}
+	if len(resp.Kvs) == 0 {
+		return zero, apierrors.NewNotFound(st.s.Info.GroupResource(), name)
+	}
+	return st.decode(resp.Kvs[0].Value, resp.Kvs[0].ModRevision)
 }
 
-// List reads objects; namespace "" lists all namespaces.
-func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOptions) (L, error) {
-	var zero L
-	return zero, errNotImplemented
+// current reads the object at key with a quorum read.
+func (st *Store[T, L]) current(ctx context.Context, op, key, name string) (T, []byte, int64, error) {
+	var zero T
+	start := time.Now()
+	resp, err := st.b.client.Get(ctx, key)
+	st.observe("get", start)
+	if err != nil {
+		return zero, nil, 0, st.etcdError(op, name, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return zero, nil, 0, apierrors.NewNotFound(st.s.Info.GroupResource(), name)
+	}
+	obj, err := st.decode(resp.Kvs[0].Value, resp.Kvs[0].ModRevision)
+	return obj, resp.Kvs[0].Value, resp.Kvs[0].ModRevision, err
 }
 
-// Update replaces an object (PUT).
+// Update replaces an object (PUT). obj.resourceVersion is required and
+// must match the stored object.
 func (st *Store[T, L]) Update(ctx context.Context, obj T, opts UpdateOptions) (T, error) {
 	var zero T
-	return zero, errNotImplemented
+	if opts.Subresource != "" && opts.Subresource != "status" {
+		return zero, apierrors.NewBadRequest(fmt.Sprintf("unsupported subresource %q", opts.Subresource))
+	}
+	if opts.Subresource == "status" && st.s.CopyStatus == nil {
+		return zero, apierrors.NewNotFound(st.s.Info.GroupResource(), obj.GetName())
+	}
+	key, err := st.readKey(obj.GetNamespace(), obj.GetName())
+	if err != nil {
+		return zero, err
+	}
+	if obj.GetResourceVersion() == "" {
+		gk := schema.GroupKind{Group: st.s.Info.Group, Kind: st.s.Info.Plural}
+		return zero, apierrors.NewInvalid(gk, obj.GetName(), field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), uint64(0), "must be specified for an update"),
+		})
+	}
+	wantRV, err := parseRV(obj.GetResourceVersion())
+	if err != nil {
+		return zero, err
+	}
+	cur, curData, curRev, err := st.current(ctx, "update", key, obj.GetName())
+	if err != nil {
+		return zero, err
+	}
+	if wantRV != curRev {
+		return zero, st.conflict(obj.GetName(), optimisticLockErrorMsg)
+	}
+	out, _, err := st.writeUpdate(ctx, key, cur, curData, curRev, st.copyObj(obj), opts)
+	return out, err
 }
 
-// GuaranteedUpdate reads the current object, applies tryUpdate and writes
-// the result, retrying on conflicts with concurrent writers (PATCH).
+// GuaranteedUpdate reads the current object, calls tryUpdate with a copy
+// and writes the result under the update rules, retrying when a concurrent
+// writer got in between (PATCH). A result carrying a non-empty
+// resourceVersion other than the current one is a Conflict.
 func (st *Store[T, L]) GuaranteedUpdate(ctx context.Context, namespace, name string, subresource string, tryUpdate func(current T) (T, error), opts UpdateOptions) (T, error) {
 	var zero T
-	return zero, errNotImplemented
+	opts.Subresource = subresource
+	if subresource != "" && subresource != "status" {
+		return zero, apierrors.NewBadRequest(fmt.Sprintf("unsupported subresource %q", subresource))
+	}
+	if subresource == "status" && st.s.CopyStatus == nil {
+		return zero, apierrors.NewNotFound(st.s.Info.GroupResource(), name)
+	}
+	key, err := st.readKey(namespace, name)
+	if err != nil {
+		return zero, err
+	}
+	for attempt := 0; ; attempt++ {
+		cur, curData, curRev, err := st.current(ctx, "update", key, name)
+		if err != nil {
+			return zero, err
+		}
+		newObj, err := tryUpdate(st.copyObj(cur))
+		if err != nil {
+			return zero, err
+		}
+		if rv := newObj.GetResourceVersion(); rv != "" && rv != cur.GetResourceVersion() {
+			return zero, st.conflict(name, optimisticLockErrorMsg)
+		}
+		out, raced, err := st.writeUpdate(ctx, key, cur, curData, curRev, newObj, opts)
+		if raced && attempt < maxUpdateRetries {
+			continue
+		}
+		return out, err
+	}
 }
 
-// Delete deletes an object, or marks it for deletion when it has finalizers.
-func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts DeleteOptions) (obj T, deleted bool, err error) {
+// writeUpdate applies the update rules to newObj against cur (stored at
+// curRev as curData) and writes it with a compare-and-swap on curRev.
+// raced reports a lost compare-and-swap (the error is then a Conflict).
+func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curData []byte, curRev int64, newObj T, opts UpdateOptions) (T, bool, error) {
 	var zero T
-	return zero, false, errNotImplemented
+	name := cur.GetName()
+	var errs field.ErrorList
+	if newObj.GetName() != cur.GetName() {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), newObj.GetName(), "field is immutable"))
+	}
+	if st.s.Info.Namespaced && newObj.GetNamespace() != cur.GetNamespace() {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "namespace"), newObj.GetNamespace(), "field is immutable"))
+	}
+	if uid := newObj.GetUID(); uid != "" && uid != cur.GetUID() {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "uid"), uid, "field is immutable"))
+	}
+	if len(errs) > 0 {
+		return zero, false, apierrors.NewInvalid(st.groupKind(), name, errs)
+	}
+
+	if opts.Subresource == "status" {
+		// Start from the old object and take only status (and managedFields,
+		// which track the status writer).
+		mf := newObj.GetManagedFields()
+		out := st.copyObj(cur)
+		st.s.CopyStatus(out, newObj)
+		out.SetManagedFields(mf)
+		newObj = out
+	} else {
+		if st.s.CopyStatus != nil {
+			st.s.CopyStatus(newObj, cur)
+		}
+		// System fields are carried from the old object.
+		newObj.SetNamespace(cur.GetNamespace())
+		newObj.SetUID(cur.GetUID())
+		newObj.SetCreationTimestamp(cur.GetCreationTimestamp())
+		newObj.SetDeletionTimestamp(cur.GetDeletionTimestamp())
+		newObj.SetDeletionGracePeriodSeconds(cur.GetDeletionGracePeriodSeconds())
+		newObj.SetSelfLink("")
+		gen := cur.GetGeneration()
+		if st.s.SpecChanged != nil && st.s.SpecChanged(cur, newObj) {
+			gen++
+		}
+		newObj.SetGeneration(gen)
+		if cur.GetDeletionTimestamp() != nil {
+			old := sets.New(cur.GetFinalizers()...)
+			var added []string
+			for _, f := range newObj.GetFinalizers() {
+				if !old.Has(f) {
+					added = append(added, f)
+				}
+			}
+			if len(added) > 0 {
+				return zero, false, apierrors.NewInvalid(st.groupKind(), name, field.ErrorList{field.Forbidden(field.NewPath("metadata", "finalizers"),
+					fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added))})
+			}
+		}
+	}
+	newObj.SetResourceVersion(cur.GetResourceVersion())
+	if err := st.validate(newObj); err != nil {
+		return zero, false, err
+	}
+	data, err := st.encode(newObj)
+	if err != nil {
+		return zero, false, err
+	}
+	// The last finalizer removed from an object being deleted: delete it.
+	if cur.GetDeletionTimestamp() != nil && len(newObj.GetFinalizers()) == 0 {
+		if opts.DryRun {
+			return newObj, false, nil
+		}
+		start := time.Now()
+		resp, err := st.b.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(key), "=", curRev)).
+			Then(clientv3.OpDelete(key)).
+			Commit()
+		st.observe("delete", start)
+		if err != nil {
+			return zero, false, st.etcdError("update", name, err)
+		}
+		if !resp.Succeeded {
+			return zero, true, st.conflict(name, optimisticLockErrorMsg)
+		}
+		newObj.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
+		return newObj, false, nil
+	}
+	if bytes.Equal(data, curData) {
+		// Nothing changed: no write, same resourceVersion.
+		return cur, false, nil
+	}
+	if opts.DryRun {
+		return newObj, false, nil
+	}
+	start := time.Now()
+	resp, err := st.b.client.Txn(ctx).
+		If(clientv3.Compare(clientv3.ModRevision(key), "=", curRev)).
+		Then(clientv3.OpPut(key, string(data))).
+		Commit()
+	st.observe("update", start)
+	if err != nil {
+		return zero, false, st.etcdError("update", name, err)
+	}
+	if !resp.Succeeded {
+		return zero, true, st.conflict(name, optimisticLockErrorMsg)
+	}
+	newObj.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
+	return newObj, false, nil
 }
 
-// DeleteCollection lists then deletes each listed object.
+func checkPreconditions(p *metav1.Preconditions, obj metav1.Object) string {
+	if p == nil {
+		return ""
+	}
+	if p.UID != nil && *p.UID != obj.GetUID() {
+		return fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, obj.GetUID())
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != obj.GetResourceVersion() {
+		return fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, obj.GetResourceVersion())
+	}
+	return ""
+}
+
+// Delete deletes an object and returns its last state with deleted=true,
+// or, when it has finalizers, sets deletionTimestamp and returns it with
+// deleted=false.
+func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts DeleteOptions) (T, bool, error) {
+	var zero T
+	key, err := st.readKey(namespace, name)
+	if err != nil {
+		return zero, false, err
+	}
+	for attempt := 0; ; attempt++ {
+		cur, curData, curRev, err := st.current(ctx, "delete", key, name)
+		if err != nil {
+			return zero, false, err
+		}
+		if msg := checkPreconditions(opts.Preconditions, cur); msg != "" {
+			return zero, false, st.conflict(name, msg)
+		}
+		if len(cur.GetFinalizers()) > 0 {
+			if cur.GetDeletionTimestamp() != nil {
+				// Already being deleted: nothing to change.
+				return cur, false, nil
+			}
+			obj := st.copyObj(cur)
+			now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
+			var zeroGrace int64
+			obj.SetDeletionTimestamp(&now)
+			obj.SetDeletionGracePeriodSeconds(&zeroGrace)
+			obj.SetGeneration(cur.GetGeneration() + 1)
+			if opts.DryRun {
+				return obj, false, nil
+			}
+			data, err := st.encode(obj)
+			if err != nil {
+				return zero, false, err
+			}
+			start := time.Now()
+			resp, err := st.b.client.Txn(ctx).
+				If(clientv3.Compare(clientv3.ModRevision(key), "=", curRev)).
+				Then(clientv3.OpPut(key, string(data))).
+				Commit()
+			st.observe("update", start)
+			if err != nil {
+				return zero, false, st.etcdError("delete", name, err)
+			}
+			if !resp.Succeeded {
+				if attempt < maxUpdateRetries {
+					continue
+				}
+				return zero, false, st.conflict(name, optimisticLockErrorMsg)
+			}
+			obj.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
+			return obj, false, nil
+		}
+		_ = curData
+		if opts.DryRun {
+			return cur, true, nil
+		}
+		start := time.Now()
+		resp, err := st.b.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(key), "=", curRev)).
+			Then(clientv3.OpDelete(key)).
+			Commit()
+		st.observe("delete", start)
+		if err != nil {
+			return zero, false, st.etcdError("delete", name, err)
+		}
+		if !resp.Succeeded {
+			if attempt < maxUpdateRetries {
+				continue
+			}
+			return zero, false, st.conflict(name, optimisticLockErrorMsg)
+		}
+		cur.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
+		return cur, true, nil
+	}
+}
+
+// DeleteCollection lists the matching objects then deletes each (objects
+// with finalizers are marked for deletion). It returns what was deleted or
+// marked.
 func (st *Store[T, L]) DeleteCollection(ctx context.Context, namespace string, listOpts ListOptions, delOpts DeleteOptions) (L, error) {
 	var zero L
-	return zero, errNotImplemented
+	listOpts.Limit = 0
+	listOpts.Continue = ""
+	list, err := st.List(ctx, namespace, listOpts)
+	if err != nil {
+		return zero, err
+	}
+	var out []T
+	for _, item := range st.s.GetItems(list) {
+		obj, _, err := st.Delete(ctx, item.GetNamespace(), item.GetName(), delOpts)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return zero, err
+		}
+		out = append(out, obj)
+	}
+	res := st.s.NewList()
+	if out == nil {
+		out = []T{}
+	}
+	st.s.SetItems(res, out)
+	res.SetResourceVersion(list.GetResourceVersion())
+	res.GetObjectKind().SetGroupVersionKind(st.listGVK())
+	return res, nil
 }
 
-// Watch streams events; the channel closes when ctx is done or the watch ends.
-func (st *Store[T, L]) Watch(ctx context.Context, namespace string, opts WatchOptions) (<-chan Event[T], error) {
-	return nil, errNotImplemented
+func (st *Store[T, L]) listGVK() schema.GroupVersionKind {
+	gvk := st.storageGVK()
+	gvk.Kind = st.s.Info.ListKind
+	if gvk.Kind == "" {
+		gvk.Kind = st.s.Info.Kind + "List"
+	}
+	return gvk
 }

@@ -1,0 +1,136 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// DefaultBookmarkInterval is how often a watch with bookmarks asks etcd for
+// its progress and sends a BOOKMARK.
+const DefaultBookmarkInterval = 10 * time.Second
+
+// BackendOptions tunes a Backend.
+type BackendOptions struct {
+	// ObserveLatency, when set, is called after every etcd request with the
+	// operation (get, list, create, update, delete, watch, compact, ready)
+	// and the resource ("<plural>.<group>").
+	ObserveLatency func(operation, resource string, d time.Duration)
+	// BookmarkInterval is the period of BOOKMARK events on watches that
+	// allow them; DefaultBookmarkInterval when zero.
+	BookmarkInterval time.Duration
+}
+
+// Backend is an etcd client plus the key prefix every store writes under.
+type Backend struct {
+	client *clientv3.Client
+	prefix string
+	opts   BackendOptions
+}
+
+// NewBackend wraps client; prefix defaults to "/registry".
+func NewBackend(client *clientv3.Client, prefix string, opts BackendOptions) *Backend {
+	prefix = strings.TrimRight(prefix, "/")
+	if prefix == "" {
+		prefix = "/registry"
+	}
+	if !strings.HasPrefix(prefix, "/") {
+		prefix = "/" + prefix
+	}
+	if opts.BookmarkInterval <= 0 {
+		opts.BookmarkInterval = DefaultBookmarkInterval
+	}
+	return &Backend{client: client, prefix: prefix, opts: opts}
+}
+
+// Client returns the etcd client.
+func (b *Backend) Client() *clientv3.Client { return b.client }
+
+// Prefix returns the key prefix, without a trailing slash.
+func (b *Backend) Prefix() string { return b.prefix }
+
+func (b *Backend) observe(op, resource string, start time.Time) {
+	if b.opts.ObserveLatency != nil {
+		b.opts.ObserveLatency(op, resource, time.Since(start))
+	}
+}
+
+func (b *Backend) compactKey() string { return b.prefix + "/compact_rev_key" }
+
+// Ready performs a cheap quorum (linearizable) read.
+func (b *Backend) Ready(ctx context.Context) error {
+	start := time.Now()
+	_, err := b.client.Get(ctx, b.compactKey(), clientv3.WithCountOnly())
+	b.observe("ready", "", start)
+	if err != nil {
+		return fmt.Errorf("check etcd readiness: %w", err)
+	}
+	return nil
+}
+
+// RunCompactor compacts etcd every interval until ctx is done, like
+// kube-apiserver: each tick compacts to the revision seen at the previous
+// tick. A compare-and-swap on <prefix>/compact_rev_key elects one compactor
+// per interval when several apiservers share one etcd.
+func (b *Backend) RunCompactor(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	var compactTime, rev int64
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		ct, r, err := b.compactOnce(ctx, compactTime, rev)
+		if err != nil {
+			// Keep the last known state and try again next tick.
+			continue
+		}
+		compactTime, rev = ct, r
+	}
+}
+
+// compactOnce records rev under the compact key if nobody else did since
+// version t, then compacts to rev. It returns the key's version and the
+// current revision to use at the next tick.
+func (b *Backend) compactOnce(ctx context.Context, t, rev int64) (int64, int64, error) {
+	start := time.Now()
+	resp, err := b.client.Txn(ctx).If(
+		clientv3.Compare(clientv3.Version(b.compactKey()), "=", t),
+	).Then(
+		clientv3.OpPut(b.compactKey(), strconv.FormatInt(rev, 10)),
+	).Else(
+		clientv3.OpGet(b.compactKey()),
+	).Commit()
+	b.observe("compact", "", start)
+	if err != nil {
+		return t, rev, fmt.Errorf("record compaction revision %d: %w", rev, err)
+	}
+	curRev := resp.Header.Revision
+	if !resp.Succeeded {
+		kvs := resp.Responses[0].GetResponseRange().Kvs
+		if len(kvs) == 0 {
+			return 0, curRev, nil
+		}
+		return kvs[0].Version, curRev, nil
+	}
+	curTime := t + 1
+	if rev == 0 {
+		return curTime, curRev, nil
+	}
+	start = time.Now()
+	_, err = b.client.Compact(ctx, rev)
+	b.observe("compact", "", start)
+	if err != nil && !isCompacted(err) {
+		return curTime, curRev, fmt.Errorf("compact etcd to revision %d: %w", rev, err)
+	}
+	return curTime, curRev, nil
+}

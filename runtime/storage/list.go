@@ -1,0 +1,264 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+const (
+	expiredListMsg      = "The resourceVersion for the provided list is too old."
+	continueExpiredMsg  = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."
+	inconsistentListMsg = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+	// maxPageFetch bounds one etcd range read while filtering.
+	maxPageFetch = 10000
+)
+
+var listOptionsKind = schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}
+
+// predicate is a compiled label and field selector.
+type predicate struct {
+	label labels.Selector
+	field fields.Selector
+}
+
+func (p predicate) empty() bool { return p.label.Empty() && p.field.Empty() }
+
+func (p predicate) matches(obj metav1.Object) bool {
+	if !p.label.Empty() && !p.label.Matches(labels.Set(obj.GetLabels())) {
+		return false
+	}
+	if !p.field.Empty() && !p.field.Matches(fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()}) {
+		return false
+	}
+	return true
+}
+
+func newPredicate(o ListOptions) (predicate, error) {
+	p := predicate{label: o.LabelSelector, field: o.FieldSelector}
+	if p.label == nil {
+		p.label = labels.Everything()
+	}
+	if p.field == nil {
+		p.field = fields.Everything()
+	}
+	for _, r := range p.field.Requirements() {
+		switch r.Field {
+		case "metadata.name", "metadata.namespace":
+		default:
+			return p, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", r.Field))
+		}
+	}
+	return p, nil
+}
+
+// List reads objects; namespace "" lists all namespaces. See
+// /work/shared/protocol.md "List" for the resourceVersion semantics.
+func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOptions) (L, error) {
+	var zero L
+	if err := st.checkNamespace(namespace); err != nil {
+		return zero, err
+	}
+	if errs := validateListOptions(opts); len(errs) > 0 {
+		return zero, apierrors.NewInvalid(listOptionsKind, "", errs)
+	}
+	pred, err := newPredicate(opts)
+	if err != nil {
+		return zero, err
+	}
+	if opts.Limit < 0 {
+		opts.Limit = 0
+	}
+	keyPrefix := st.listPrefix(namespace)
+	startKey := keyPrefix
+	var withRev, minRV int64
+	serializable := false
+	paging := opts.Continue != ""
+	if paging {
+		k, rv, err := decodeContinue(opts.Continue, keyPrefix)
+		if err != nil {
+			return zero, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
+		}
+		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+			return zero, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+		}
+		startKey = k
+		if rv > 0 {
+			withRev = rv
+		}
+	} else {
+		switch opts.ResourceVersion {
+		case "":
+		case "0":
+			serializable = opts.ResourceVersionMatch != metav1.ResourceVersionMatchExact
+		default:
+			rv, err := parseRV(opts.ResourceVersion)
+			if err != nil {
+				return zero, err
+			}
+			switch opts.ResourceVersionMatch {
+			case metav1.ResourceVersionMatchExact:
+				withRev = rv
+			case metav1.ResourceVersionMatchNotOlderThan:
+				minRV = rv
+			default: // legacy: exact when paginating, at least rv otherwise
+				if opts.Limit > 0 && rv > 0 {
+					withRev = rv
+				} else {
+					minRV = rv
+				}
+			}
+		}
+	}
+	items, rev, cont, remaining, err := st.list(ctx, keyPrefix, startKey, withRev, serializable, opts.Limit, pred)
+	if err != nil {
+		if isCompacted(err) {
+			if paging {
+				// Offer a token that continues at the latest revision.
+				tok, encErr := encodeContinue(startKey, keyPrefix, -1)
+				if encErr != nil {
+					return zero, apierrors.NewResourceExpired(continueExpiredMsg)
+				}
+				se := apierrors.NewResourceExpired(inconsistentListMsg)
+				se.ErrStatus.ListMeta.Continue = tok
+				return zero, se
+			}
+			return zero, apierrors.NewResourceExpired(expiredListMsg)
+		}
+		if isFutureRev(err) {
+			cur, cerr := st.currentRevision(ctx)
+			if cerr != nil {
+				cur = 0
+			}
+			return zero, tooLargeRV(withRev, cur)
+		}
+		return zero, st.etcdError("list", namespace, err)
+	}
+	if minRV > rev {
+		return zero, tooLargeRV(minRV, rev)
+	}
+	out := st.s.NewList()
+	st.s.SetItems(out, items)
+	out.SetResourceVersion(strconv.FormatInt(rev, 10))
+	out.SetContinue(cont)
+	if cont != "" && pred.empty() && remaining > 0 {
+		out.SetRemainingItemCount(&remaining)
+	}
+	out.GetObjectKind().SetGroupVersionKind(st.listGVK())
+	return out, nil
+}
+
+func isFutureRev(err error) bool {
+	return err != nil && (err == rpctypes.ErrFutureRev || err.Error() == rpctypes.ErrFutureRev.Error())
+}
+
+func (st *Store[T, L]) currentRevision(ctx context.Context) (int64, error) {
+	start := time.Now()
+	resp, err := st.b.client.Get(ctx, st.b.compactKey(), clientv3.WithCountOnly())
+	st.observe("get", start)
+	if err != nil {
+		return 0, err
+	}
+	return resp.Header.Revision, nil
+}
+
+// list reads keys from startKey to the end of keyPrefix at revision withRev
+// (0: the latest), keeping up to limit matching items (0: all). It returns
+// the items (never nil), the list revision, the continue token and, when
+// more keys remain, how many.
+func (st *Store[T, L]) list(ctx context.Context, keyPrefix, startKey string, withRev int64, serializable bool, limit int64, pred predicate) ([]T, int64, string, int64, error) {
+	rangeEnd := clientv3.GetPrefixRangeEnd(keyPrefix)
+	items := []T{}
+	fetch := limit
+	key := startKey
+	var lastKey []byte
+	var remaining int64
+	hasMore := false
+	for {
+		ops := []clientv3.OpOption{clientv3.WithRange(rangeEnd)}
+		if withRev > 0 {
+			ops = append(ops, clientv3.WithRev(withRev))
+		}
+		if serializable {
+			ops = append(ops, clientv3.WithSerializable())
+		}
+		if fetch > 0 {
+			ops = append(ops, clientv3.WithLimit(fetch))
+		}
+		start := time.Now()
+		resp, err := st.b.client.Get(ctx, key, ops...)
+		st.observe("list", start)
+		if err != nil {
+			return nil, 0, "", 0, err
+		}
+		if withRev == 0 {
+			withRev = resp.Header.Revision
+		}
+		hasMore = resp.More
+		consumed := 0
+		for _, kv := range resp.Kvs {
+			if limit > 0 && int64(len(items)) >= limit {
+				hasMore = true
+				break
+			}
+			consumed++
+			lastKey = kv.Key
+			obj, err := st.decode(kv.Value, kv.ModRevision)
+			if err != nil {
+				return nil, 0, "", 0, err
+			}
+			if pred.matches(obj) {
+				items = append(items, obj)
+			}
+		}
+		remaining = resp.Count - int64(consumed)
+		if !hasMore || limit == 0 || int64(len(items)) >= limit {
+			break
+		}
+		key = string(lastKey) + "\x00"
+		// Selectors filter items out: read bigger pages, as kube does.
+		if fetch < maxPageFetch/2 {
+			fetch *= 2
+		} else {
+			fetch = maxPageFetch
+		}
+	}
+	if !hasMore || lastKey == nil {
+		return items, withRev, "", 0, nil
+	}
+	tok, err := encodeContinue(string(lastKey)+"\x00", keyPrefix, withRev)
+	if err != nil {
+		return nil, 0, "", 0, apierrors.NewInternalError(err)
+	}
+	return items, withRev, tok, remaining, nil
+}
+
+func validateListOptions(o ListOptions) field.ErrorList {
+	var errs field.ErrorList
+	if match := o.ResourceVersionMatch; match != "" {
+		p := field.NewPath("resourceVersionMatch")
+		if o.ResourceVersion == "" {
+			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+		}
+		if o.Continue != "" {
+			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden when continue is provided"))
+		}
+		if match != metav1.ResourceVersionMatchExact && match != metav1.ResourceVersionMatchNotOlderThan {
+			errs = append(errs, field.NotSupported(p, match, []string{string(metav1.ResourceVersionMatchExact), string(metav1.ResourceVersionMatchNotOlderThan), ""}))
+		}
+		if match == metav1.ResourceVersionMatchExact && o.ResourceVersion == "0" {
+			errs = append(errs, field.Forbidden(p, "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""))
+		}
+	}
+	return errs
+}
