@@ -21,7 +21,7 @@ func def(js string) *model.Default {
 	return &model.Default{JSON: json.RawMessage(js), Value: v}
 }
 
-func builtinRef(n string) *model.TypeRef { return &model.TypeRef{Kind: model.BuiltinRef, Name: n} }
+func builtinRef(n string) *model.TypeRef  { return &model.TypeRef{Kind: model.BuiltinRef, Name: n} }
 func ptr(r *model.TypeRef) *model.TypeRef { return &model.TypeRef{Kind: model.PointerRef, Elem: r} }
 func slice(r *model.TypeRef) *model.TypeRef {
 	return &model.TypeRef{Kind: model.SliceRef, Elem: r}

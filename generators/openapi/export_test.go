@@ -1,0 +1,4 @@
+package openapi
+
+// AcceptanceAPI exposes the hand-built fixture to the external tests.
+var AcceptanceAPI = acceptanceAPI
