@@ -1,0 +1,128 @@
+package endpoints
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// DefaultMaxRequestBodyBytes is kube-apiserver's default body limit (3 MiB).
+const DefaultMaxRequestBodyBytes = 3 * 1024 * 1024
+
+// readBody reads the whole body, at most limit bytes (413 past that).
+func readBody(req *http.Request, limit int64) ([]byte, error) {
+	if req.Body == nil {
+		return nil, nil
+	}
+	defer req.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", tooLarge.Limit))
+		}
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error reading the request body: %v", err))
+	}
+	if int64(len(data)) > limit {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+	}
+	return data, nil
+}
+
+// bodyToJSON turns a JSON or YAML body into JSON. For YAML, duplicate keys
+// are reported as strict errors (what UnmarshalStrict finds for JSON).
+func bodyToJSON(contentType string, body []byte, directive string) (data []byte, strictErrs []error, err error) {
+	mt := mediaJSON
+	if contentType != "" {
+		parsed, _, perr := mime.ParseMediaType(contentType)
+		if perr != nil {
+			return nil, nil, unsupportedMediaType(supportedInputTypes)
+		}
+		mt = parsed
+	}
+	switch mt {
+	case mediaJSON:
+		return body, nil, nil
+	case mediaYAML:
+		data, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding yaml: %v", err))
+		}
+		if directive != metav1.FieldValidationIgnore {
+			if _, serr := yaml.YAMLToJSONStrict(body); serr != nil {
+				strictErrs = append(strictErrs, serr)
+			}
+		}
+		return data, strictErrs, nil
+	default:
+		return nil, nil, unsupportedMediaType(supportedInputTypes)
+	}
+}
+
+// unmarshal decodes JSON data into obj per the fieldValidation directive:
+// Strict turns unknown and duplicate fields into a 400, Warn into Warning
+// headers, Ignore drops them. Syntax and type errors are a 400.
+func unmarshal(w http.ResponseWriter, data []byte, obj any, directive string, extraStrict []error, what string) error {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return apierrors.NewBadRequest(fmt.Sprintf("the %s is empty", what))
+	}
+	if trimmed[0] != '{' {
+		return apierrors.NewBadRequest(fmt.Sprintf("error decoding the %s: expected a JSON or YAML object", what))
+	}
+	var strictErrs []error
+	var err error
+	if directive == metav1.FieldValidationIgnore {
+		err = kjson.UnmarshalCaseSensitivePreserveInts(data, obj)
+	} else {
+		strictErrs, err = kjson.UnmarshalStrict(data, obj)
+	}
+	if err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("error decoding the %s: %v", what, err))
+	}
+	strictErrs = append(extraStrict, strictErrs...)
+	return handleStrict(w, strictErrs, directive)
+}
+
+func handleStrict(w http.ResponseWriter, strictErrs []error, directive string) error {
+	if len(strictErrs) == 0 {
+		return nil
+	}
+	switch directive {
+	case metav1.FieldValidationStrict:
+		return apierrors.NewBadRequest(runtime.NewStrictDecodingError(strictErrs).Error())
+	case metav1.FieldValidationWarn:
+		for _, e := range strictErrs {
+			AddWarning(w, e.Error())
+		}
+	}
+	return nil
+}
+
+// checkTypeMeta fills an empty apiVersion/kind from the URL and rejects
+// ones that differ.
+func checkTypeMeta(obj runtime.Object, want schema.GroupVersionKind) error {
+	got := obj.GetObjectKind().GroupVersionKind()
+	apiVersion, kind := got.GroupVersion().String(), got.Kind
+	if got.Group == "" && got.Version == "" {
+		apiVersion = ""
+	}
+	if apiVersion != "" && apiVersion != want.GroupVersion().String() {
+		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, want.GroupVersion().String()))
+	}
+	if kind != "" && kind != want.Kind {
+		return apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", kind, want.Kind))
+	}
+	obj.GetObjectKind().SetGroupVersionKind(want)
+	return nil
+}

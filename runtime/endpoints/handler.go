@@ -1,0 +1,532 @@
+// Package endpoints holds the generic HTTP handlers every generated
+// resource is served by: go-restful route functions over a typed
+// storage.Store, with Kubernetes' content negotiation (JSON, YAML, Table,
+// PartialObjectMetadata), strict decoding, patches, watches and Status
+// errors. It never imports k8s.io/apiserver; the semantics follow
+// kube-apiserver's endpoints/handlers.
+package endpoints
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/emicklei/go-restful/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validation/path"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubeforge/kubeforge/runtime/resource"
+	"github.com/kubeforge/kubeforge/runtime/storage"
+)
+
+// Options tune a Handler. The zero value is usable.
+type Options struct {
+	// Stop, when closed, ends every open watch cleanly (server shutdown).
+	Stop <-chan struct{}
+	// RequestTimeout bounds each non-watch request's work against the
+	// store; 0 means 34 s (kube-apiserver's upper bound), negative none.
+	// An expired request is a 504 Timeout Status.
+	RequestTimeout time.Duration
+	// MinRequestTimeout: a watch without timeoutSeconds lasts a random
+	// duration between it and twice it (kube-apiserver's
+	// --min-request-timeout); 0 means 30 min.
+	MinRequestTimeout time.Duration
+	// MaxRequestBodyBytes: a larger body is a 413; 0 means
+	// DefaultMaxRequestBodyBytes (3 MiB).
+	MaxRequestBodyBytes int64
+	// Observe, when set, is called once per request after the handler
+	// returns, with the verb (GET, LIST, WATCH, POST, PUT, PATCH, DELETE,
+	// DELETECOLLECTION), the plural resource, the subresource ("" or
+	// "status"), the HTTP code written and the duration.
+	Observe func(verb, resource, subresource string, code int, d time.Duration)
+	// Logger receives internal errors (500s) and recovered panics; nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// Handler serves one resource. Its methods are go-restful route functions;
+// routes use the path parameters {namespace} (namespaced kinds only) and
+// {name}.
+type Handler[T resource.Object, L resource.ListObject] struct {
+	store   *storage.Store[T, L]
+	s       *resource.Strategy[T, L]
+	info    *resource.Info
+	gvk     schema.GroupVersionKind
+	listGVK schema.GroupVersionKind
+	opts    Options
+}
+
+// NewHandler returns the handler of the resource described by s, over store.
+func NewHandler[T resource.Object, L resource.ListObject](store *storage.Store[T, L], s *resource.Strategy[T, L], opts Options) *Handler[T, L] {
+	if opts.RequestTimeout == 0 {
+		opts.RequestTimeout = 34 * time.Second
+	}
+	if opts.MinRequestTimeout <= 0 {
+		opts.MinRequestTimeout = 30 * time.Minute
+	}
+	if opts.MaxRequestBodyBytes <= 0 {
+		opts.MaxRequestBodyBytes = DefaultMaxRequestBodyBytes
+	}
+	gvk := s.Info.GroupVersionKind()
+	listKind := s.Info.ListKind
+	if listKind == "" {
+		listKind = s.Info.Kind + "List"
+	}
+	return &Handler[T, L]{
+		store:   store,
+		s:       s,
+		info:    s.Info,
+		gvk:     gvk,
+		listGVK: gvk.GroupVersion().WithKind(listKind),
+		opts:    opts,
+	}
+}
+
+// recorder remembers the status code written, for metrics and for knowing
+// whether an error can still be written as a Status.
+type recorder struct {
+	http.ResponseWriter
+	code        int
+	wroteHeader bool
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.wroteHeader {
+		return
+	}
+	r.code, r.wroteHeader = code, true
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if !r.wroteHeader {
+		r.WriteHeader(http.StatusOK)
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// serve runs fn, writes the error it returns as a Status, turns a panic
+// into a 500 (without its details), and reports the request to Observe.
+func (h *Handler[T, L]) serve(verb, sub string, req *restful.Request, resp *restful.Response, fn func(w *recorder, r *http.Request) error) {
+	start := time.Now()
+	w := &recorder{ResponseWriter: resp}
+	r := req.Request
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			h.log("panic serving request", r, fmt.Errorf("%v", p))
+			if !w.wroteHeader {
+				WriteError(w, r, apierrors.NewInternalError(errors.New("the server panicked while serving the request")))
+			}
+		}
+		if h.opts.Observe != nil {
+			code := w.code
+			if !w.wroteHeader {
+				code = http.StatusOK
+			}
+			h.opts.Observe(verb, h.info.Plural, sub, code, time.Since(start))
+		}
+	}()
+	if err := fn(w, r); err != nil {
+		h.fail(w, r, err)
+	}
+}
+
+// fail writes err as a Status unless the response has already started.
+func (h *Handler[T, L]) fail(w *recorder, r *http.Request, err error) {
+	var apiStatus apierrors.APIStatus
+	if !errors.As(err, &apiStatus) {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			err = apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within requested timeout - %v", err), 0)
+		default:
+			h.log("internal error", r, err)
+		}
+	}
+	if w.wroteHeader {
+		return
+	}
+	WriteError(w, r, err)
+}
+
+func (h *Handler[T, L]) log(msg string, r *http.Request, err error) {
+	if h.opts.Logger == nil {
+		return
+	}
+	h.opts.Logger.Error(msg, "method", r.Method, "path", r.URL.Path, "resource", h.info.Plural, "err", err)
+}
+
+func (h *Handler[T, L]) requestContext(r *http.Request) (context.Context, context.CancelFunc) {
+	if h.opts.RequestTimeout < 0 {
+		return context.WithCancel(r.Context())
+	}
+	return context.WithTimeout(r.Context(), h.opts.RequestTimeout)
+}
+
+// names reads {namespace} and {name} from the path.
+func (h *Handler[T, L]) names(req *restful.Request, needName bool) (ns, name string, err error) {
+	if h.info.Namespaced {
+		ns = req.PathParameter("namespace")
+		if ns == "" {
+			return "", "", apierrors.NewMethodNotSupported(h.info.GroupResource(), req.Request.Method)
+		}
+		if msgs := path.IsValidPathSegmentName(ns); len(msgs) > 0 {
+			return "", "", apierrors.NewBadRequest(fmt.Sprintf("invalid namespace %q: %s", ns, msgs[0]))
+		}
+	}
+	if needName {
+		name = req.PathParameter("name")
+		if name == "" {
+			return "", "", apierrors.NewBadRequest("name is required")
+		}
+		if msgs := path.IsValidPathSegmentName(name); len(msgs) > 0 {
+			return "", "", apierrors.NewBadRequest(fmt.Sprintf("invalid name %q: %s", name, msgs[0]))
+		}
+	}
+	return ns, name, nil
+}
+
+// listNamespace is the namespace of a collection request: "" on a
+// namespaced kind's all-namespaces route.
+func (h *Handler[T, L]) listNamespace(req *restful.Request) (string, error) {
+	if !h.info.Namespaced {
+		return "", nil
+	}
+	ns := req.PathParameter("namespace")
+	if ns != "" {
+		if msgs := path.IsValidPathSegmentName(ns); len(msgs) > 0 {
+			return "", apierrors.NewBadRequest(fmt.Sprintf("invalid namespace %q: %s", ns, msgs[0]))
+		}
+	}
+	return ns, nil
+}
+
+// decodeObject reads a create or update body: JSON or YAML, strictly per
+// directive, apiVersion/kind checked against the URL.
+func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive string) (T, error) {
+	var zero T
+	body, err := readBody(r, h.opts.MaxRequestBodyBytes)
+	if err != nil {
+		return zero, err
+	}
+	data, yamlStrict, err := bodyToJSON(r.Header.Get("Content-Type"), body, directive)
+	if err != nil {
+		return zero, err
+	}
+	obj := h.s.New()
+	if err := unmarshal(w, data, obj, directive, yamlStrict, "request body"); err != nil {
+		return zero, err
+	}
+	if err := checkTypeMeta(obj, h.gvk); err != nil {
+		return zero, err
+	}
+	return obj, nil
+}
+
+// placeObject makes the body's namespace agree with the URL's (kube's
+// EnsureObjectNamespaceMatchesRequestNamespace) and its name a valid path
+// segment, then applies the version's defaults.
+func (h *Handler[T, L]) placeObject(obj T, ns string) error {
+	if h.info.Namespaced {
+		switch obj.GetNamespace() {
+		case ns:
+		case "":
+			obj.SetNamespace(ns)
+		default:
+			return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+	} else {
+		obj.SetNamespace("")
+	}
+	var errs field.ErrorList
+	if name := obj.GetName(); name != "" {
+		for _, msg := range path.IsValidPathSegmentName(name) {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
+		}
+	}
+	if gn := obj.GetGenerateName(); gn != "" {
+		for _, msg := range path.IsValidPathSegmentPrefix(gn) {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "generateName"), gn, msg))
+		}
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(h.gvk.GroupKind(), obj.GetName(), errs)
+	}
+	if h.s.Default != nil {
+		h.s.Default(obj)
+	}
+	return nil
+}
+
+func (h *Handler[T, L]) checkName(obj T, name string) error {
+	if obj.GetName() != name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", obj.GetName(), name))
+	}
+	return nil
+}
+
+// Get serves GET .../{name} (and ?resourceVersion=).
+func (h *Handler[T, L]) Get(req *restful.Request, resp *restful.Response) {
+	h.get("", req, resp)
+}
+
+// GetStatus serves GET .../{name}/status.
+func (h *Handler[T, L]) GetStatus(req *restful.Request, resp *restful.Response) {
+	h.get("status", req, resp)
+}
+
+func (h *Handler[T, L]) get(sub string, req *restful.Request, resp *restful.Response) {
+	h.serve("GET", sub, req, resp, func(w *recorder, r *http.Request) error {
+		ns, name, err := h.names(req, true)
+		if err != nil {
+			return err
+		}
+		f, err := negotiateOutput(r, false)
+		if err != nil {
+			return err
+		}
+		opts, err := parseGetOptions(r.URL.Query())
+		if err != nil {
+			return err
+		}
+		ctx, cancel := h.requestContext(r)
+		defer cancel()
+		obj, err := h.store.Get(ctx, ns, name, opts)
+		if err != nil {
+			return err
+		}
+		return h.respondObject(w, r, http.StatusOK, f, obj)
+	})
+}
+
+// List serves GET on the collection; with ?watch=1 (or true) it serves a
+// watch stream instead.
+func (h *Handler[T, L]) List(req *restful.Request, resp *restful.Response) {
+	verb := "LIST"
+	if queryBool(req.Request.URL.Query(), "watch") {
+		verb = "WATCH"
+	}
+	h.serve(verb, "", req, resp, func(w *recorder, r *http.Request) error {
+		ns, err := h.listNamespace(req)
+		if err != nil {
+			return err
+		}
+		watching := verb == "WATCH"
+		f, err := negotiateOutput(r, watching)
+		if err != nil {
+			return err
+		}
+		opts, err := parseListOptions(r.URL.Query(), h.info.Namespaced)
+		if err != nil {
+			return err
+		}
+		if watching {
+			return h.serveWatch(w, r, ns, opts, f)
+		}
+		ctx, cancel := h.requestContext(r)
+		defer cancel()
+		list, err := h.store.List(ctx, ns, toStorageList(opts))
+		if err != nil {
+			return err
+		}
+		return h.respondList(w, r, http.StatusOK, f, list)
+	})
+}
+
+// Create serves POST on the collection: 201 with the stored object.
+func (h *Handler[T, L]) Create(req *restful.Request, resp *restful.Response) {
+	h.serve("POST", "", req, resp, func(w *recorder, r *http.Request) error {
+		ns, _, err := h.names(req, false)
+		if err != nil {
+			return err
+		}
+		f, err := negotiateOutput(r, false)
+		if err != nil {
+			return err
+		}
+		opts, err := parseCreateOptions(r.URL.Query())
+		if err != nil {
+			return err
+		}
+		obj, err := h.decodeObject(w, r, opts.fieldValidation)
+		if err != nil {
+			return err
+		}
+		if err := h.placeObject(obj, ns); err != nil {
+			return err
+		}
+		ctx, cancel := h.requestContext(r)
+		defer cancel()
+		out, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun})
+		if err != nil {
+			return err
+		}
+		return h.respondObject(w, r, http.StatusCreated, f, out)
+	})
+}
+
+// Update serves PUT .../{name}: 200 with the stored object.
+func (h *Handler[T, L]) Update(req *restful.Request, resp *restful.Response) {
+	h.update("", req, resp)
+}
+
+// UpdateStatus serves PUT .../{name}/status: only .status is taken.
+func (h *Handler[T, L]) UpdateStatus(req *restful.Request, resp *restful.Response) {
+	h.update("status", req, resp)
+}
+
+func (h *Handler[T, L]) update(sub string, req *restful.Request, resp *restful.Response) {
+	h.serve("PUT", sub, req, resp, func(w *recorder, r *http.Request) error {
+		ns, name, err := h.names(req, true)
+		if err != nil {
+			return err
+		}
+		f, err := negotiateOutput(r, false)
+		if err != nil {
+			return err
+		}
+		opts, err := parseUpdateOptions(r.URL.Query())
+		if err != nil {
+			return err
+		}
+		obj, err := h.decodeObject(w, r, opts.fieldValidation)
+		if err != nil {
+			return err
+		}
+		if err := h.checkName(obj, name); err != nil {
+			return err
+		}
+		if err := h.placeObject(obj, ns); err != nil {
+			return err
+		}
+		ctx, cancel := h.requestContext(r)
+		defer cancel()
+		out, err := h.store.Update(ctx, obj, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub})
+		if err != nil {
+			return err
+		}
+		return h.respondObject(w, r, http.StatusOK, f, out)
+	})
+}
+
+// Delete serves DELETE .../{name}. DeleteOptions come from a JSON or YAML
+// body or, without a body, from the query. 200 with the object while
+// finalizers hold it, else a Success Status (as for custom resources).
+func (h *Handler[T, L]) Delete(req *restful.Request, resp *restful.Response) {
+	h.serve("DELETE", "", req, resp, func(w *recorder, r *http.Request) error {
+		ns, name, err := h.names(req, true)
+		if err != nil {
+			return err
+		}
+		f, err := negotiateOutput(r, false)
+		if err != nil {
+			return err
+		}
+		opts, err := h.deleteOptions(r)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := h.requestContext(r)
+		defer cancel()
+		obj, deleted, err := h.store.Delete(ctx, ns, name, opts)
+		if err != nil {
+			return err
+		}
+		if deleted {
+			st := &metav1.Status{
+				TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+				Status:   metav1.StatusSuccess,
+				Details: &metav1.StatusDetails{
+					Name:  name,
+					Group: h.info.Group,
+					Kind:  h.info.Plural,
+					UID:   obj.GetUID(),
+				},
+			}
+			writeEncoded(w, r, http.StatusOK, outputFormat{yaml: f.yaml, pretty: f.pretty}, st)
+			return nil
+		}
+		return h.respondObject(w, r, http.StatusOK, f, obj)
+	})
+}
+
+// DeleteCollection serves DELETE on the collection with list options in
+// the query: 200 with the list of deleted objects.
+func (h *Handler[T, L]) DeleteCollection(req *restful.Request, resp *restful.Response) {
+	h.serve("DELETECOLLECTION", "", req, resp, func(w *recorder, r *http.Request) error {
+		ns, err := h.listNamespace(req)
+		if err != nil {
+			return err
+		}
+		f, err := negotiateOutput(r, false)
+		if err != nil {
+			return err
+		}
+		q := r.URL.Query()
+		q.Del("watch")
+		q.Del("sendInitialEvents")
+		listOpts, err := parseListOptions(q, h.info.Namespaced)
+		if err != nil {
+			return err
+		}
+		delOpts, err := h.deleteOptions(r)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := h.requestContext(r)
+		defer cancel()
+		list, err := h.store.DeleteCollection(ctx, ns, toStorageList(listOpts), delOpts)
+		if err != nil {
+			return err
+		}
+		return h.respondList(w, r, http.StatusOK, f, list)
+	})
+}
+
+func (h *Handler[T, L]) deleteOptions(r *http.Request) (storage.DeleteOptions, error) {
+	var o metav1.DeleteOptions
+	body, err := readBody(r, h.opts.MaxRequestBodyBytes)
+	if err != nil {
+		return storage.DeleteOptions{}, err
+	}
+	if len(body) > 0 {
+		data, _, err := bodyToJSON(r.Header.Get("Content-Type"), body, metav1.FieldValidationIgnore)
+		if err != nil {
+			return storage.DeleteOptions{}, err
+		}
+		if err := unmarshal(nil, data, &o, metav1.FieldValidationIgnore, nil, "delete options"); err != nil {
+			return storage.DeleteOptions{}, err
+		}
+		if o.Kind != "" && o.Kind != "DeleteOptions" {
+			return storage.DeleteOptions{}, apierrors.NewBadRequest("decoded object cannot be converted to DeleteOptions")
+		}
+	} else if err := decodeParams(r.URL.Query(), &o); err != nil {
+		return storage.DeleteOptions{}, err
+	}
+	o.IgnoreStoreReadErrorWithClusterBreakingPotential = nil
+	if errs := metav1validation.ValidateDeleteOptions(&o); len(errs) > 0 {
+		return storage.DeleteOptions{}, invalidOptions("DeleteOptions", errs)
+	}
+	return storage.DeleteOptions{
+		DryRun:            len(o.DryRun) > 0,
+		Preconditions:     o.Preconditions,
+		PropagationPolicy: o.PropagationPolicy,
+	}, nil
+}

@@ -1,0 +1,169 @@
+package endpoints
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metainternalversionvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubeforge/kubeforge/runtime/storage"
+)
+
+// decodeParams fills into from the query with apimachinery's parameter
+// codec, the one kube-apiserver uses; unknown parameters are ignored.
+func decodeParams(q url.Values, into runtime.Object) error {
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, into); err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	return nil
+}
+
+func invalidOptions(kind string, errs field.ErrorList) error {
+	return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: kind}, "", errs)
+}
+
+// writeOptions are the options shared by create, update and patch.
+type writeOptions struct {
+	dryRun          bool
+	fieldManager    string
+	fieldValidation string // Strict, Warn or Ignore
+}
+
+func fieldValidationDirective(v string) string {
+	if v == "" {
+		return metav1.FieldValidationWarn
+	}
+	return v
+}
+
+func parseCreateOptions(q url.Values) (writeOptions, error) {
+	var o metav1.CreateOptions
+	if err := decodeParams(q, &o); err != nil {
+		return writeOptions{}, err
+	}
+	if errs := metav1validation.ValidateCreateOptions(&o); len(errs) > 0 {
+		return writeOptions{}, invalidOptions("CreateOptions", errs)
+	}
+	return writeOptions{dryRun: len(o.DryRun) > 0, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation)}, nil
+}
+
+func parseUpdateOptions(q url.Values) (writeOptions, error) {
+	var o metav1.UpdateOptions
+	if err := decodeParams(q, &o); err != nil {
+		return writeOptions{}, err
+	}
+	if errs := metav1validation.ValidateUpdateOptions(&o); len(errs) > 0 {
+		return writeOptions{}, invalidOptions("UpdateOptions", errs)
+	}
+	return writeOptions{dryRun: len(o.DryRun) > 0, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation)}, nil
+}
+
+func parsePatchOptions(q url.Values, patchType string) (writeOptions, error) {
+	var o metav1.PatchOptions
+	if err := decodeParams(q, &o); err != nil {
+		return writeOptions{}, err
+	}
+	if errs := metav1validation.ValidatePatchOptions(&o, types.PatchType(patchType)); len(errs) > 0 {
+		return writeOptions{}, invalidOptions("PatchOptions", errs)
+	}
+	return writeOptions{dryRun: len(o.DryRun) > 0, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation)}, nil
+}
+
+// getResourceVersion reads ?resourceVersion= of a GET.
+func parseGetOptions(q url.Values) (storage.GetOptions, error) {
+	var o metav1.GetOptions
+	if err := decodeParams(q, &o); err != nil {
+		return storage.GetOptions{}, err
+	}
+	if err := checkResourceVersion(o.ResourceVersion); err != nil {
+		return storage.GetOptions{}, err
+	}
+	return storage.GetOptions{ResourceVersion: o.ResourceVersion}, nil
+}
+
+func checkResourceVersion(rv string) error {
+	if rv == "" {
+		return nil
+	}
+	if _, err := strconv.ParseUint(rv, 10, 64); err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("invalid resource version %q: must be a non-negative integer", rv))
+	}
+	return nil
+}
+
+// supportedFieldSelectors are the fields every kind can be selected on.
+var supportedFieldSelectors = map[string]bool{"metadata.name": true, "metadata.namespace": true}
+
+// parseListOptions decodes and validates list and watch options as
+// kube-apiserver 1.37 does (WatchList on: a watch from "" or "0" without
+// sendInitialEvents sends initial events).
+func parseListOptions(q url.Values, namespaced bool) (metainternalversion.ListOptions, error) {
+	var o metainternalversion.ListOptions
+	if err := decodeParams(q, &o); err != nil {
+		return o, err
+	}
+	metainternalversion.SetListOptionsDefaults(&o, true)
+	if errs := metainternalversionvalidation.ValidateListOptions(&o, true); len(errs) > 0 {
+		return o, invalidOptions("ListOptions", errs)
+	}
+	if err := checkResourceVersion(o.ResourceVersion); err != nil {
+		return o, err
+	}
+	if o.FieldSelector != nil {
+		for _, r := range o.FieldSelector.Requirements() {
+			if !supportedFieldSelectors[r.Field] || (r.Field == "metadata.namespace" && !namespaced) {
+				return o, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", r.Field))
+			}
+		}
+	}
+	if o.Limit < 0 {
+		o.Limit = 0
+	}
+	return o, nil
+}
+
+func toStorageList(o metainternalversion.ListOptions) storage.ListOptions {
+	fs := o.FieldSelector
+	if fs == nil {
+		fs = fields.Everything()
+	}
+	ls := o.LabelSelector
+	if ls == nil {
+		ls = labels.Everything()
+	}
+	return storage.ListOptions{
+		LabelSelector:        ls,
+		FieldSelector:        fs,
+		Limit:                o.Limit,
+		Continue:             o.Continue,
+		ResourceVersion:      o.ResourceVersion,
+		ResourceVersionMatch: o.ResourceVersionMatch,
+	}
+}
+
+// queryBool reads a boolean query parameter as apimachinery's conversion
+// does: present and not "false"/"0" is true.
+func queryBool(q url.Values, name string) bool {
+	vs, ok := q[name]
+	if !ok || len(vs) == 0 {
+		return false
+	}
+	switch strings.ToLower(vs[0]) {
+	case "false", "0":
+		return false
+	}
+	return true
+}

@@ -1,0 +1,228 @@
+package endpoints
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/emicklei/go-restful/v3"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
+
+	"github.com/kubeforge/kubeforge/runtime/storage"
+)
+
+// maxJSONPatchOperations is kube-apiserver's limit on one JSON patch.
+const maxJSONPatchOperations = 10000
+
+// optimisticLockErrorMsg is kube's conflict message.
+const optimisticLockErrorMsg = "the object has been modified; please apply your changes to the latest version and try again"
+
+type jsonPatchOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	From  string `json:"from"`
+	Value any    `json:"value"`
+}
+
+// Patch serves PATCH .../{name} with application/json-patch+json or
+// application/merge-patch+json; other patch types are a 415 for now.
+func (h *Handler[T, L]) Patch(req *restful.Request, resp *restful.Response) {
+	h.patch("", req, resp)
+}
+
+// PatchStatus serves PATCH .../{name}/status.
+func (h *Handler[T, L]) PatchStatus(req *restful.Request, resp *restful.Response) {
+	h.patch("status", req, resp)
+}
+
+func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Response) {
+	h.serve("PATCH", sub, req, resp, func(w *recorder, r *http.Request) error {
+		patchType := r.Header.Get("Content-Type")
+		if i := strings.Index(patchType, ";"); i >= 0 {
+			patchType = patchType[:i]
+		}
+		patchType = strings.ToLower(strings.TrimSpace(patchType))
+		if patchType != MediaTypeJSONPatch && patchType != MediaTypeMergePatch {
+			return unsupportedMediaType(supportedPatchTypes)
+		}
+		ns, name, err := h.names(req, true)
+		if err != nil {
+			return err
+		}
+		f, err := negotiateOutput(r, false)
+		if err != nil {
+			return err
+		}
+		body, err := readBody(r, h.opts.MaxRequestBodyBytes)
+		if err != nil {
+			return err
+		}
+		opts, err := parsePatchOptions(r.URL.Query(), patchType)
+		if err != nil {
+			return err
+		}
+		apply, patchStrict, err := preparePatch(patchType, body, opts.fieldValidation)
+		if err != nil {
+			return err
+		}
+
+		var warnings []error
+		tryUpdate := func(current T) (T, error) {
+			var zero T
+			warnings = nil
+			cur := current.DeepCopyObject().(T)
+			h.setKind(cur)
+			curJSON, err := json.Marshal(cur)
+			if err != nil {
+				return zero, fmt.Errorf("encode the current %s: %w", h.gvk.Kind, err)
+			}
+			patched, err := apply(curJSON)
+			if err != nil {
+				return zero, err
+			}
+			obj := h.s.New()
+			strictErrs := append([]error{}, patchStrict...)
+			if opts.fieldValidation == metav1.FieldValidationIgnore {
+				err = kjson.UnmarshalCaseSensitivePreserveInts(patched, obj)
+			} else {
+				var objStrict []error
+				objStrict, err = kjson.UnmarshalStrict(patched, obj)
+				strictErrs = append(strictErrs, objStrict...)
+			}
+			if err != nil {
+				return zero, invalidPatch(body, err)
+			}
+			if len(strictErrs) > 0 {
+				switch opts.fieldValidation {
+				case metav1.FieldValidationStrict:
+					return zero, invalidPatch(body, runtime.NewStrictDecodingError(strictErrs))
+				case metav1.FieldValidationWarn:
+					warnings = strictErrs
+				}
+			}
+			if err := h.checkPatched(obj, current, ns, name); err != nil {
+				return zero, err
+			}
+			if h.s.Default != nil {
+				h.s.Default(obj)
+			}
+			return obj, nil
+		}
+
+		ctx, cancel := h.requestContext(r)
+		defer cancel()
+		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, tryUpdate, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub})
+		if err != nil {
+			return err
+		}
+		for _, e := range warnings {
+			AddWarning(w, e.Error())
+		}
+		return h.respondObject(w, r, http.StatusOK, f, out)
+	})
+}
+
+// preparePatch validates the patch body once and returns the function that
+// applies it to an object's JSON, plus the strict errors of the patch body
+// itself (unknown JSON patch fields, duplicate keys).
+func preparePatch(patchType string, body []byte, directive string) (func([]byte) ([]byte, error), []error, error) {
+	var strictErrs []error
+	switch patchType {
+	case MediaTypeJSONPatch:
+		if directive != metav1.FieldValidationIgnore {
+			var ops []jsonPatchOp
+			errs, err := kjson.UnmarshalStrict(body, &ops)
+			if err != nil {
+				return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+			}
+			for _, e := range errs {
+				strictErrs = append(strictErrs, fmt.Errorf("json patch %w", e))
+			}
+		}
+		p, err := jsonpatch.DecodePatch(body)
+		if err != nil {
+			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		if len(p) > maxJSONPatchOperations {
+			return nil, nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(p)))
+		}
+		return func(doc []byte) ([]byte, error) {
+			out, err := p.Apply(doc)
+			if err != nil {
+				return nil, invalidRequest(fmt.Sprintf("the JSON patch could not be applied: %v", err))
+			}
+			return out, nil
+		}, strictErrs, nil
+	case MediaTypeMergePatch:
+		trimmed := bytes.TrimSpace(body)
+		if len(trimmed) == 0 || trimmed[0] != '{' {
+			return nil, nil, apierrors.NewBadRequest("error decoding patch: a merge patch must be a JSON object")
+		}
+		v := map[string]any{}
+		if directive != metav1.FieldValidationIgnore {
+			errs, err := kjson.UnmarshalStrict(body, &v)
+			if err != nil {
+				return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+			}
+			strictErrs = errs
+		} else if err := json.Unmarshal(body, &v); err != nil {
+			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		return func(doc []byte) ([]byte, error) {
+			out, err := jsonpatch.MergePatch(doc, body)
+			if err != nil {
+				if errors.Is(err, jsonpatch.ErrBadJSONPatch) || errors.Is(err, jsonpatch.ErrBadJSONDoc) {
+					return nil, apierrors.NewBadRequest(err.Error())
+				}
+				return nil, invalidRequest(fmt.Sprintf("the merge patch could not be applied: %v", err))
+			}
+			return out, nil
+		}, strictErrs, nil
+	}
+	return nil, nil, unsupportedMediaType(supportedPatchTypes)
+}
+
+// invalidPatch is kube's 422 for a patched object that does not decode.
+func invalidPatch(patch []byte, err error) error {
+	return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+		field.Invalid(field.NewPath("patch"), string(patch), err.Error()),
+	})
+}
+
+// checkPatched rejects patches that change apiVersion, kind, name or
+// namespace, and treats a changed metadata.resourceVersion as a failed
+// precondition (409), as kube's update does.
+func (h *Handler[T, L]) checkPatched(obj, current T, ns, name string) error {
+	got := obj.GetObjectKind().GroupVersionKind()
+	if got != h.gvk {
+		return apierrors.NewBadRequest(fmt.Sprintf("the patch may not change apiVersion or kind: got %s %s, want %s %s",
+			got.GroupVersion().String(), got.Kind, h.gvk.GroupVersion().String(), h.gvk.Kind))
+	}
+	if h.info.Namespaced {
+		switch obj.GetNamespace() {
+		case ns:
+		case "":
+			obj.SetNamespace(ns)
+		default:
+			return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+	} else {
+		obj.SetNamespace("")
+	}
+	if obj.GetName() != name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", obj.GetName(), name))
+	}
+	if rv := obj.GetResourceVersion(); rv != "" && rv != current.GetResourceVersion() {
+		return apierrors.NewConflict(h.info.GroupResource(), name, errors.New(optimisticLockErrorMsg))
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+package endpoints
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func (h *Handler[T, L]) setKind(obj T) {
+	obj.GetObjectKind().SetGroupVersionKind(h.gvk)
+}
+
+// items returns the list's items with kind and apiVersion set, writing
+// them back so the encoded list carries them too.
+func (h *Handler[T, L]) items(list L) []T {
+	items := h.s.GetItems(list)
+	for _, it := range items {
+		h.setKind(it)
+	}
+	if items == nil {
+		items = []T{}
+	}
+	h.s.SetItems(list, items)
+	return items
+}
+
+// convertObject is what the negotiated format makes of one object.
+func (h *Handler[T, L]) convertObject(r *http.Request, f outputFormat, obj T, withHeaders bool) (any, error) {
+	h.setKind(obj)
+	switch f.as {
+	case asTable:
+		include, err := tableOptions(r)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := tableRows(h.s, []T{obj}, include, f.metaAPIVersion())
+		if err != nil {
+			return nil, err
+		}
+		t := &metav1.Table{
+			TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: f.metaAPIVersion()},
+			ListMeta: metav1.ListMeta{ResourceVersion: obj.GetResourceVersion()},
+			Rows:     rows,
+		}
+		if withHeaders {
+			t.ColumnDefinitions = columnDefinitions(h.info)
+		}
+		return t, nil
+	case asPartialObjectMetadata:
+		return partialObjectMetadata(obj, f.metaAPIVersion()), nil
+	case asPartialObjectMetadataList:
+		return nil, notAcceptableMsg(fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", h.gvk.Kind))
+	}
+	return obj, nil
+}
+
+func (h *Handler[T, L]) respondObject(w http.ResponseWriter, r *http.Request, code int, f outputFormat, obj T) error {
+	v, err := h.convertObject(r, f, obj, true)
+	if err != nil {
+		return err
+	}
+	writeEncoded(w, r, code, f, v)
+	return nil
+}
+
+func (h *Handler[T, L]) respondList(w http.ResponseWriter, r *http.Request, code int, f outputFormat, list L) error {
+	list.GetObjectKind().SetGroupVersionKind(h.listGVK)
+	items := h.items(list)
+	var v any = list
+	switch f.as {
+	case asTable:
+		include, err := tableOptions(r)
+		if err != nil {
+			return err
+		}
+		rows, err := tableRows(h.s, items, include, f.metaAPIVersion())
+		if err != nil {
+			return err
+		}
+		v = &metav1.Table{
+			TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: f.metaAPIVersion()},
+			ListMeta: metav1.ListMeta{
+				ResourceVersion:    list.GetResourceVersion(),
+				Continue:           list.GetContinue(),
+				RemainingItemCount: list.GetRemainingItemCount(),
+			},
+			ColumnDefinitions: columnDefinitions(h.info),
+			Rows:              rows,
+		}
+	case asPartialObjectMetadataList:
+		pl := &metav1.PartialObjectMetadataList{
+			TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadataList", APIVersion: f.metaAPIVersion()},
+			ListMeta: metav1.ListMeta{
+				ResourceVersion:    list.GetResourceVersion(),
+				Continue:           list.GetContinue(),
+				RemainingItemCount: list.GetRemainingItemCount(),
+			},
+			Items: make([]metav1.PartialObjectMetadata, 0, len(items)),
+		}
+		for _, it := range items {
+			pl.Items = append(pl.Items, *partialObjectMetadata(it, f.metaAPIVersion()))
+		}
+		v = pl
+	case asPartialObjectMetadata:
+		return notAcceptableMsg(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%s)", h.listGVK.Kind))
+	default:
+		if len(items) == 0 {
+			fixed, err := withEmptyItems(list)
+			if err != nil {
+				return err
+			}
+			v = fixed
+		}
+	}
+	writeEncoded(w, r, code, f, v)
+	return nil
+}
+
+// withEmptyItems makes sure an empty list encodes "items": [] even when
+// the generated SetItems leaves a nil slice.
+func withEmptyItems(list any) (any, error) {
+	data, err := json.Marshal(list)
+	if err != nil {
+		return nil, fmt.Errorf("encode list: %w", err)
+	}
+	if !bytes.Contains(data, []byte(`"items":null`)) && bytes.Contains(data, []byte(`"items":`)) {
+		return list, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("decode list: %w", err)
+	}
+	m["items"] = json.RawMessage("[]")
+	return m, nil
+}

@@ -1,0 +1,135 @@
+package endpoints
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubeforge/kubeforge/runtime/storage"
+)
+
+// watchEvent is one line of a watch stream.
+type watchEvent struct {
+	Type   watch.EventType `json:"type"`
+	Object any             `json:"object"`
+}
+
+// watchTimeout is timeoutSeconds, or a random duration in
+// [MinRequestTimeout, 2*MinRequestTimeout) as kube-apiserver does.
+func (h *Handler[T, L]) watchTimeout(opts metainternalversion.ListOptions) time.Duration {
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+		return time.Duration(*opts.TimeoutSeconds) * time.Second
+	}
+	return time.Duration(float64(h.opts.MinRequestTimeout) * (rand.Float64() + 1))
+}
+
+// serveWatch streams events as JSON lines, one flushed event per line:
+// 200 and headers first, then until the timeout, the client leaving, the
+// server stopping (Options.Stop) or the store ending the watch. Errors
+// before the first byte are Status responses; once streaming, the store
+// reports them as ERROR events.
+func (h *Handler[T, L]) serveWatch(w *recorder, r *http.Request, ns string, opts metainternalversion.ListOptions, f outputFormat) error {
+	flusher, ok := w.ResponseWriter.(http.Flusher)
+	if !ok {
+		return apierrors.NewInternalError(errNoFlusher)
+	}
+	if f.as == asTable {
+		if _, err := tableOptions(r); err != nil {
+			return err
+		}
+	}
+	if f.as == asPartialObjectMetadataList {
+		return notAcceptableMsg("you requested PartialObjectMetadataList, but a watch streams single objects")
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.watchTimeout(opts))
+	defer cancel()
+	if h.opts.Stop != nil {
+		go func() {
+			select {
+			case <-h.opts.Stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	ch, err := h.store.Watch(ctx, ns, storage.WatchOptions{
+		ListOptions:       toStorageList(opts),
+		SendInitialEvents: opts.SendInitialEvents,
+		AllowBookmarks:    opts.AllowWatchBookmarks,
+	})
+	if err != nil {
+		return err
+	}
+
+	w.Header().Set("Content-Type", mediaJSON)
+	w.Header().Set("Transfer-Encoding", "chunked")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	flusher.Flush()
+
+	headers := true
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-ch:
+			if !ok {
+				return nil
+			}
+			line, err := h.encodeEvent(r, f, ev, &headers)
+			if err != nil {
+				h.log("encode watch event", r, err)
+				return nil
+			}
+			if _, err := w.Write(line); err != nil {
+				return nil
+			}
+			if len(ch) == 0 {
+				flusher.Flush()
+			}
+		}
+	}
+}
+
+func (h *Handler[T, L]) encodeEvent(r *http.Request, f outputFormat, ev storage.Event[T], headers *bool) ([]byte, error) {
+	out := watchEvent{Type: ev.Type}
+	if ev.Type == watch.Error {
+		st := ev.Status
+		if st == nil {
+			st = &apierrors.NewInternalError(errWatchFailed).ErrStatus
+		}
+		full := *st
+		full.Kind, full.APIVersion = "Status", "v1"
+		if full.Status == "" {
+			full.Status = metav1.StatusFailure
+		}
+		out.Object = &full
+	} else {
+		obj, err := h.convertObject(r, f, ev.Object, *headers)
+		if err != nil {
+			return nil, err
+		}
+		if f.as == asTable {
+			*headers = false
+		}
+		out.Object = obj
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+var (
+	errNoFlusher   = errors.New("unable to start watch: the response writer cannot flush")
+	errWatchFailed = errors.New("the watch failed")
+)
