@@ -385,6 +385,9 @@ func (b *builder) addFields(s map[string]any, fields []*model.Field, owner strin
 			continue
 		}
 		if f.Inline || (f.Embedded && f.JSONName == "") {
+			if len(req) > 0 {
+				s["required"] = req
+			}
 			if err := b.addInline(s, props, f, owner, depth); err != nil {
 				return err
 			}
