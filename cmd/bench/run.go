@@ -1,0 +1,780 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubeforge/kubeforge/runtime/etcd"
+)
+
+const (
+	group    = "shipping.kubeforge.dev"
+	version  = "v1"
+	plural   = "shipments"
+	rawRoot  = "/bench-raw/shipments/"
+	nsPrefix = "bench-"
+)
+
+// result is one phase against one side.
+type result struct {
+	ops  int
+	wall time.Duration
+	lat  []time.Duration
+}
+
+func (r result) opsPerSec() float64 {
+	if r.wall <= 0 {
+		return 0
+	}
+	return float64(r.ops) / r.wall.Seconds()
+}
+
+func (r result) pct(p float64) time.Duration {
+	if len(r.lat) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), r.lat...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := int(float64(len(s)-1) * p)
+	return s[i]
+}
+
+// side is what a phase drives: the apiserver or etcd.
+type side interface {
+	create(ctx context.Context, i int) error
+	get(ctx context.Context, i int) error
+	list(ctx context.Context, namespace string) (int, error)
+	update(ctx context.Context, i int) error
+	del(ctx context.Context, i int) error
+	// fanout opens n watchers and returns a function that makes one write
+	// (round r) and waits until every watcher saw it.
+	fanout(ctx context.Context, n int) (round func(ctx context.Context, r int) error, closeAll func(), err error)
+}
+
+func run(ctx context.Context, c config) error {
+	dir, err := os.MkdirTemp("", "kubeforge-bench-")
+	if err != nil {
+		return fmt.Errorf("create temp dir: %w", err)
+	}
+	if c.keepData {
+		fmt.Println("data:", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+
+	fmt.Printf("starting etcd ...\n")
+	e, err := etcd.StartEmbedded(ctx, filepath.Join(dir, "etcd"))
+	if err != nil {
+		return fmt.Errorf("start etcd: %w", err)
+	}
+	defer e.Close()
+
+	bin := c.apiserver
+	if bin == "" {
+		bin = filepath.Join(dir, "apiserver")
+		fmt.Printf("building cmd/apiserver ...\n")
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kubeforge/kubeforge/cmd/apiserver")
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build cmd/apiserver: %w\n%s", err, out)
+		}
+	}
+	child, err := startAPIServer(ctx, bin, filepath.Join(dir, "apiserver"), c.sharedEtcd, e.Endpoints())
+	if err != nil {
+		return err
+	}
+	defer child.stop()
+
+	api := newHTTPSide(child.url, c)
+	raw := &etcdSide{c: e.Client(), cfg: c}
+	if err := raw.init(); err != nil {
+		return err
+	}
+
+	fmt.Printf("apiserver %s (pid %d), etcd %s, concurrency %d, %d objects, %d per namespace\n\n",
+		child.url, child.cmd.Process.Pid, strings.Join(e.Endpoints(), ","), c.concurrency, c.objects, c.perNamespace)
+
+	var rows []row
+	phase := func(name string, f func(s side) (result, error)) error {
+		a, err := f(api)
+		if err != nil {
+			return fmt.Errorf("%s against the apiserver: %w", name, err)
+		}
+		r, err := f(raw)
+		if err != nil {
+			return fmt.Errorf("%s against etcd: %w", name, err)
+		}
+		rw := row{name: name, api: a, etcd: r}
+		rows = append(rows, rw)
+		rw.print()
+		return nil
+	}
+	each := func(op func(s side) func(ctx context.Context, i int) error) func(s side) (result, error) {
+		return func(s side) (result, error) { return parallel(ctx, c.concurrency, c.objects, op(s)) }
+	}
+	header()
+	if err := phase("create", each(func(s side) func(context.Context, int) error { return s.create })); err != nil {
+		return err
+	}
+	rssAfterCreate, _ := readStatus(child.cmd.Process.Pid, "VmRSS")
+	if err := phase("get", each(func(s side) func(context.Context, int) error { return s.get })); err != nil {
+		return err
+	}
+	small := fmt.Sprintf("list %d", min(c.perNamespace, c.objects))
+	if err := phase(small, func(s side) (result, error) {
+		return parallel(ctx, c.concurrency, c.lists, func(ctx context.Context, i int) error {
+			return expectCount(s.list(ctx, nsPrefix+"0"))(min(c.perNamespace, c.objects))
+		})
+	}); err != nil {
+		return err
+	}
+	if err := phase(fmt.Sprintf("list %d", c.objects), func(s side) (result, error) {
+		return parallel(ctx, c.concurrency, c.lists, func(ctx context.Context, i int) error {
+			return expectCount(s.list(ctx, ""))(c.objects)
+		})
+	}); err != nil {
+		return err
+	}
+	if err := phase("update", each(func(s side) func(context.Context, int) error { return s.update })); err != nil {
+		return err
+	}
+	if err := phase(fmt.Sprintf("watch x%d", c.watchers), func(s side) (result, error) {
+		round, closeAll, err := s.fanout(ctx, c.watchers)
+		if err != nil {
+			return result{}, err
+		}
+		defer closeAll()
+		return parallel(ctx, 1, c.watchRounds, round)
+	}); err != nil {
+		return err
+	}
+	if err := phase("delete", each(func(s side) func(context.Context, int) error { return s.del })); err != nil {
+		return err
+	}
+
+	hwm, err := readStatus(child.cmd.Process.Pid, "VmHWM")
+	if err != nil {
+		return err
+	}
+	fmt.Println()
+	what := "apiserver only (etcd runs in the bench process)"
+	if !c.sharedEtcd {
+		what = "apiserver with its embedded etcd"
+	}
+	fmt.Printf("apiserver RSS: %.1f MiB after creating %d objects, peak (VmHWM) %.1f MiB; %s\n", mib(rssAfterCreate), c.objects, mib(hwm), what)
+	fmt.Println()
+	targets(rows, c, hwm)
+	return nil
+}
+
+func expectCount(n int, err error) func(want int) error {
+	return func(want int) error {
+		if err != nil {
+			return err
+		}
+		if n != want {
+			return fmt.Errorf("listed %d objects, want %d", n, want)
+		}
+		return nil
+	}
+}
+
+// parallel runs op(i) for i in [0, n) on workers goroutines.
+func parallel(ctx context.Context, workers, n int, op func(ctx context.Context, i int) error) (result, error) {
+	lat := make([]time.Duration, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start := time.Now()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				t0 := time.Now()
+				if err := op(ctx, i); err != nil {
+					errs <- fmt.Errorf("operation %d: %w", i, err)
+					cancel()
+					return
+				}
+				lat[i] = time.Since(t0)
+			}
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	close(errs)
+	if err := <-errs; err != nil {
+		return result{}, err
+	}
+	return result{ops: n, wall: wall, lat: lat}, nil
+}
+
+// row is one phase on both sides.
+type row struct {
+	name      string
+	api, etcd result
+}
+
+func header() {
+	fmt.Printf("%-12s | %12s %10s %10s | %12s %10s %10s | %8s\n", "phase", "api ops/s", "api p50", "api p99", "etcd ops/s", "etcd p50", "etcd p99", "api/etcd")
+	fmt.Println(strings.Repeat("-", 104))
+}
+
+func (r row) print() {
+	ratio := 0.0
+	if r.etcd.opsPerSec() > 0 {
+		ratio = r.api.opsPerSec() / r.etcd.opsPerSec()
+	}
+	fmt.Printf("%-12s | %12.0f %10s %10s | %12.0f %10s %10s | %7.0f%%\n", r.name,
+		r.api.opsPerSec(), round(r.api.pct(0.5)), round(r.api.pct(0.99)),
+		r.etcd.opsPerSec(), round(r.etcd.pct(0.5)), round(r.etcd.pct(0.99)), ratio*100)
+}
+
+func round(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	default:
+		return d.Round(time.Microsecond).String()
+	}
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+func targets(rows []row, c config, hwm int64) {
+	fmt.Println("targets:")
+	check := func(ok bool, format string, args ...any) {
+		mark := "PASS"
+		if !ok {
+			mark = "MISS"
+		}
+		fmt.Printf("  %s  %s\n", mark, fmt.Sprintf(format, args...))
+	}
+	for _, r := range rows {
+		switch r.name {
+		case "create", "get", "update":
+			ratio := r.api.opsPerSec() / r.etcd.opsPerSec()
+			check(ratio >= 0.5, "%s at >= 50%% of raw etcd ops/s: %.0f%%", r.name, ratio*100)
+		case fmt.Sprintf("list %d", c.objects):
+			check(r.api.pct(0.99) < 300*time.Millisecond, "list of %d objects < 300ms: p50 %s, p99 %s", c.objects, round(r.api.pct(0.5)), round(r.api.pct(0.99)))
+		case fmt.Sprintf("watch x%d", c.watchers):
+			check(r.api.pct(0.99) < 100*time.Millisecond, "watch fan-out to %d watchers p99 < 100ms: %s", c.watchers, round(r.api.pct(0.99)))
+		}
+	}
+	check(hwm < 150<<20, "apiserver RSS with %d objects < 150 MiB: peak %.1f MiB", c.objects, mib(hwm))
+	if c.objects != 10000 {
+		fmt.Println("  (the targets are stated for 10k objects; this run used", c.objects, "objects)")
+	}
+}
+
+// readStatus reads a "VmXXX: N kB" line of /proc/<pid>/status, in bytes.
+func readStatus(pid int, key string) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read process status: %w", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			f := strings.Fields(v)
+			if len(f) == 0 {
+				break
+			}
+			n, err := strconv.ParseInt(f[0], 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("parse %s: %w", key, err)
+			}
+			return n << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("no %s in /proc/%d/status", key, pid)
+}
+
+// child is the apiserver process.
+type child struct {
+	cmd  *exec.Cmd
+	url  string
+	done chan error
+	log  *bytes.Buffer
+}
+
+func startAPIServer(ctx context.Context, bin, dataDir string, sharedEtcd bool, endpoints []string) (*child, error) {
+	args := []string{"--data-dir", dataDir, "--bind-address", "127.0.0.1", "--port", "0"}
+	if sharedEtcd {
+		args = append(args, "--etcd-servers", strings.Join(endpoints, ","))
+	}
+	ch := &child{cmd: exec.Command(bin, args...), done: make(chan error, 1), log: &bytes.Buffer{}}
+	ch.cmd.Stdout = &lockedWriter{w: ch.log}
+	ch.cmd.Stderr = ch.cmd.Stdout
+	if err := ch.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start apiserver: %w", err)
+	}
+	go func() { ch.done <- ch.cmd.Wait() }()
+	kubeconfig := filepath.Join(dataDir, "admin.kubeconfig")
+	deadline := time.After(60 * time.Second)
+	for {
+		if data, err := os.ReadFile(kubeconfig); err == nil && len(data) > 0 {
+			var kc struct {
+				Clusters []struct {
+					Cluster struct {
+						Server string `json:"server"`
+					} `json:"cluster"`
+				} `json:"clusters"`
+			}
+			if err := yaml.Unmarshal(data, &kc); err != nil || len(kc.Clusters) == 0 {
+				ch.stop()
+				return nil, fmt.Errorf("read %s: no cluster (%v)", kubeconfig, err)
+			}
+			ch.url = strings.TrimSuffix(kc.Clusters[0].Cluster.Server, "/")
+			return ch, nil
+		}
+		select {
+		case err := <-ch.done:
+			return nil, fmt.Errorf("apiserver exited before it was ready: %v\n%s", err, ch.logs())
+		case <-deadline:
+			ch.stop()
+			return nil, fmt.Errorf("apiserver not ready after 60s\n%s", ch.logs())
+		case <-ctx.Done():
+			ch.stop()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (ch *child) logs() string {
+	w := ch.cmd.Stdout.(*lockedWriter)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.String()
+}
+
+func (ch *child) stop() {
+	if ch.cmd.ProcessState != nil {
+		return
+	}
+	_ = ch.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-ch.done:
+	case <-time.After(20 * time.Second):
+		_ = ch.cmd.Process.Kill()
+		<-ch.done
+	}
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// objectName and namespace of object i.
+func objectName(i int) string { return fmt.Sprintf("s-%06d", i) }
+func namespaceOf(i int, c config) string {
+	return nsPrefix + strconv.Itoa(i/c.perNamespace)
+}
+
+// shipmentJSON is a valid Shipment; priority varies with updates.
+func shipmentJSON(ns, name, priority, rv string) []byte {
+	meta := map[string]any{"name": name, "namespace": ns, "labels": map[string]string{"bench": "true"}}
+	if rv != "" {
+		meta["resourceVersion"] = rv
+	}
+	b, _ := json.Marshal(map[string]any{
+		"apiVersion": group + "/" + version,
+		"kind":       "Shipment",
+		"metadata":   meta,
+		"spec": map[string]any{
+			"priority":    priority,
+			"origin":      map[string]any{"street": "Hauptstr. 1", "city": "Berlin"},
+			"destination": map[string]any{"street": "High St 2", "city": "London", "country": "GB"},
+			"parcels":     []any{map[string]any{"name": "box", "weight": "2500g", "count": 2}},
+			"tags":        []string{"bench"},
+		},
+	})
+	return b
+}
+
+// --- the apiserver over HTTP ---
+
+type httpSide struct {
+	base string
+	c    *http.Client
+	cfg  config
+}
+
+func newHTTPSide(base string, c config) *httpSide {
+	tr := &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        c.concurrency * 4,
+		MaxIdleConnsPerHost: c.concurrency * 4,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	return &httpSide{base: base, c: &http.Client{Transport: tr}, cfg: c}
+}
+
+func (h *httpSide) collection(ns string) string {
+	if ns == "" {
+		return h.base + "/apis/" + group + "/" + version + "/" + plural
+	}
+	return h.base + "/apis/" + group + "/" + version + "/namespaces/" + ns + "/" + plural
+}
+
+func (h *httpSide) do(ctx context.Context, method, url string, body []byte, want int, out any) error {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := h.c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != want {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("%s %s: HTTP %d, want %d: %s", method, url, resp.StatusCode, want, b)
+	}
+	if out != nil {
+		return json.NewDecoder(resp.Body).Decode(out)
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	return err
+}
+
+type objectMeta struct {
+	Metadata struct {
+		Name            string `json:"name"`
+		ResourceVersion string `json:"resourceVersion"`
+	} `json:"metadata"`
+}
+
+func (h *httpSide) create(ctx context.Context, i int) error {
+	ns := namespaceOf(i, h.cfg)
+	return h.do(ctx, "POST", h.collection(ns), shipmentJSON(ns, objectName(i), "Normal", ""), http.StatusCreated, nil)
+}
+
+func (h *httpSide) get(ctx context.Context, i int) error {
+	return h.do(ctx, "GET", h.collection(namespaceOf(i, h.cfg))+"/"+objectName(i), nil, http.StatusOK, nil)
+}
+
+func (h *httpSide) list(ctx context.Context, ns string) (int, error) {
+	var l struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := h.do(ctx, "GET", h.collection(ns)+"?labelSelector=bench%3Dtrue", nil, http.StatusOK, &l); err != nil {
+		return 0, err
+	}
+	return len(l.Items), nil
+}
+
+func (h *httpSide) update(ctx context.Context, i int) error {
+	ns, name := namespaceOf(i, h.cfg), objectName(i)
+	var cur objectMeta
+	if err := h.do(ctx, "GET", h.collection(ns)+"/"+name, nil, http.StatusOK, &cur); err != nil {
+		return err
+	}
+	return h.do(ctx, "PUT", h.collection(ns)+"/"+name, shipmentJSON(ns, name, "Urgent", cur.Metadata.ResourceVersion), http.StatusOK, nil)
+}
+
+func (h *httpSide) del(ctx context.Context, i int) error {
+	return h.do(ctx, "DELETE", h.collection(namespaceOf(i, h.cfg))+"/"+objectName(i), nil, http.StatusOK, nil)
+}
+
+// fanout watches the "fanout" namespace n times; each round creates one
+// object there.
+func (h *httpSide) fanout(ctx context.Context, n int) (func(context.Context, int) error, func(), error) {
+	const ns = "fanout"
+	var l struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if err := h.do(ctx, "GET", h.collection(ns), nil, http.StatusOK, &l); err != nil {
+		return nil, nil, err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	seen := newFanIn(n)
+	tr := &http.Transport{MaxIdleConnsPerHost: n, MaxConnsPerHost: 0}
+	wc := &http.Client{Transport: tr}
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		req, err := http.NewRequestWithContext(wctx, "GET", h.collection(ns)+"?watch=1&allowWatchBookmarks=false&timeoutSeconds=600&resourceVersion="+l.Metadata.ResourceVersion, nil)
+		if err != nil {
+			cancel()
+			return nil, nil, err
+		}
+		resp, err := wc.Do(req)
+		if err != nil {
+			cancel()
+			return nil, nil, fmt.Errorf("open watch %d: %w", w, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			cancel()
+			return nil, nil, fmt.Errorf("open watch %d: HTTP %d", w, resp.StatusCode)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer resp.Body.Close()
+			dec := json.NewDecoder(bufio.NewReader(resp.Body))
+			for {
+				var ev struct {
+					Type   string     `json:"type"`
+					Object objectMeta `json:"object"`
+				}
+				if err := dec.Decode(&ev); err != nil {
+					return
+				}
+				if ev.Type == "ADDED" {
+					seen.saw(ev.Object.Metadata.Name)
+				}
+			}
+		}()
+	}
+	round := func(ctx context.Context, r int) error {
+		name := fmt.Sprintf("f-%05d", r)
+		wait := seen.expect(name)
+		if err := h.do(ctx, "POST", h.collection(ns), shipmentJSON(ns, name, "Normal", ""), http.StatusCreated, nil); err != nil {
+			return err
+		}
+		return wait(ctx)
+	}
+	closeAll := func() {
+		cancel()
+		wg.Wait()
+		tr.CloseIdleConnections()
+	}
+	return round, closeAll, nil
+}
+
+// fanIn counts, per object name, how many watchers saw it.
+type fanIn struct {
+	n       int
+	mu      sync.Mutex
+	waiting map[string]chan struct{}
+	count   map[string]int
+}
+
+func newFanIn(n int) *fanIn {
+	return &fanIn{n: n, waiting: map[string]chan struct{}{}, count: map[string]int{}}
+}
+
+// expect registers name before the write and returns the wait.
+func (f *fanIn) expect(name string) func(ctx context.Context) error {
+	done := make(chan struct{})
+	f.mu.Lock()
+	f.waiting[name] = done
+	f.mu.Unlock()
+	return func(ctx context.Context) error {
+		select {
+		case <-done:
+			return nil
+		case <-time.After(30 * time.Second):
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			return fmt.Errorf("%d of %d watchers saw %s within 30s", f.count[name], f.n, name)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (f *fanIn) saw(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.count[name]++
+	if f.count[name] == f.n {
+		if ch, ok := f.waiting[name]; ok {
+			close(ch)
+			delete(f.waiting, name)
+		}
+	}
+}
+
+// --- etcd through clientv3 ---
+
+type etcdSide struct {
+	c   *clientv3.Client
+	cfg config
+}
+
+func (e *etcdSide) init() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := e.c.Delete(ctx, "/bench-raw/", clientv3.WithPrefix()); err != nil {
+		return fmt.Errorf("clear raw prefix: %w", err)
+	}
+	return nil
+}
+
+func (e *etcdSide) key(i int) string {
+	return rawRoot + namespaceOf(i, e.cfg) + "/" + objectName(i)
+}
+
+var errExists = errors.New("already exists")
+
+func (e *etcdSide) create(ctx context.Context, i int) error {
+	k := e.key(i)
+	resp, err := e.c.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
+		Then(clientv3.OpPut(k, string(shipmentJSON(namespaceOf(i, e.cfg), objectName(i), "Normal", "")))).
+		Commit()
+	if err != nil {
+		return err
+	}
+	if !resp.Succeeded {
+		return fmt.Errorf("%s: %w", k, errExists)
+	}
+	return nil
+}
+
+func (e *etcdSide) get(ctx context.Context, i int) error {
+	resp, err := e.c.Get(ctx, e.key(i))
+	if err != nil {
+		return err
+	}
+	if len(resp.Kvs) != 1 {
+		return fmt.Errorf("%s: not found", e.key(i))
+	}
+	return nil
+}
+
+func (e *etcdSide) list(ctx context.Context, ns string) (int, error) {
+	prefix := rawRoot
+	if ns != "" {
+		prefix += ns + "/"
+	}
+	resp, err := e.c.Get(ctx, prefix, clientv3.WithPrefix())
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, kv := range resp.Kvs {
+		// What a server does at least: decode every object.
+		var m map[string]any
+		if err := json.Unmarshal(kv.Value, &m); err != nil {
+			return 0, err
+		}
+		if !strings.HasPrefix(string(kv.Key), rawRoot+"fanout/") {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (e *etcdSide) update(ctx context.Context, i int) error {
+	k := e.key(i)
+	cur, err := e.c.Get(ctx, k)
+	if err != nil {
+		return err
+	}
+	if len(cur.Kvs) != 1 {
+		return fmt.Errorf("%s: not found", k)
+	}
+	resp, err := e.c.Txn(ctx).
+		If(clientv3.Compare(clientv3.ModRevision(k), "=", cur.Kvs[0].ModRevision)).
+		Then(clientv3.OpPut(k, string(shipmentJSON(namespaceOf(i, e.cfg), objectName(i), "Urgent", "")))).
+		Commit()
+	if err != nil {
+		return err
+	}
+	if !resp.Succeeded {
+		return fmt.Errorf("%s: conflict", k)
+	}
+	return nil
+}
+
+func (e *etcdSide) del(ctx context.Context, i int) error {
+	resp, err := e.c.Delete(ctx, e.key(i), clientv3.WithPrevKV())
+	if err != nil {
+		return err
+	}
+	if resp.Deleted != 1 {
+		return fmt.Errorf("%s: not found", e.key(i))
+	}
+	return nil
+}
+
+func (e *etcdSide) fanout(ctx context.Context, n int) (func(context.Context, int) error, func(), error) {
+	prefix := rawRoot + "fanout/"
+	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	seen := newFanIn(n)
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		// The watches share the client's gRPC stream, as the apiserver's
+		// watches on its one client do.
+		wch := e.c.Watch(wctx, prefix, clientv3.WithPrefix(), clientv3.WithCreatedNotify())
+		first := <-wch
+		if err := first.Err(); err != nil {
+			cancel()
+			return nil, nil, fmt.Errorf("open etcd watch %d: %w", w, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for resp := range wch {
+				for _, ev := range resp.Events {
+					if ev.IsCreate() {
+						var m objectMeta
+						if err := json.Unmarshal(ev.Kv.Value, &m); err == nil {
+							seen.saw(m.Metadata.Name)
+						}
+					}
+				}
+			}
+		}()
+	}
+	round := func(ctx context.Context, r int) error {
+		name := fmt.Sprintf("f-%05d", r)
+		wait := seen.expect(name)
+		if _, err := e.c.Put(ctx, prefix+name, string(shipmentJSON("fanout", name, "Normal", ""))); err != nil {
+			return err
+		}
+		return wait(ctx)
+	}
+	closeAll := func() {
+		cancel()
+		wg.Wait()
+	}
+	return round, closeAll, nil
+}
