@@ -388,7 +388,7 @@ func (g *gen) value(r *model.TypeRef, x expr, depth int) ([]jen.Code, error) {
 			}
 		} else {
 			var err error
-			inner, err = g.value(r.Elem, func() *jen.Statement { return jen.Parens(jen.Op("*").Add(x())) }, depth+1)
+			inner, err = g.value(r.Elem, func() *jen.Statement { return jen.Parens(jen.Op("*").Add(x())) }, depth+1) // (*p)[i]
 			if err != nil {
 				return nil, err
 			}
@@ -407,8 +407,7 @@ func (g *gen) value(r *model.TypeRef, x expr, depth int) ([]jen.Code, error) {
 		}
 		return []jen.Code{jen.For(jen.Id(i).Op(":=").Range().Add(x())).Block(inner...)}, nil
 	case model.MapRef:
-		k := g.loopVar("k")
-		v := g.loopVar("v")
+		k, v := g.loopVar("k"), g.loopVar("v")
 		g.loop++
 		elem := underlying(r.Elem)
 		// Struct and array values are not addressable: default a copy and

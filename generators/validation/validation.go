@@ -448,6 +448,38 @@ func zero(r resolved, x func() *jen.Statement, numbersAndBools bool) jen.Code {
 	return nil
 }
 
+// nonZero is the negation of zero (numbers and booleans included).
+func nonZero(r resolved, x func() *jen.Statement) jen.Code {
+	ref := r.ref
+	switch ref.Kind {
+	case model.PointerRef:
+		return x().Op("!=").Nil()
+	case model.SliceRef, model.MapRef:
+		return jen.Len(x()).Op("!=").Lit(0)
+	case model.BuiltinRef:
+		switch {
+		case ref.Name == "string":
+			return x().Op("!=").Lit("")
+		case ref.Name == "bool":
+			return x()
+		case isInt(ref.Name) || isFloat(ref.Name):
+			return x().Op("!=").Lit(0)
+		}
+	case model.NamedRef:
+		switch known(ref) {
+		case "Time", "MicroTime":
+			return jen.Op("!").Add(x()).Dot("IsZero").Call()
+		case "Duration":
+			return x().Dot("Duration").Op("!=").Lit(0)
+		case "Quantity":
+			return x().Op("!=").Parens(jen.Qual(resourcePkg, "Quantity").Values())
+		case "IntOrString":
+			return x().Op("!=").Parens(jen.Qual(intstrPkg, "IntOrString").Values())
+		}
+	}
+	return nil
+}
+
 // --- node bodies ------------------------------------------------------------
 
 func (g *gen) nodeBody(n *node) ([]jen.Code, error) {
@@ -503,8 +535,8 @@ func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement) ([]jen.Co
 		return nil, nil
 	}
 	if f.OmitEmpty && r.ref.Kind != model.PointerRef {
-		if z := zero(r, x, true); z != nil {
-			return []jen.Code{jen.If(jen.Op("!").Parens(z)).Block(checks...)}, nil
+		if nz := nonZero(r, x); nz != nil {
+			return []jen.Code{jen.If(nz).Block(checks...)}, nil
 		}
 	}
 	return checks, nil
@@ -579,7 +611,7 @@ func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path fu
 			}
 		} else {
 			var err error
-			inner, err = g.value(er, merge(val, er.val), nil, func() *jen.Statement { return jen.Parens(jen.Op("*").Add(x())) }, path)
+			inner, err = g.value(er, merge(val, er.val), nil, deref(er.ref, x), path)
 			if err != nil {
 				return nil, err
 			}
@@ -630,6 +662,15 @@ func (g *gen) structNode(r *model.TypeRef) *node {
 		return nil
 	}
 	return g.nodes[r.Package+"."+r.Name]
+}
+
+// deref returns *x, in parentheses when it is indexed ((*x)[i]).
+func deref(elem *model.TypeRef, x func() *jen.Statement) func() *jen.Statement {
+	switch elem.Kind {
+	case model.SliceRef, model.MapRef, model.ArrayRef, model.NamedRef:
+		return func() *jen.Statement { return jen.Parens(jen.Op("*").Add(x())) }
+	}
+	return func() *jen.Statement { return jen.Op("*").Add(x()) }
 }
 
 // addr returns &x.
@@ -713,6 +754,7 @@ func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Sta
 	}
 	kr := resolve(ref.Key)
 	k := g.loopVar("k")
+	v := g.loopVar("v")
 	g.loop++
 	item := func() *jen.Statement { return x().Index(jen.Id(k)) }
 	var keyStr jen.Code
@@ -728,7 +770,6 @@ func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Sta
 	// Map values are not addressable: struct checks get a copy.
 	er := resolve(ref.Elem)
 	needCopy := er.ref.Kind == model.NamedRef || er.hook != ""
-	v := g.loopVar("v")
 	var itemExpr func() *jen.Statement = item
 	if needCopy {
 		itemExpr = func() *jen.Statement { return jen.Id(v) }
@@ -746,7 +787,7 @@ func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Sta
 		if kr.ref.Kind == model.BuiltinRef && (kr.ref.Name == "string" || isInt(kr.ref.Name) || isFloat(kr.ref.Name)) {
 			// Sorted keys keep the error list deterministic.
 			keys = jen.Qual(slicesPkg, "Sorted").Call(jen.Qual(mapsPkg, "Keys").Call(x()))
-			stmts = append(stmts, jen.For(jen.Id(k).Op(":=").Range().Add(keys)).Block(inner...))
+			stmts = append(stmts, jen.For(jen.List(jen.Id("_"), jen.Id(k)).Op(":=").Range().Add(keys)).Block(inner...))
 		} else {
 			stmts = append(stmts, jen.For(jen.Id(k).Op(":=").Range().Add(x())).Block(inner...))
 		}
