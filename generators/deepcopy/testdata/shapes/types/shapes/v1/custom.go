@@ -6,7 +6,8 @@ import "k8s.io/apimachinery/pkg/runtime"
 func (in *Custom) DeepCopyInto(out *Custom) {
 	*out = *in
 	if in.Data != nil {
-		out.Data = append([]byte(nil), in.Data...)
+		out.Data = make([]byte, len(in.Data))
+		copy(out.Data, in.Data)
 	}
 }
 
