@@ -107,12 +107,12 @@ type PrinterColumn struct {
 type TypeKind int
 
 const (
-	StructKind TypeKind = iota
-	SliceKind           // type Tags []string
-	MapKind             // type Labels map[string]string
-	BasicKind           // type Size string (enums), type Count int32
-	PointerKind         // rare: type P *T
-	ArrayKind           // type A [4]byte
+	StructKind  TypeKind = iota
+	SliceKind            // type Tags []string
+	MapKind              // type Labels map[string]string
+	BasicKind            // type Size string (enums), type Count int32
+	PointerKind          // rare: type P *T
+	ArrayKind            // type A [4]byte
 )
 
 // Type is a named type declared in a types package.
@@ -229,6 +229,9 @@ type External struct {
 	// "RawExtension", "JSON", "ObjectMeta", "ListMeta", "TypeMeta", or "".
 	Known string
 	Doc   string
+	// Struct is true when the type is a struct (Fields is then filled unless
+	// Known names an opaque type such as Time or Quantity).
+	Struct bool
 }
 
 // Markers are the resolved markers at a position, by registry name
@@ -270,13 +273,13 @@ type Validation struct {
 	MaxLength        *int64
 	Pattern          string
 	// Enum values decoded from the marker (string, json.Number, bool).
-	Enum        []any
-	MinItems    *int64
-	MaxItems    *int64
-	UniqueItems bool
+	Enum          []any
+	MinItems      *int64
+	MaxItems      *int64
+	UniqueItems   bool
 	MinProperties *int64
 	MaxProperties *int64
-	Format      string
+	Format        string
 	// XValidations (CEL) are recorded for OpenAPI only.
 	XValidations []XValidation
 }

@@ -1,0 +1,559 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// validationFrom reads every validation marker of ms.
+func validationFrom(ms Markers) Validation {
+	var v Validation
+	f64 := func(name string) *float64 {
+		if x, ok := first(ms, "kubebuilder:validation:"+name).(float64); ok {
+			return &x
+		}
+		return nil
+	}
+	i64 := func(name string) *int64 {
+		if x, ok := first(ms, "kubebuilder:validation:"+name).(int64); ok {
+			return &x
+		}
+		return nil
+	}
+	b := func(name string) bool {
+		x, _ := first(ms, "kubebuilder:validation:"+name).(bool)
+		return x
+	}
+	s := func(name string) string {
+		x, _ := first(ms, "kubebuilder:validation:"+name).(string)
+		return x
+	}
+	v.Minimum, v.Maximum, v.MultipleOf = f64("Minimum"), f64("Maximum"), f64("MultipleOf")
+	v.ExclusiveMinimum, v.ExclusiveMaximum, v.UniqueItems = b("ExclusiveMinimum"), b("ExclusiveMaximum"), b("UniqueItems")
+	v.MinLength, v.MaxLength = i64("MinLength"), i64("MaxLength")
+	v.MinItems, v.MaxItems = i64("MinItems"), i64("MaxItems")
+	v.MinProperties, v.MaxProperties = i64("MinProperties"), i64("MaxProperties")
+	v.Pattern, v.Format = s("Pattern"), s("Format")
+	if e, ok := first(ms, "kubebuilder:validation:Enum").([]any); ok {
+		v.Enum = e
+	}
+	for _, mv := range ms["kubebuilder:validation:XValidation"] {
+		if m, ok := mv.Value.(map[string]any); ok {
+			rule, _ := m["rule"].(string)
+			msg, _ := m["message"].(string)
+			v.XValidations = append(v.XValidations, XValidation{Rule: rule, Message: msg})
+		}
+	}
+	return v
+}
+
+// merge returns field validation with unset attributes taken from the
+// named type's validation (field markers win).
+func merge(f, t Validation) Validation {
+	if f.Minimum == nil {
+		f.Minimum, f.ExclusiveMinimum = t.Minimum, f.ExclusiveMinimum || t.ExclusiveMinimum
+	}
+	if f.Maximum == nil {
+		f.Maximum, f.ExclusiveMaximum = t.Maximum, f.ExclusiveMaximum || t.ExclusiveMaximum
+	}
+	if f.MultipleOf == nil {
+		f.MultipleOf = t.MultipleOf
+	}
+	if f.MinLength == nil {
+		f.MinLength = t.MinLength
+	}
+	if f.MaxLength == nil {
+		f.MaxLength = t.MaxLength
+	}
+	if f.Pattern == "" {
+		f.Pattern = t.Pattern
+	}
+	if len(f.Enum) == 0 {
+		f.Enum = t.Enum
+	}
+	if f.MinItems == nil {
+		f.MinItems = t.MinItems
+	}
+	if f.MaxItems == nil {
+		f.MaxItems = t.MaxItems
+	}
+	f.UniqueItems = f.UniqueItems || t.UniqueItems
+	if f.MinProperties == nil {
+		f.MinProperties = t.MinProperties
+	}
+	if f.MaxProperties == nil {
+		f.MaxProperties = t.MaxProperties
+	}
+	if f.Format == "" {
+		f.Format = t.Format
+	}
+	f.XValidations = append(append([]XValidation(nil), t.XValidations...), f.XValidations...)
+	return f
+}
+
+// namedLocal returns the local type behind r (through pointers), or nil.
+func namedLocal(r *TypeRef) *Type {
+	for r != nil && r.Kind == PointerRef {
+		r = r.Elem
+	}
+	if r != nil && r.Kind == NamedRef {
+		return r.Local
+	}
+	return nil
+}
+
+func deref(r *TypeRef) *TypeRef {
+	for r != nil && r.Kind == PointerRef {
+		r = r.Elem
+	}
+	return r
+}
+
+// finishField fills what needs every type to be filled: validation merged
+// from the named type, defaults, list semantics.
+func (l *loader) finishField(pi *pkgInfo, f *Field) {
+	subject := "field " + f.Parent.Name + "." + f.Name
+	f.Validation = validationFrom(f.Markers)
+	if lt := namedLocal(f.Type); lt != nil {
+		f.Validation = merge(f.Validation, lt.Validation)
+	}
+	f.EmbeddedResource = f.Markers.Has("kubebuilder:validation:EmbeddedResource")
+	f.PreserveUnknownFields = f.Markers.Has("kubebuilder:pruning:PreserveUnknownFields")
+	f.MapType, _ = first(f.Markers, "mapType").(string)
+	f.StructType, _ = first(f.Markers, "structType").(string)
+
+	// Defaults.
+	f.Default = l.defaultOf(f.Markers, f.Type, f.Validation, subject)
+
+	// Lists.
+	lt := namedLocal(f.Type)
+	f.ListType, _ = first(f.Markers, "listType").(string)
+	keys := f.Markers["listMapKey"]
+	if f.ListType == "" && lt != nil {
+		f.ListType, _ = first(lt.Markers, "listType").(string)
+		if len(keys) == 0 {
+			keys = lt.Markers["listMapKey"]
+		}
+	}
+	for _, k := range keys {
+		s, _ := k.Value.(string)
+		f.ListMapKeys = append(f.ListMapKeys, s)
+	}
+	listPos := f.Pos
+	if mv := f.Markers["listType"]; len(mv) > 0 {
+		listPos = mv[0].Pos
+	}
+	if f.ListType != "" {
+		elem := sliceElem(f.Type)
+		if elem == nil {
+			l.errorf(listPos, "%s: +listType=%s on a field that is not a list", subject, f.ListType)
+			return
+		}
+		st := structFields(elem)
+		switch f.ListType {
+		case "set":
+			if st != nil {
+				l.errorf(listPos, "%s: +listType=set needs scalar items; use +listType=map with +listMapKey for a list of structs", subject)
+			}
+		case "map":
+			if st == nil {
+				l.errorf(listPos, "%s: +listType=map needs struct items", subject)
+				return
+			}
+			if len(f.ListMapKeys) == 0 {
+				l.errorf(listPos, "%s: +listType=map needs at least one +listMapKey=<json name of an item field>", subject)
+			}
+			for i, key := range f.ListMapKeys {
+				pos := listPos
+				if i < len(keys) {
+					pos = keys[i].Pos
+				}
+				kf := findJSON(st, key)
+				if kf == nil {
+					var names []string
+					collectJSONNames(st, &names)
+					hint := ""
+					if s := closest(key, names); s != "" {
+						hint = fmt.Sprintf(": did you mean %q?", s)
+					}
+					l.errorf(pos, "%s: +listMapKey=%s is not a JSON field of the list items%s", subject, key, hint)
+					continue
+				}
+				if !kf.Required && kf.Default == nil && !hasDefaultMarker(kf) {
+					l.errorf(pos, "%s: +listMapKey=%s names an optional field without a default; map keys must be required or defaulted", subject, key)
+				}
+			}
+		}
+	}
+	if len(keys) > 0 && f.ListType != "map" {
+		l.errorf(keys[0].Pos, "%s: +listMapKey needs +listType=map (got %q)", subject, f.ListType)
+	}
+}
+
+func hasDefaultMarker(f *Field) bool {
+	return f.Markers.Has("default") || f.Markers.Has("kubebuilder:default")
+}
+
+func sliceElem(r *TypeRef) *TypeRef {
+	r = deref(r)
+	if r == nil {
+		return nil
+	}
+	switch {
+	case r.Kind == SliceRef:
+		return r.Elem
+	case r.Kind == NamedRef && r.Local != nil && r.Local.Kind == SliceKind:
+		return r.Local.Underlying.Elem
+	}
+	return nil
+}
+
+// structFields returns the fields of the struct behind r (through pointers),
+// or nil when r is not a struct with known fields.
+func structFields(r *TypeRef) []*Field {
+	r = deref(r)
+	if r == nil || r.Kind != NamedRef {
+		return nil
+	}
+	if r.Local != nil && r.Local.Kind == StructKind {
+		if r.Local.Fields == nil {
+			return []*Field{}
+		}
+		return r.Local.Fields
+	}
+	if r.External != nil && r.External.Fields != nil {
+		return r.External.Fields
+	}
+	return nil
+}
+
+// findJSON finds the field with JSON name name among fields, descending into
+// inline fields.
+func findJSON(fields []*Field, name string) *Field {
+	for _, f := range fields {
+		if f.Inline {
+			if got := findJSON(structFields(f.Type), name); got != nil {
+				return got
+			}
+			continue
+		}
+		if f.JSONName == name {
+			return f
+		}
+	}
+	return nil
+}
+
+func collectJSONNames(fields []*Field, out *[]string) {
+	for _, f := range fields {
+		if f.Inline {
+			collectJSONNames(structFields(f.Type), out)
+		} else if f.JSONName != "" && f.JSONName != "-" {
+			*out = append(*out, f.JSONName)
+		}
+	}
+}
+
+func closest(s string, names []string) string {
+	best, bestD := "", -1
+	for _, n := range names {
+		d := lev(strings.ToLower(s), strings.ToLower(n))
+		if bestD < 0 || d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if bestD < 0 || bestD > len(s)/2+1 {
+		return ""
+	}
+	return best
+}
+
+func lev(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// jsonShape says what JSON a value of r takes: string, integer, number,
+// boolean, array, object, int-or-string, quantity, duration, any.
+func jsonShape(r *TypeRef) string {
+	r = deref(r)
+	if r == nil {
+		return "any"
+	}
+	switch r.Kind {
+	case BuiltinRef:
+		switch {
+		case r.Name == "string":
+			return "string"
+		case r.Name == "bool":
+			return "boolean"
+		case strings.HasPrefix(r.Name, "int") || strings.HasPrefix(r.Name, "uint") || r.Name == "byte" || r.Name == "rune":
+			return "integer"
+		case strings.HasPrefix(r.Name, "float"):
+			return "number"
+		}
+		return "any"
+	case SliceRef, ArrayRef:
+		if e := deref(r.Elem); e != nil && e.Kind == BuiltinRef && (e.Name == "byte" || e.Name == "uint8") {
+			return "string" // base64
+		}
+		return "array"
+	case MapRef:
+		return "object"
+	case InterfaceRef:
+		return "any"
+	case NamedRef:
+		if r.Local != nil {
+			switch r.Local.Kind {
+			case StructKind:
+				return "object"
+			default:
+				return jsonShape(r.Local.Underlying)
+			}
+		}
+		if e := r.External; e != nil {
+			switch e.Known {
+			case "Time", "MicroTime":
+				return "string"
+			case "Duration":
+				return "duration"
+			case "Quantity":
+				return "quantity"
+			case "IntOrString":
+				return "int-or-string"
+			case "RawExtension", "JSON":
+				return "any"
+			}
+			if e.Struct {
+				return "object"
+			}
+			return jsonShape(e.Underlying)
+		}
+	}
+	return "any"
+}
+
+// defaultOf reads +default / +kubebuilder:default and checks the value
+// against the type.
+func (l *loader) defaultOf(ms Markers, typ *TypeRef, val Validation, subject string) *Default {
+	a, b := ms["default"], ms["kubebuilder:default"]
+	if len(a) > 0 && len(b) > 0 {
+		l.errorf(b[0].Pos, "%s: both +default and +kubebuilder:default", subject)
+		return nil
+	}
+	mvs := append(a, b...)
+	if len(mvs) == 0 {
+		return nil
+	}
+	mv := mvs[0]
+	raw, _ := mv.Value.(string)
+	v, err := decodeDefault(raw, typ)
+	if err != nil {
+		l.errorf(mv.Pos, "%s: invalid default %s: %v", subject, raw, err)
+		return nil
+	}
+	canon, err := json.Marshal(v)
+	if err != nil {
+		l.errorf(mv.Pos, "%s: encode default %s: %v", subject, raw, err)
+		return nil
+	}
+	if len(val.Enum) > 0 {
+		ok := false
+		for _, e := range val.Enum {
+			if enc, err := json.Marshal(e); err == nil && bytes.Equal(enc, canon) {
+				ok = true
+			}
+		}
+		if !ok {
+			l.errorf(mv.Pos, "%s: default %s is not one of the enum values", subject, canon)
+			return nil
+		}
+	}
+	return &Default{JSON: canon, Value: v, Pos: mv.Pos}
+}
+
+func decodeJSON(raw string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("trailing data after JSON value")
+	}
+	return v, nil
+}
+
+// decodeDefault decodes raw for a value of typ: JSON, or a bare string for
+// string-like types.
+func decodeDefault(raw string, typ *TypeRef) (any, error) {
+	shape := jsonShape(typ)
+	v, jerr := decodeJSON(raw)
+	switch shape {
+	case "string", "int-or-string", "quantity", "duration":
+		if jerr != nil {
+			v = raw // a bare string
+		} else if _, isNum := v.(json.Number); !isNum || shape == "string" || shape == "duration" {
+			if _, isStr := v.(string); !isStr {
+				v = raw
+			}
+		}
+	default:
+		if jerr != nil {
+			return nil, fmt.Errorf("not JSON: %w", jerr)
+		}
+	}
+	if err := checkJSON(v, typ); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// checkJSON checks a decoded JSON value against typ.
+func checkJSON(v any, typ *TypeRef) error {
+	shape := jsonShape(typ)
+	if v == nil {
+		if deref(typ) != typ || shape == "any" {
+			return nil
+		}
+		return fmt.Errorf("null for a non-pointer field")
+	}
+	want := func(what string) error { return fmt.Errorf("want %s, got %s", what, describe(v)) }
+	switch shape {
+	case "any":
+		return nil
+	case "string":
+		if _, ok := v.(string); !ok {
+			return want("a string")
+		}
+	case "duration":
+		s, ok := v.(string)
+		if !ok {
+			return want("a duration string such as \"1h0m0s\"")
+		}
+		if _, err := time.ParseDuration(s); err != nil {
+			return fmt.Errorf("bad duration %q: %w", s, err)
+		}
+	case "quantity":
+		switch x := v.(type) {
+		case string:
+			if _, err := resource.ParseQuantity(x); err != nil {
+				return fmt.Errorf("bad quantity %q: %w", x, err)
+			}
+		case json.Number:
+		default:
+			return want("a quantity such as \"1Gi\"")
+		}
+	case "int-or-string":
+		switch x := v.(type) {
+		case string:
+		case json.Number:
+			if _, err := strconv.ParseInt(string(x), 10, 32); err != nil {
+				return want("an integer or a string")
+			}
+		default:
+			return want("an integer or a string")
+		}
+	case "integer":
+		n, ok := v.(json.Number)
+		if !ok {
+			return want("an integer")
+		}
+		if _, err := strconv.ParseInt(string(n), 10, 64); err != nil {
+			if _, err := strconv.ParseUint(string(n), 10, 64); err != nil {
+				return want("an integer")
+			}
+		}
+	case "number":
+		if _, ok := v.(json.Number); !ok {
+			return want("a number")
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return want("true or false")
+		}
+	case "array":
+		arr, ok := v.([]any)
+		if !ok {
+			return want("a JSON array")
+		}
+		elem := deref(typ)
+		if elem.Kind == NamedRef && elem.Local != nil {
+			elem = elem.Local.Underlying
+		} else if elem.Kind == NamedRef && elem.External != nil {
+			elem = elem.External.Underlying
+		}
+		for i, x := range arr {
+			if err := checkJSON(x, elem.Elem); err != nil {
+				return fmt.Errorf("item %d: %w", i, err)
+			}
+		}
+	case "object":
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return want("a JSON object")
+		}
+		if fields := structFields(typ); fields != nil {
+			for k, x := range obj {
+				f := findJSON(fields, k)
+				if f == nil {
+					return fmt.Errorf("unknown field %q", k)
+				}
+				if err := checkJSON(x, f.Type); err != nil {
+					return fmt.Errorf("field %q: %w", k, err)
+				}
+			}
+			return nil
+		}
+		m := deref(typ)
+		if m.Kind == NamedRef && m.Local != nil {
+			m = m.Local.Underlying
+		}
+		if m != nil && m.Kind == MapRef {
+			for k, x := range obj {
+				if err := checkJSON(x, m.Elem); err != nil {
+					return fmt.Errorf("key %q: %w", k, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func describe(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("string %q", x)
+	case json.Number:
+		return "number " + string(x)
+	case bool:
+		return fmt.Sprintf("boolean %v", x)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "null"
+}

@@ -1,0 +1,342 @@
+package model
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+func isMeta(f *Field, name string) bool {
+	return f.Embedded && f.Type != nil && f.Type.Kind == NamedRef && f.Type.Package == metav1Pkg && f.Type.Name == name
+}
+
+func hasMeta(t *Type, name string) bool {
+	for _, f := range t.Fields {
+		if isMeta(f, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func fieldByGo(t *Type, name string) *Field {
+	for _, f := range t.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// kinds finds root objects and their lists in one package.
+func (l *loader) kinds(pi *pkgInfo) {
+	v := pi.v
+	var lists []*Type
+	for _, t := range v.Types {
+		root, isRoot := first(t.Markers, "kubebuilder:object:root").(bool)
+		if !isRoot || !root {
+			// A list by shape (TypeMeta, ListMeta, Items) is a list even
+			// without the marker.
+			if t.Kind == StructKind && hasMeta(t, "TypeMeta") && hasMeta(t, "ListMeta") && fieldByGo(t, "Items") != nil {
+				lists = append(lists, t)
+			}
+			continue
+		}
+		pos := t.Markers["kubebuilder:object:root"][0].Pos
+		switch {
+		case t.Kind == StructKind && hasMeta(t, "TypeMeta") && hasMeta(t, "ObjectMeta"):
+			t.IsKind = true
+			v.Kinds = append(v.Kinds, l.kind(t))
+		case t.Kind == StructKind && hasMeta(t, "TypeMeta") && hasMeta(t, "ListMeta") && fieldByGo(t, "Items") != nil:
+			lists = append(lists, t)
+		default:
+			l.errorf(pos, "type %s: +kubebuilder:object:root=true needs a struct embedding metav1.TypeMeta and metav1.ObjectMeta (a kind), or metav1.TypeMeta, metav1.ListMeta and Items (a list)", t.Name)
+		}
+	}
+	sort.Slice(v.Kinds, func(i, j int) bool { return v.Kinds[i].Name < v.Kinds[j].Name })
+	for _, t := range lists {
+		items := fieldByGo(t, "Items")
+		var k *Kind
+		if items.Type.Kind == SliceRef && items.Type.Elem.Kind == NamedRef && items.Type.Elem.Local != nil {
+			k = v.Kind(items.Type.Elem.Local.Name)
+			if k != nil && items.Type.Elem.Local.Version != v {
+				k = nil
+			}
+		}
+		if k == nil {
+			l.errorf(items.Pos, "list %s: Items must be a slice of a kind (a +kubebuilder:object:root=true struct) of this package", t.Name)
+			continue
+		}
+		if t.Name != k.ListName {
+			l.errorf(t.Pos, "list %s: the list of kind %s must be named %s", t.Name, k.Name, k.ListName)
+			continue
+		}
+		t.IsList = true
+		k.List = t
+	}
+	for _, k := range v.Kinds {
+		if k.List != nil {
+			continue
+		}
+		if t := v.Type(k.ListName); t != nil {
+			l.errorf(t.Pos, "type %s: the list of kind %s must embed metav1.TypeMeta and metav1.ListMeta and have Items []%s", t.Name, k.Name, k.Name)
+			continue
+		}
+		v.Types = append(v.Types, l.generatedList(k))
+	}
+	sort.Slice(v.Types, func(i, j int) bool { return v.Types[i].Name < v.Types[j].Name })
+}
+
+// generatedList is the model of the <Kind>List the lists generator writes.
+func (l *loader) generatedList(k *Kind) *Type {
+	t := &Type{
+		Version:   k.Version,
+		Name:      k.ListName,
+		Kind:      StructKind,
+		Doc:       k.ListName + " is a list of " + k.Name + " objects.",
+		Pos:       k.Type.Pos,
+		Markers:   Markers{},
+		IsList:    true,
+		Generated: true,
+	}
+	var typeMeta, listMeta *TypeRef
+	for _, f := range k.Type.Fields {
+		if isMeta(f, "TypeMeta") {
+			typeMeta = f.Type
+		}
+	}
+	ext := l.external[metav1Pkg+".ListMeta"]
+	if ext == nil {
+		ext = &External{Known: "ListMeta", Struct: true, HasDeepCopy: true, HasDeepCopyInto: true}
+	}
+	listMeta = &TypeRef{Kind: NamedRef, Name: "ListMeta", Package: metav1Pkg, External: ext}
+	t.Fields = []*Field{
+		{Parent: t, Name: "TypeMeta", Inline: true, Embedded: true, Optional: true, Markers: Markers{}, Type: typeMeta},
+		{Parent: t, Name: "ListMeta", JSONName: "metadata", Embedded: true, OmitEmpty: true, Optional: true, Markers: Markers{}, Type: listMeta},
+		{Parent: t, Name: "Items", JSONName: "items", Required: true, Markers: Markers{},
+			Type: &TypeRef{Kind: SliceRef, Elem: &TypeRef{Kind: NamedRef, Name: k.Name, Package: k.Version.Package, Local: k.Type}}},
+	}
+	return t
+}
+
+// kind fills a Kind from its root type's markers.
+func (l *loader) kind(t *Type) *Kind {
+	k := &Kind{
+		Version:    t.Version,
+		Name:       t.Name,
+		Type:       t,
+		ListName:   t.Name + "List",
+		Plural:     Plural(t.Name),
+		Singular:   strings.ToLower(t.Name),
+		Namespaced: true,
+		Served:     !t.Markers.Has("kubebuilder:unservedversion"),
+	}
+	if r, ok := first(t.Markers, "kubebuilder:resource").(map[string]any); ok {
+		if p, ok := r["path"].(string); ok {
+			k.Plural = p
+		}
+		if s, ok := r["singular"].(string); ok {
+			k.Singular = s
+		}
+		if s, ok := r["scope"].(string); ok {
+			k.Namespaced = s != "Cluster"
+		}
+		if s, ok := r["shortName"].([]string); ok {
+			k.ShortNames = s
+		}
+		if s, ok := r["categories"].([]string); ok {
+			k.Categories = s
+		}
+	}
+	for _, f := range t.Fields {
+		switch f.JSONName {
+		case "spec":
+			k.SpecField = f
+		case "status":
+			k.StatusField = f
+		}
+	}
+	if t.Markers.Has("kubebuilder:subresource:status") {
+		k.StatusSubresource = true
+		if k.StatusField == nil {
+			l.errorf(t.Markers["kubebuilder:subresource:status"][0].Pos, "kind %s: +kubebuilder:subresource:status needs a field with JSON name \"status\"", t.Name)
+		}
+	}
+	for _, mv := range t.Markers["kubebuilder:printcolumn"] {
+		m, _ := mv.Value.(map[string]any)
+		pc := PrinterColumn{}
+		pc.Name, _ = m["name"].(string)
+		pc.Type, _ = m["type"].(string)
+		pc.JSONPath, _ = m["JSONPath"].(string)
+		pc.Description, _ = m["description"].(string)
+		pc.Format, _ = m["format"].(string)
+		if p, ok := m["priority"].(int64); ok {
+			pc.Priority = int32(p)
+		}
+		path, err := resolvePath(t, pc.JSONPath)
+		if err != "" {
+			l.errorf(mv.Pos, "kind %s: printcolumn %q: JSONPath %s: %s", t.Name, pc.Name, pc.JSONPath, err)
+			continue
+		}
+		pc.Path = path
+		k.PrinterColumns = append(k.PrinterColumns, pc)
+	}
+	return k
+}
+
+var segRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)((\[[^\]]*\])*)$`)
+
+// resolvePath resolves a simple JSONPath (.spec.a.b, .spec.items[0].name)
+// against t's fields. Paths under .metadata are checked against ObjectMeta
+// and return an empty path.
+func resolvePath(t *Type, jp string) ([]*Field, string) {
+	if !strings.HasPrefix(jp, ".") || len(jp) < 2 {
+		return nil, "must start with . and name a field (.spec.size)"
+	}
+	segs := strings.Split(jp[1:], ".")
+	fields := t.Fields
+	var path []*Field
+	for i, s := range segs {
+		m := segRE.FindStringSubmatch(s)
+		if m == nil {
+			return nil, "unsupported segment " + strconv.Quote(s) + " (only .field and [index] are supported)"
+		}
+		if fields == nil {
+			return nil, "segment " + strconv.Quote(s) + " is below a field that is not a struct"
+		}
+		f := findJSON(fields, m[1])
+		if f == nil {
+			var names []string
+			collectJSONNames(fields, &names)
+			msg := "no field " + strconv.Quote(m[1])
+			if c := closest(m[1], names); c != "" {
+				msg += ": did you mean " + strconv.Quote(c) + "?"
+			}
+			return nil, msg
+		}
+		path = append(path, f)
+		typ := f.Type
+		if m[2] != "" {
+			for n := strings.Count(m[2], "["); n > 0; n-- {
+				e := sliceElem(typ)
+				if e == nil {
+					return nil, "index on " + strconv.Quote(m[1]) + ", which is not a list"
+				}
+				typ = e
+			}
+		}
+		if i < len(segs)-1 {
+			fields = structFields(typ)
+		}
+	}
+	if len(path) > 0 && path[0].JSONName == "metadata" {
+		return nil, ""
+	}
+	return path, ""
+}
+
+// storage decides the storage version of every kind of g.
+func (l *loader) storage(g *Group) {
+	byKind := map[string][]*Kind{}
+	var names []string
+	for _, v := range g.Versions {
+		for _, k := range v.Kinds {
+			if byKind[k.Name] == nil {
+				names = append(names, k.Name)
+			}
+			byKind[k.Name] = append(byKind[k.Name], k)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ks := byKind[n]
+		var marked []*Kind
+		for _, k := range ks {
+			if k.Type.Markers.Has("kubebuilder:storageversion") {
+				marked = append(marked, k)
+			}
+		}
+		switch {
+		case len(marked) == 1:
+			marked[0].Storage = true
+		case len(marked) > 1:
+			var vs []string
+			for _, k := range marked {
+				vs = append(vs, k.Version.Name)
+			}
+			l.errorf(marked[1].Type.Markers["kubebuilder:storageversion"][0].Pos, "kind %s of group %s: +kubebuilder:storageversion on several versions (%s); keep it on exactly one", n, g.Name, strings.Join(vs, ", "))
+		case len(ks) == 1:
+			ks[0].Storage = true
+		default:
+			var vs []string
+			for _, k := range ks {
+				vs = append(vs, k.Version.Name)
+			}
+			l.errorf(ks[0].Type.Pos, "kind %s of group %s is in versions %s but none is the storage version: add // +kubebuilder:storageversion to the %s type of the version to store", n, g.Name, strings.Join(vs, ", "), n)
+		}
+		if g.Name != "" {
+			for _, k := range ks {
+				if !k.Served && k.Storage && len(ks) == 1 {
+					l.errorf(k.Type.Pos, "kind %s of group %s: the only version is unserved", n, g.Name)
+				}
+			}
+		}
+	}
+}
+
+var versionRE = regexp.MustCompile(`^v([1-9][0-9]*)(?:(alpha|beta)([1-9][0-9]*))?$`)
+
+// versionLess orders versions by Kubernetes priority: GA before beta before
+// alpha, higher numbers first; non-Kubernetes names last, alphabetically.
+func versionLess(a, b string) bool {
+	ma, mb := versionRE.FindStringSubmatch(a), versionRE.FindStringSubmatch(b)
+	switch {
+	case ma == nil && mb == nil:
+		return a < b
+	case ma == nil:
+		return false
+	case mb == nil:
+		return true
+	}
+	stage := func(m []string) int {
+		switch m[2] {
+		case "":
+			return 3
+		case "beta":
+			return 2
+		}
+		return 1
+	}
+	if sa, sb := stage(ma), stage(mb); sa != sb {
+		return sa > sb
+	}
+	na, _ := strconv.Atoi(ma[1])
+	nb, _ := strconv.Atoi(mb[1])
+	if na != nb {
+		return na > nb
+	}
+	ra, _ := strconv.Atoi(ma[3])
+	rb, _ := strconv.Atoi(mb[3])
+	return ra > rb
+}
+
+// Plural returns the lower-case English plural of a kind name, with the
+// rules controller-tools applies: Policy -> policies, Status -> statuses,
+// Class -> classes, Box -> boxes, Mesh -> meshes.
+func Plural(kind string) string {
+	s := strings.ToLower(kind)
+	switch {
+	case s == "":
+		return s
+	case strings.HasSuffix(s, "s"), strings.HasSuffix(s, "x"), strings.HasSuffix(s, "z"),
+		strings.HasSuffix(s, "ch"), strings.HasSuffix(s, "sh"):
+		if strings.HasSuffix(s, "endpoints") {
+			return s
+		}
+		return s + "es"
+	case strings.HasSuffix(s, "y") && len(s) > 1 && !strings.ContainsRune("aeiou", rune(s[len(s)-2])):
+		return s[:len(s)-1] + "ies"
+	}
+	return s + "s"
+}
