@@ -108,14 +108,15 @@ func checkResourceVersion(rv string) error {
 var supportedFieldSelectors = map[string]bool{"metadata.name": true, "metadata.namespace": true}
 
 // parseListOptions decodes and validates list and watch options as
-// kube-apiserver 1.37 does (WatchList on: a watch from "" or "0" without
-// sendInitialEvents sends initial events).
+// kube-apiserver does. A watch without sendInitialEvents keeps the legacy
+// meaning (from "" or "0": the current state first, as ADDED events); kube
+// 1.37 rewrites it to sendInitialEvents=true, which the store only accepts
+// with allowWatchBookmarks, so that rewrite is not done here.
 func parseListOptions(q url.Values, namespaced bool) (metainternalversion.ListOptions, error) {
 	var o metainternalversion.ListOptions
 	if err := decodeParams(q, &o); err != nil {
 		return o, err
 	}
-	metainternalversion.SetListOptionsDefaults(&o, true)
 	if errs := metainternalversionvalidation.ValidateListOptions(&o, true); len(errs) > 0 {
 		return o, invalidOptions("ListOptions", errs)
 	}
