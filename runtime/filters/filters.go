@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -218,7 +219,7 @@ func WithLoggingAndMetrics(next http.Handler, log *slog.Logger, observe func(ver
 				if !ri.IsResourceRequest {
 					resource = ""
 				}
-				observe(ri.Verb, resource, ri.Subresource, code, d)
+				observe(MetricsVerb(ri, req), resource, ri.Subresource, code, d)
 			}
 			log.Debug("request", "method", req.Method, "uri", req.URL.RequestURI(), "code", code, "duration", d, "remote", req.RemoteAddr, "userAgent", req.UserAgent())
 		}()
@@ -346,3 +347,20 @@ func (rw *recordingWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (rw *recordingWriter) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
+
+// MetricsVerb is the verb label of apiserver_request_total, as
+// kube-apiserver (and the resource handlers) write it: GET, LIST, WATCH,
+// POST, PUT, PATCH, DELETE, DELETECOLLECTION; the HTTP method for
+// non-resource requests.
+func MetricsVerb(ri *RequestInfo, req *http.Request) string {
+	if !ri.IsResourceRequest {
+		return strings.ToUpper(req.Method)
+	}
+	switch ri.Verb {
+	case "create":
+		return "POST"
+	case "update":
+		return "PUT"
+	}
+	return strings.ToUpper(ri.Verb)
+}

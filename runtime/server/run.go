@@ -16,6 +16,7 @@ import (
 	restful "github.com/emicklei/go-restful/v3"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/etcd"
 	"github.com/kubeforge/kubeforge/runtime/metrics"
 	"github.com/kubeforge/kubeforge/runtime/storage"
@@ -130,6 +131,19 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 
 // Backend returns the etcd backend every generated store is built on.
 func (s *Server) Backend() *storage.Backend { return s.backend }
+
+// EndpointOptions returns the options every generated handler is built
+// with: watches end when shutdown starts, the request timeout and body
+// limit of the Config, request metrics and the server's logger.
+func (s *Server) EndpointOptions() endpoints.Options {
+	return endpoints.Options{
+		Stop:                s.stopCh,
+		RequestTimeout:      s.cfg.RequestTimeout,
+		MaxRequestBodyBytes: s.cfg.MaxRequestBodyBytes,
+		Observe:             s.metrics.ObserveRequest,
+		Logger:              s.log,
+	}
+}
 
 // AddGroupVersion registers a group-version: its routes are served and it
 // appears in discovery and OpenAPI. It must be called before Run.

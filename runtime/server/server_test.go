@@ -567,9 +567,9 @@ func TestServer(t *testing.T) {
 			t.Fatalf("/metrics: %d %v", resp.StatusCode, resp.Header)
 		}
 		for _, want := range []string{
-			`apiserver_request_total{code="500",resource="widgets",subresource="",verb="get"}`,
-			`apiserver_request_total{code="200",resource="",subresource="",verb="get"}`,
-			`apiserver_request_duration_seconds_bucket{resource="widgets",subresource="",verb="get",le="0.005"}`,
+			`apiserver_request_total{code="500",resource="widgets",subresource="",verb="GET"}`,
+			`apiserver_request_total{code="200",resource="",subresource="",verb="GET"}`,
+			`apiserver_request_duration_seconds_bucket{resource="widgets",subresource="",verb="GET",le="0.005"}`,
 			`apiserver_current_inflight_requests{request_kind="readOnly"} 1`,
 			`etcd_request_duration_seconds`,
 		} {
