@@ -259,7 +259,7 @@ func TestUpdate(t *testing.T) {
 	// Give it a status through the subresource.
 	s := w.DeepCopyObject().(*Widget)
 	s.Status.Phase = "Running"
-	s.Spec.Size = 100       // ignored on a status write
+	s.Spec.Size = 100 // ignored on a status write
 	s.Labels = map[string]string{"ignored": "yes"}
 	st1, err := f.st.Update(ctx, s, UpdateOptions{Subresource: "status"})
 	if err != nil {
