@@ -528,8 +528,11 @@ func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement) ([]jen.Co
 		req = zero(r, x, explicitRequired(f))
 	}
 	if req != nil {
-		return []jen.Code{jen.If(req).Block(appendOne(jen.Qual(fieldPkg, "Required").Call(path(), jen.Lit("")))).
-			Else().Block(checks...)}, nil
+		stmt := jen.If(req).Block(appendOne(jen.Qual(fieldPkg, "Required").Call(path(), jen.Lit(""))))
+		if len(checks) > 0 {
+			stmt = stmt.Else().Block(checks...)
+		}
+		return []jen.Code{stmt}, nil
 	}
 	if len(checks) == 0 {
 		return nil, nil
