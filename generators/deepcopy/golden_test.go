@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kubeforge/kubeforge/generators/genall"
@@ -16,15 +17,21 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-const shapesModule = "github.com/kubeforge/kubeforge/generators/deepcopy/testdata/shapes"
+var shapes struct {
+	once sync.Once
+	api  *model.API
+	err  error
+}
 
+// loadShapes loads testdata/shapes once per test binary (the loader takes
+// seconds). Generators do not modify the model.
 func loadShapes(t *testing.T) *model.API {
 	t.Helper()
-	api, err := loadTypes("testdata/shapes", shapesModule, "types/shapes/v1")
-	if err != nil {
-		t.Fatalf("load testdata/shapes: %v", err)
+	shapes.once.Do(func() { shapes.api, shapes.err = model.Load("testdata/shapes", model.LoadOptions{}) })
+	if shapes.err != nil {
+		t.Fatalf("load testdata/shapes: %v", shapes.err)
 	}
-	return api
+	return shapes.api
 }
 
 // TestGolden generates deepcopy and lists for testdata/shapes, compares with
@@ -80,14 +87,11 @@ func compile(t *testing.T, pkgs ...string) {
 	}
 }
 
-// realDirs are the project's own types packages.
-var realDirs = []string{"types/infra/v1", "types/shipping/v1", "types/shipping/v1alpha1"}
-
 // TestRealTypes generates deepcopy and lists for the project's types/ tree
 // and compares with the files there (-update writes them), so the property
 // tests in ./proptest run against code this generator wrote.
 func TestRealTypes(t *testing.T) {
-	api, err := loadTypes("../..", "github.com/kubeforge/kubeforge", realDirs...)
+	api, err := model.Load("../..", model.LoadOptions{})
 	if err != nil {
 		t.Fatalf("load types: %v", err)
 	}
