@@ -17,6 +17,7 @@ import (
 	"github.com/emicklei/go-restful/v3"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/etcd"
@@ -202,18 +203,25 @@ func wantStatus(t *testing.T, r response, code int, reason metav1.StatusReason, 
 	if r.code != code {
 		t.Fatalf("got HTTP %d, want %d: %s", r.code, code, r.body)
 	}
-	if ct := r.header.Get("Content-Type"); ct != jsonType {
+	// Errors are JSON unless the client asked for YAML.
+	body := r.body
+	if ct := r.header.Get("Content-Type"); ct == "application/yaml" {
+		var err error
+		if body, err = yaml.YAMLToJSON(body); err != nil {
+			t.Fatalf("decode yaml status: %v: %s", err, r.body)
+		}
+	} else if ct != jsonType {
 		t.Errorf("Content-Type %q, want %q", ct, jsonType)
 	}
 	var raw map[string]any
-	if err := json.Unmarshal(r.body, &raw); err != nil {
+	if err := json.Unmarshal(body, &raw); err != nil {
 		t.Fatalf("decode status: %v: %s", err, r.body)
 	}
 	if _, ok := raw["metadata"]; !ok {
 		t.Errorf("status without metadata: %s", r.body)
 	}
 	var st metav1.Status
-	if err := json.Unmarshal(r.body, &st); err != nil {
+	if err := json.Unmarshal(body, &st); err != nil {
 		t.Fatalf("decode status: %v", err)
 	}
 	if st.Kind != "Status" || st.APIVersion != "v1" || st.Status != metav1.StatusFailure || int(st.Code) != code || st.Reason != reason {
