@@ -114,3 +114,79 @@ func TestInterfaceFieldIsAnError(t *testing.T) {
 		t.Errorf("error = %v; want errNoDeepCopy naming Bad.Any", err)
 	}
 }
+
+func TestExternalTypes(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		ref     *model.TypeRef
+		want    string // in the output; "" when an error is expected
+		wantErr string
+	}{
+		{
+			name: "value struct without DeepCopyInto is assigned",
+			ref: ext("example.com/lib", "Pair", &model.External{Struct: true, Fields: []*model.Field{
+				{Name: "A", Type: builtin("string")}, {Name: "B", Type: builtin("int64")},
+			}}),
+			want: "out.X = in.X",
+		},
+		{
+			name: "struct with references and DeepCopyInto uses it",
+			ref: ext("example.com/lib", "Box", &model.External{Struct: true, HasDeepCopyInto: true, Fields: []*model.Field{
+				{Name: "P", Type: ptr(builtin("string"))},
+			}}),
+			want: "in.X.DeepCopyInto(&out.X)",
+		},
+		{
+			name: "Kubernetes struct with references: generated DeepCopyInto assumed",
+			ref: ext("k8s.io/api/core/v1", "ObjectReference2", &model.External{Struct: true, Fields: []*model.Field{
+				{Name: "P", Type: ptr(builtin("string"))},
+			}}),
+			want: "in.X.DeepCopyInto(&out.X)",
+		},
+		{
+			name: "other struct with references and no DeepCopyInto is an error",
+			ref: ext("example.com/lib", "Box", &model.External{Struct: true, Fields: []*model.Field{
+				{Name: "P", Type: ptr(builtin("string"))},
+			}}),
+			wantErr: "example.com/lib.Box has no DeepCopyInto method and field P holds references",
+		},
+		{
+			name:    "opaque type without DeepCopyInto is an error",
+			ref:     ext("example.com/lib", "Handle", &model.External{Struct: true}),
+			wantErr: "example.com/lib.Handle has no DeepCopyInto method and its shape is unknown",
+		},
+		{
+			name: "runtime.Object is copied with DeepCopyObject",
+			ref:  ext(runtimePkg, "Object", &model.External{Underlying: &model.TypeRef{Kind: model.InterfaceRef}}),
+			want: "*out = (*in).DeepCopyObject()",
+		},
+		{
+			name:    "other named interfaces are an error",
+			ref:     ext("io", "Reader", &model.External{Underlying: &model.TypeRef{Kind: model.InterfaceRef}}),
+			wantErr: "only runtime.Object interfaces can be copied",
+		},
+		{
+			name: "external named slice without DeepCopyInto is copied inline",
+			ref:  ext("example.com/lib", "Words", &model.External{Underlying: slice(builtin("string"))}),
+			want: "*out = make(lib.Words, len(*in))",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := newVersion()
+			addType(v, &model.Type{Name: "Holder", Kind: model.StructKind}, field("X", tc.ref))
+			out, err := generate(t, v)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "Holder.X") {
+					t.Fatalf("error = %v, want one naming Holder.X and containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("output lacks %q:\n%s", tc.want, out)
+			}
+		})
+	}
+}
