@@ -57,7 +57,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 
 	f := genall.NewFile("generated", api.Module+"/generated")
 	for _, x := range gvs {
-		f.ImportName(x.importPath, x.name)
+		f.ImportAlias(x.importPath, x.name)
 	}
 
 	var install, scheme []jen.Code
