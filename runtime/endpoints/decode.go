@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,7 +61,7 @@ func bodyToJSON(contentType string, body []byte, directive string) (data []byte,
 		}
 		if directive != metav1.FieldValidationIgnore {
 			if _, serr := yaml.YAMLToJSONStrict(body); serr != nil {
-				strictErrs = append(strictErrs, serr)
+				strictErrs = append(strictErrs, yamlStrictErrors(serr)...)
 			}
 		}
 		return data, strictErrs, nil
@@ -125,4 +126,21 @@ func checkTypeMeta(obj runtime.Object, want schema.GroupVersionKind) error {
 	}
 	obj.GetObjectKind().SetGroupVersionKind(want)
 	return nil
+}
+
+// yamlStrictErrors splits "yaml: unmarshal errors:\n  line 4: key ..."
+// into one error per line, as kube-apiserver does for its warnings (a
+// Warning header cannot hold a newline).
+func yamlStrictErrors(err error) []error {
+	msg := err.Error()
+	for _, prefix := range []string{"error converting YAML to JSON: yaml: unmarshal errors:\n", "yaml: unmarshal errors:\n"} {
+		msg = strings.TrimPrefix(msg, prefix)
+	}
+	var out []error
+	for _, line := range strings.Split(msg, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, errors.New(line))
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/emicklei/go-restful/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -86,7 +87,16 @@ func ServiceErrorHandler(serr restful.ServiceError, req *restful.Request, resp *
 func AddWarning(w http.ResponseWriter, text string) {
 	h, err := utilnet.NewWarningHeader(299, "-", text)
 	if err != nil {
-		return
+		// Control characters (a multi-line message) are not allowed.
+		text = strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return ' '
+			}
+			return r
+		}, text)
+		if h, err = utilnet.NewWarningHeader(299, "-", text); err != nil {
+			return
+		}
 	}
 	for _, existing := range w.Header().Values("Warning") {
 		if existing == h {

@@ -1,0 +1,205 @@
+package endpoints_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+type rawEvent struct {
+	Type   string          `json:"type"`
+	Object json.RawMessage `json:"object"`
+}
+
+type watchStream struct {
+	resp   *http.Response
+	events chan rawEvent
+	ended  chan error // receives once when the stream ends
+}
+
+// openWatch starts a watch and decodes its lines in the background; every
+// line must be exactly one JSON event.
+func (ts *testServer) openWatch(t *testing.T, path string, headers ...string) *watchStream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, "GET", ts.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	ws := &watchStream{resp: resp, events: make(chan rawEvent, 100), ended: make(chan error, 1)}
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var ev rawEvent
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				ws.ended <- err
+				return
+			}
+			ws.events <- ev
+		}
+		ws.ended <- sc.Err()
+	}()
+	return ws
+}
+
+func (ws *watchStream) next(t *testing.T) rawEvent {
+	t.Helper()
+	select {
+	case ev := <-ws.events:
+		return ev
+	case err := <-ws.ended:
+		t.Fatalf("watch ended early: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no watch event within 10 s")
+	}
+	return rawEvent{}
+}
+
+func (ws *watchStream) waitEnd(t *testing.T, within time.Duration) {
+	t.Helper()
+	select {
+	case ev := <-ws.events:
+		t.Fatalf("unexpected event %s %s", ev.Type, ev.Object)
+	case err := <-ws.ended:
+		if err != nil {
+			t.Fatalf("watch ended with %v", err)
+		}
+	case <-time.After(within):
+		t.Fatalf("watch still open after %s", within)
+	}
+}
+
+func eventWidget(t *testing.T, ev rawEvent) *Widget {
+	t.Helper()
+	var w Widget
+	if err := json.Unmarshal(ev.Object, &w); err != nil {
+		t.Fatalf("event object: %v: %s", err, ev.Object)
+	}
+	if w.Kind != "Widget" || w.APIVersion != testGroup+"/v1" {
+		t.Errorf("%s event object without kind/apiVersion: %s", ev.Type, ev.Object)
+	}
+	return &w
+}
+
+func TestWatch(t *testing.T) {
+	ts := newServer(t)
+	ts.createWidget(t, "default", "before", `{}`)
+
+	ws := ts.openWatch(t, widgetsPath("default")+"?watch=1&timeoutSeconds=30")
+	if ws.resp.StatusCode != http.StatusOK || ws.resp.Header.Get("Content-Type") != jsonType {
+		t.Fatalf("watch response %d %v", ws.resp.StatusCode, ws.resp.Header)
+	}
+	if len(ws.resp.TransferEncoding) == 0 || ws.resp.TransferEncoding[0] != "chunked" {
+		t.Errorf("watch is not chunked: %v", ws.resp.TransferEncoding)
+	}
+	// From "" the current state comes first.
+	if ev := ws.next(t); ev.Type != "ADDED" || eventWidget(t, ev).Name != "before" {
+		t.Fatalf("first event %s %s", ev.Type, ev.Object)
+	}
+	ts.createWidget(t, "default", "w1", `{}`)
+	if ev := ws.next(t); ev.Type != "ADDED" || eventWidget(t, ev).Name != "w1" {
+		t.Fatalf("want ADDED w1, got %s %s", ev.Type, ev.Object)
+	}
+	if r := ts.do(t, "PATCH", widgetsPath("default")+"/w1", "application/merge-patch+json", `{"spec":{"size":"small"}}`); r.code != http.StatusOK {
+		t.Fatal(r)
+	}
+	if ev := ws.next(t); ev.Type != "MODIFIED" || eventWidget(t, ev).Spec.Size != "small" {
+		t.Fatalf("want MODIFIED small, got %s %s", ev.Type, ev.Object)
+	}
+	if r := ts.do(t, "DELETE", widgetsPath("default")+"/w1", "", ""); r.code != http.StatusOK {
+		t.Fatal(r)
+	}
+	if ev := ws.next(t); ev.Type != "DELETED" || eventWidget(t, ev).Name != "w1" {
+		t.Fatalf("want DELETED w1, got %s %s", ev.Type, ev.Object)
+	}
+
+	// The server stopping ends every watch cleanly.
+	close(ts.stop)
+	ws.waitEnd(t, 5*time.Second)
+}
+
+func TestWatchTimeoutAndResourceVersion(t *testing.T) {
+	ts := newServer(t)
+	w := ts.createWidget(t, "default", "a", `{}`)
+	ts.createWidget(t, "default", "b", `{}`)
+	// From a resourceVersion: only what came after it.
+	ws := ts.openWatch(t, widgetsPath("default")+"?watch=true&timeoutSeconds=1&resourceVersion="+w.ResourceVersion)
+	if ev := ws.next(t); ev.Type != "ADDED" || eventWidget(t, ev).Name != "b" {
+		t.Fatalf("want ADDED b, got %s %s", ev.Type, ev.Object)
+	}
+	start := time.Now()
+	ws.waitEnd(t, 5*time.Second)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("timeoutSeconds=1 ended after %s", d)
+	}
+}
+
+func TestWatchList(t *testing.T) {
+	ts := newServer(t)
+	ts.createWidget(t, "default", "one", `{}`)
+	ts.createWidget(t, "default", "two", `{}`)
+	ws := ts.openWatch(t, widgetsPath("default")+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=")
+	names := map[string]bool{}
+	for i := 0; i < 2; i++ {
+		ev := ws.next(t)
+		if ev.Type != "ADDED" {
+			t.Fatalf("initial event %s %s", ev.Type, ev.Object)
+		}
+		names[eventWidget(t, ev).Name] = true
+	}
+	if !names["one"] || !names["two"] {
+		t.Errorf("initial events %v", names)
+	}
+	ev := ws.next(t)
+	if ev.Type != "BOOKMARK" {
+		t.Fatalf("want BOOKMARK, got %s %s", ev.Type, ev.Object)
+	}
+	bm := eventWidget(t, ev)
+	if bm.ResourceVersion == "" || bm.Annotations["k8s.io/initial-events-end"] != "true" {
+		t.Errorf("bookmark %s", ev.Object)
+	}
+	ts.createWidget(t, "default", "three", `{}`)
+	if ev := ws.next(t); ev.Type != "ADDED" || eventWidget(t, ev).Name != "three" {
+		t.Fatalf("live event %s %s", ev.Type, ev.Object)
+	}
+}
+
+func TestWatchTable(t *testing.T) {
+	ts := newServer(t)
+	ts.createWidget(t, "default", "one", `{}`)
+	ts.createWidget(t, "default", "two", `{}`)
+	ws := ts.openWatch(t, widgetsPath("default")+"?watch=1&timeoutSeconds=30", "Accept", kubectlGet)
+	for i := 0; i < 2; i++ {
+		ev := ws.next(t)
+		var table metav1.Table
+		if err := json.Unmarshal(ev.Object, &table); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type != "ADDED" || table.Kind != "Table" || table.APIVersion != "meta.k8s.io/v1" || len(table.Rows) != 1 {
+			t.Fatalf("event %d: %s %s", i, ev.Type, ev.Object)
+		}
+		if (i == 0) != (len(table.ColumnDefinitions) > 0) {
+			t.Errorf("event %d columnDefinitions %v: only the first event carries them", i, table.ColumnDefinitions)
+		}
+		var p metav1.PartialObjectMetadata
+		_ = json.Unmarshal(table.Rows[0].Object.Raw, &p)
+		if p.Kind != "PartialObjectMetadata" || p.Name == "" {
+			t.Errorf("row object %s", table.Rows[0].Object.Raw)
+		}
+	}
+}
