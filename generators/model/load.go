@@ -157,6 +157,15 @@ func FindRoot(dir string) (string, error) {
 	}
 }
 
+// relError prints err with machine paths made relative; it unwraps to err.
+type relError struct {
+	msg string
+	err error
+}
+
+func (e *relError) Error() string { return "parse packages: " + e.msg }
+func (e *relError) Unwrap() error { return e.err }
+
 type loader struct {
 	root    string
 	modRoot string
@@ -231,7 +240,8 @@ func (l *loader) run() error {
 	// cwd.
 	p := parser.NewWithOptions(parser.Options{BuildTags: []string{BuildTag}})
 	if err := p.LoadPackagesWithConfigForTesting(&packages.Config{Dir: l.modRoot}, paths...); err != nil {
-		return fmt.Errorf("parse packages: %w", err)
+		// Show positions relative to the root, like every other error.
+		return &relError{msg: strings.ReplaceAll(err.Error(), l.root+string(filepath.Separator), ""), err: err}
 	}
 	u, err := p.NewUniverse()
 	if err != nil {

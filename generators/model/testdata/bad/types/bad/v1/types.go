@@ -1,0 +1,61 @@
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Item is a list item.
+type Item struct {
+	// +optional
+	Name string `json:"name,omitempty"`
+	// +required
+	ID string `json:"id"`
+}
+
+// ThingSpec has one bad marker per field.
+type ThingSpec struct {
+	// +kubebuilder:validation:Minimun=1
+	// +optional
+	A int32 `json:"a,omitempty"`
+
+	// +kubebuilder:validation:MaxLength=ten
+	// +optional
+	B string `json:"b,omitempty"`
+
+	// +kubebuilder:subresource:status
+	// +optional
+	C string `json:"c,omitempty"`
+
+	// +listMapKey=id
+	// +optional
+	D []Item `json:"d,omitempty"`
+
+	// +kubebuilder:default=abc
+	// +optional
+	E int32 `json:"e,omitempty"`
+
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	F []Item `json:"f,omitempty"`
+
+	// +optinal
+	G string `json:"g"`
+
+	// +listType=map
+	// +listMapKey=idd
+	// +optional
+	H []Item `json:"h,omitempty"`
+}
+
+// Thing has bad type markers.
+// +kubebuilder:object:root=true
+// +kubebuilder:printcolumn:name="X",type=string,JSONPath=`.spec.nope`
+// +kubebuilder:resource:scope=Clster
+// +kubebuilder:subresource:status
+type Thing struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ThingSpec `json:"spec"`
+}

@@ -1,0 +1,2 @@
+// Package v1 forgot its +groupName.
+package v1
