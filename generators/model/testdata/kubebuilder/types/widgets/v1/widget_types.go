@@ -5,7 +5,7 @@ import (
 )
 
 // Color is a paint color.
-//+kubebuilder:validation:Enum=red;green;blue
+// +kubebuilder:validation:Enum=red;green;blue
 type Color string
 
 //+kubebuilder:validation:MinLength=2
@@ -69,8 +69,8 @@ type WidgetList struct {
 }
 
 // Policy has a plural that is not policys.
-//+kubebuilder:object:root=true
-//+kubebuilder:resource:scope=Cluster
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster
 type Policy struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
