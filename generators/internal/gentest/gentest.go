@@ -254,3 +254,52 @@ func Compile(t testing.TB, inputRoot string, files []genall.File) {
 		t.Fatalf("compile: go build %s in %s: %v\n%s", strings.Join(pkgs, " "), tmp, err, outb)
 	}
 }
+
+// TempModuleDir creates an empty directory <main module root>/_gentest_<random>
+// and removes it when the test ends. A types tree written there loads with
+// model.Load (module path: the main module's plus the directory name) and
+// resolves every dependency offline; ./... patterns ignore it. Use it for
+// tests that write (cmd/gen -verify) and for synthetic benchmarks.
+func TempModuleDir(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatalf("temp module dir: %v", err)
+	}
+	root, err := model.FindRoot(wd)
+	if err != nil {
+		t.Fatalf("temp module dir: %v", err)
+	}
+	dir, err := os.MkdirTemp(root, "_gentest_")
+	if err != nil {
+		t.Fatalf("temp module dir: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// CopyDir copies the files under src into dst (created as needed).
+func CopyDir(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy %s to %s: %v", src, dst, err)
+	}
+}
