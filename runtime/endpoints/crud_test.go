@@ -188,6 +188,10 @@ func TestListShape(t *testing.T) {
 
 func TestClusterScoped(t *testing.T) {
 	ts := newServer(t)
+	r0 := ts.do(t, "GET", apiPath+"/gizmos", "", "")
+	if items, ok := mustJSON(t, r0.body)["items"].([]any); !ok || len(items) != 0 {
+		t.Errorf("empty list items must be [] even when SetItems leaves nil: %s", r0.body)
+	}
 	r := ts.do(t, "POST", apiPath+"/gizmos", jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Gizmo","metadata":{"name":"z1","namespace":"ignored"},"spec":{}}`)
 	if r.code != http.StatusCreated {
 		t.Fatalf("create gizmo: %s", r)

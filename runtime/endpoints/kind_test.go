@@ -169,6 +169,15 @@ func newStrategy(info *resource.Info) *resource.Strategy[*Widget, *WidgetList] {
 			}
 		}
 	}
+	if !info.Namespaced {
+		// The other common shape of a generated SetItems: nil when empty.
+		s.SetItems = func(l *WidgetList, items []*Widget) {
+			l.Items = nil
+			for _, it := range items {
+				l.Items = append(l.Items, *it)
+			}
+		}
+	}
 	if len(info.PrinterColumns) > 0 {
 		s.PrinterCells = func(obj *Widget) []any {
 			return []any{obj.Spec.Size, obj.Spec.Replicas, obj.Status.ReadyAt, obj.Spec.Owner}
