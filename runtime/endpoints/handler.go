@@ -4,6 +4,14 @@
 // PartialObjectMetadata), strict decoding, patches, watches and Status
 // errors. It never imports k8s.io/apiserver; the semantics follow
 // kube-apiserver's endpoints/handlers.
+//
+// Routes: declare .Produces(endpoints.Produces...) on the WebService (the
+// handler negotiates Table, YAML and watch itself), no Consumes on PATCH
+// routes (or ConsumesPatch) so that unsupported patch types get a 415
+// Status from the handler, and install ServiceErrorHandler on the container
+// so go-restful's own 404/405/406/415 answers are Status bodies too.
+// Namespaced kinds use {namespace} and {name}; List is also routed on the
+// all-namespaces path (/<plural>), where it lists every namespace.
 package endpoints
 
 import (
