@@ -1,13 +1,12 @@
 package main
 
-import "github.com/kubeforge/kubeforge/runtime/server"
+import (
+	"github.com/kubeforge/kubeforge/generated"
+	"github.com/kubeforge/kubeforge/runtime/server"
+)
 
-// install registers the generated API groups.
-//
-// TEMPORARY: a no-op until generated/zz_generated.install.go exists; then
-// this becomes `return generated.Install(s)` (package
-// github.com/kubeforge/kubeforge/generated).
+// install registers every generated API group on s. It is the only place the
+// hand-written main names generated code.
 func install(s *server.Server) error {
-	_ = s
-	return nil
+	return generated.Install(s)
 }

@@ -67,7 +67,7 @@ func OpenAPISchemas() map[string]json.RawMessage {
           "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity"
         }
       ],
-      "description": "Weight of the parcel, for example 2500g or 2.5kg."
+      "description": "Weight of the parcel in grams, for example 2500 or 2.5k."
     }
   },
   "required": [

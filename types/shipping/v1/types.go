@@ -59,7 +59,7 @@ type Parcel struct {
 	// +required
 	Name string `json:"name"`
 
-	// Weight of the parcel, for example 2500g or 2.5kg.
+	// Weight of the parcel in grams, for example 2500 or 2.5k.
 	// +required
 	Weight resource.Quantity `json:"weight"`
 
