@@ -75,7 +75,11 @@ func ServiceErrorHandler(serr restful.ServiceError, req *restful.Request, resp *
 	case http.StatusNotAcceptable:
 		err = notAcceptable(supportedOutputTypes)
 	case http.StatusUnsupportedMediaType:
-		err = unsupportedMediaType(supportedInputTypes)
+		if req.Request.Method == http.MethodPatch {
+			err = unsupportedMediaType(supportedPatchTypes)
+		} else {
+			err = unsupportedMediaType(supportedInputTypes)
+		}
 	default:
 		err = apierrors.NewGenericServerResponse(serr.Code, req.Request.Method, schema.GroupResource{}, "", msg, 0, false)
 	}
