@@ -90,7 +90,7 @@ func TestBadInput(t *testing.T) {
 		{"strategic merge patch", "PATCH", p + "/existing", "application/strategic-merge-patch+json", `{"spec":{"size":"small"}}`, nil, 415, metav1.StatusReasonUnsupportedMediaType,
 			"application/json-patch+json, application/merge-patch+json"},
 		{"apply patch", "PATCH", p + "/existing", "application/apply-patch+yaml", "spec:\n  size: small\n", nil, 415, metav1.StatusReasonUnsupportedMediaType, ""},
-		{"unknown patch type", "PATCH", p + "/existing", "text/plain", "x", nil, 415, metav1.StatusReasonUnsupportedMediaType, ""},
+		{"unknown patch type", "PATCH", p + "/existing", "text/plain", "x", nil, 415, metav1.StatusReasonUnsupportedMediaType, "application/json-patch+json, application/merge-patch+json"},
 		{"JSON patch failing test op", "PATCH", p + "/existing", "application/json-patch+json", `[{"op":"test","path":"/spec/size","value":"large"},{"op":"replace","path":"/spec/size","value":"small"}]`, nil, 422, metav1.StatusReasonInvalid,
 			"testing value /spec/size failed"},
 		{"JSON patch on a missing path", "PATCH", p + "/existing", "application/json-patch+json", `[{"op":"replace","path":"/spec/nothing/deeper","value":1}]`, nil, 422, metav1.StatusReasonInvalid, ""},

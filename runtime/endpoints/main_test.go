@@ -119,12 +119,12 @@ func install(ws *restful.WebService, b *storage.Backend, s *resource.Strategy[*W
 	ws.Route(ws.DELETE(base).To(h.DeleteCollection))
 	ws.Route(ws.GET(base + "/{name}").To(h.Get))
 	ws.Route(ws.PUT(base + "/{name}").To(h.Update))
-	ws.Route(ws.PATCH(base + "/{name}").To(h.Patch))
+	ws.Route(ws.PATCH(base + "/{name}").To(h.Patch).Consumes(endpoints.ConsumesPatch...))
 	ws.Route(ws.DELETE(base + "/{name}").To(h.Delete))
 	if s.Info.HasStatus() {
 		ws.Route(ws.GET(base + "/{name}/status").To(h.GetStatus))
 		ws.Route(ws.PUT(base + "/{name}/status").To(h.UpdateStatus))
-		ws.Route(ws.PATCH(base + "/{name}/status").To(h.PatchStatus))
+		ws.Route(ws.PATCH(base + "/{name}/status").To(h.PatchStatus).Consumes(endpoints.ConsumesPatch...))
 	}
 }
 
