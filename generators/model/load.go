@@ -292,6 +292,11 @@ func (l *loader) run() error {
 	}
 	for _, pi := range l.pkgs {
 		for _, t := range pi.v.Types {
+			t.Default = l.defaultOf(t.Markers, &TypeRef{Kind: NamedRef, Name: t.Name, Package: pi.v.Package, Local: t}, t.Validation, "type "+t.Name)
+		}
+	}
+	for _, pi := range l.pkgs {
+		for _, t := range pi.v.Types {
 			for _, f := range t.Fields {
 				l.finishField(pi, f)
 			}

@@ -287,7 +287,7 @@ func TestLoadKubebuilderStyle(t *testing.T) {
 	if defJSON(size) != "3" || *size.Validation.Minimum != 1 || size.Required {
 		t.Errorf("Size (//+ markers) = default %s, validation %+v", defJSON(size), size.Validation)
 	}
-	if pos := size.Markers["kubebuilder:validation:Minimum"][0].Pos.String(); pos != "types/widgets/v1/widget_types.go:18:4" {
+	if pos := size.Markers["kubebuilder:validation:Minimum"][0].Pos.String(); pos != "types/widgets/v1/widget_types.go:19:4" {
 		t.Errorf("marker pos = %s", pos)
 	}
 	color := mustField(t, v, "WidgetSpec", "Color")
@@ -298,7 +298,7 @@ func TestLoadKubebuilderStyle(t *testing.T) {
 	if label.Validation.MaxLength == nil || *label.Validation.MaxLength != 8 || label.Validation.MinLength == nil || *label.Validation.MinLength != 2 || !label.Required {
 		t.Errorf("Label: detached field block and type block: %+v", label.Validation)
 	}
-	if lt := v.Type("Label"); lt.Validation.MinLength == nil || lt.Doc != "Label is a short label; its marker block is one blank line above its doc." {
+	if lt := v.Type("Label"); lt.Validation.MinLength == nil || lt.Default == nil || string(lt.Default.JSON) != `"xy"` || lt.Doc != "Label is a short label; its marker block is one blank line above its doc." {
 		t.Errorf("Label type = %+v", lt)
 	}
 	if p := mustField(t, v, "WidgetSpec", "Policy"); !p.Markers.Has("genclient") || p.Markers.Has("some-tool:foo") {

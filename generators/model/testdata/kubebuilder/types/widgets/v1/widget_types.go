@@ -9,6 +9,7 @@ import (
 type Color string
 
 //+kubebuilder:validation:MinLength=2
+//+kubebuilder:default=xy
 
 // Label is a short label; its marker block is one blank line above its doc.
 type Label string
