@@ -33,7 +33,9 @@ func TestBuiltinTables(t *testing.T) {
 	}
 }
 
-func line(text string) Line { return Line{Text: text, Pos: Position{File: "a/types.go", Line: 7, Column: 2}} }
+func line(text string) Line {
+	return Line{Text: text, Pos: Position{File: "a/types.go", Line: 7, Column: 2}}
+}
 
 func TestParseLine(t *testing.T) {
 	r := Builtin()
