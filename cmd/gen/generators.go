@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/kubeforge/kubeforge/generators/conversion"
 	"github.com/kubeforge/kubeforge/generators/deepcopy"
 	"github.com/kubeforge/kubeforge/generators/defaults"
 	"github.com/kubeforge/kubeforge/generators/genall"
@@ -24,6 +25,7 @@ func Generators() []genall.Generator {
 		lists.Generator{},
 		defaults.New(),
 		validation.New(),
+		conversion.New(),
 		register.Generator{},
 		openapi.Generator{},
 		storage.New(),

@@ -1,0 +1,150 @@
+// Package conversion is the "conversion" generator. The storage version of
+// a kind is the hub; every other version of the group serving that kind (a
+// spoke) converts to and from it.
+//
+// For a spoke version <v> of group <g> it writes two files:
+//
+//   - types/<g>/<v>/zz_generated.conversion.go, beside the types (as
+//     conversion-gen does), so that hand-written functions in the same
+//     package can call the generated ones: for every struct type reachable
+//     from a kind (and its list) whose name exists in both versions,
+//     autoConvert_<from>_<T>_To_<to>_<T> (field by field, skipping fields
+//     that need hand-written code) and, unless written by hand,
+//     Convert_<from>_<T>_To_<to>_<T>, in both directions;
+//   - generated/<g>/<v>/zz_generated.conversion.go: <Kind>ToHub,
+//     <Kind>FromHub, <Kind>ListToHub, <Kind>ListFromHub (TypeMeta set, the
+//     hub-only fields kept in the kubeforge.dev/conversion-data annotation)
+//     and RegisterConversions(*runtime.Scheme) error.
+//
+// A hand-written Convert_<from>_<T>_To_<to>_<T> in the spoke's types package
+// (model.Version.Funcs) replaces the generated one. A spoke field without a
+// same-named compatible hub field, or a same-named field of incompatible
+// type, needs one; generation then fails with the exact signatures to write
+// (MissingError). See docs/conversion.md.
+package conversion
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/model"
+)
+
+// FileName is the name of both generated files.
+const FileName = "zz_generated.conversion.go"
+
+// Generator is the conversion generator.
+type Generator struct{}
+
+// New returns the conversion generator.
+func New() *Generator { return &Generator{} }
+
+// Name implements genall.Generator.
+func (*Generator) Name() string { return "conversion" }
+
+// MissingError lists every conversion function that must be written by hand.
+type MissingError struct {
+	// Problems, one per missing function (or misplaced one), sorted.
+	Problems []string
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("generate conversion: %d function(s) must be written by hand:\n%s", len(e.Problems), strings.Join(e.Problems, "\n"))
+}
+
+// Generate implements genall.Generator.
+func (*Generator) Generate(api *model.API) ([]genall.File, error) {
+	var files []genall.File
+	var problems []string
+	for _, g := range api.Groups {
+		for _, v := range g.Versions {
+			p, err := planVersion(v)
+			if err != nil {
+				return nil, fmt.Errorf("generate conversion for %s: %w", v.GroupVersion(), err)
+			}
+			if p == nil {
+				continue
+			}
+			probs := p.problems()
+			if len(probs) > 0 {
+				problems = append(problems, probs...)
+				continue
+			}
+			fs, err := emit(api, p)
+			if err != nil {
+				return nil, fmt.Errorf("generate conversion for %s: %w", v.GroupVersion(), err)
+			}
+			files = append(files, fs...)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &MissingError{Problems: problems}
+	}
+	return files, nil
+}
+
+// planVersion plans the conversions of spoke v, or returns nil when v
+// stores every kind it declares.
+func planVersion(v *model.Version) (*planner, error) {
+	p := newPlanner(v)
+	for _, k := range v.Kinds {
+		if k.Storage {
+			continue
+		}
+		hv := v.Group.StorageVersion(k.Name)
+		if hv == nil {
+			return nil, fmt.Errorf("kind %s: no storage version in group %s", k.Name, v.Group.Name)
+		}
+		hk := hv.Kind(k.Name)
+		if k.Type == nil || hk == nil || hk.Type == nil {
+			return nil, fmt.Errorf("kind %s: no type in the model", k.Name)
+		}
+		kp := &kindPair{sk: k, hk: hk}
+		kp.kind = p.addPair(k.Type, hk.Type)
+		if kp.kind == nil {
+			return nil, fmt.Errorf("kind %s: %s and %s types do not pair", k.Name, v.Name, hv.Name)
+		}
+		sl, hl := v.Type(k.ListName), hv.Type(hk.ListName)
+		if sl != nil && hl != nil {
+			kp.list = p.addPair(sl, hl)
+		}
+		p.kinds = append(p.kinds, kp)
+	}
+	if len(p.kinds) == 0 {
+		return nil, nil
+	}
+	p.analyze()
+	return p, nil
+}
+
+// problems lists the missing hand-written functions, each with the fields
+// that need it, the exact signature and the file to write it in.
+func (p *planner) problems() []string {
+	out := append([]string(nil), p.errs...)
+	for _, pr := range p.sorted() {
+		for _, d := range []struct {
+			need     []missing
+			hand     bool
+			from, to *model.Version
+		}{{pr.needS2H, pr.handS2H, pr.sv, pr.hv}, {pr.needH2S, pr.handH2S, pr.hv, pr.sv}} {
+			if len(d.need) == 0 || d.hand {
+				continue
+			}
+			var b strings.Builder
+			for i, m := range d.need {
+				if i > 0 {
+					b.WriteString("\n")
+				}
+				fmt.Fprintf(&b, "%s: %s", m.f.f.Pos, m.reason)
+			}
+			fmt.Fprintf(&b, "; write\n\tfunc %s(in *%s.%s, out *%s.%s) error\n  in %s/conversion.go (call the generated %s for the other fields)",
+				funcName(d.from, d.to, pr.name), d.from.PackageName, pr.name, d.to.PackageName, pr.name,
+				p.spoke.Dir, autoName(d.from, d.to, pr.name))
+			out = append(out, b.String())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
