@@ -20,7 +20,7 @@ const shipmentsPath = "/apis/shipping.kubeforge.dev/v1/namespaces/bad-input/ship
 // validShipmentJSON is a valid body with the given metadata fields spliced in.
 func validShipmentJSON(meta string) string {
 	return `{"apiVersion":"shipping.kubeforge.dev/v1","kind":"Shipment","metadata":{` + meta + `},` +
-		`"spec":{"origin":{"street":"a","city":"b"},"destination":{"street":"c","city":"d"},"parcels":[{"name":"p","weight":"1kg"}]}}`
+		`"spec":{"origin":{"street":"a","city":"b"},"destination":{"street":"c","city":"d"},"parcels":[{"name":"p","weight":"1"}]}}`
 }
 
 // TestBadInput sends malformed or invalid requests over raw HTTP. Every one

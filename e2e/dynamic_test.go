@@ -20,7 +20,7 @@ func shipment(namespace, name string, labels map[string]string) *unstructured.Un
 		"spec": map[string]any{
 			"origin":      map[string]any{"street": "Hauptstr. 1", "city": "Berlin"},
 			"destination": map[string]any{"street": "High St 2", "city": "London", "country": "GB", "postalCode": "sw1a 1aa"},
-			"parcels":     []any{map[string]any{"name": "box", "weight": "2500g"}},
+			"parcels":     []any{map[string]any{"name": "box", "weight": "2500"}},
 		},
 	}}
 	if labels != nil {

@@ -419,7 +419,7 @@ func shipmentJSON(ns, name, priority, rv string) []byte {
 			"priority":    priority,
 			"origin":      map[string]any{"street": "Hauptstr. 1", "city": "Berlin"},
 			"destination": map[string]any{"street": "High St 2", "city": "London", "country": "GB"},
-			"parcels":     []any{map[string]any{"name": "box", "weight": "2500g", "count": 2}},
+			"parcels":     []any{map[string]any{"name": "box", "weight": "2500", "count": 2}},
 			"tags":        []string{"bench"},
 		},
 	})
