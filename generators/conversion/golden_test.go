@@ -1,0 +1,191 @@
+package conversion
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubeforge/kubeforge/generators/deepcopy"
+	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/internal/gentest"
+	"github.com/kubeforge/kubeforge/generators/lists"
+	"github.com/kubeforge/kubeforge/generators/model"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated files under testdata/ and the project's conversion files")
+
+// inPlace compares files with the ones on disk under root (-update writes
+// them). The trees keep generated code beside its input so the round-trip
+// tests in this directory compile and run it.
+func inPlace(t *testing.T, root string, files []genall.File) {
+	t.Helper()
+	formatted, err := genall.Format(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range formatted {
+		p := filepath.Join(root, filepath.FromSlash(f.Path))
+		if gentest.Updating() {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, f.Content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		old, err := os.ReadFile(p)
+		if err != nil {
+			t.Errorf("%s: %v (run go test ./generators/conversion -update)", p, err)
+			continue
+		}
+		if !bytes.Equal(old, f.Content) {
+			t.Errorf("%s is stale (run go test ./generators/conversion -update):\n%s", p, gentest.Diff(old, f.Content))
+		}
+	}
+}
+
+func paths(files []genall.File) []string {
+	var out []string
+	for _, f := range files {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+// TestAcceptanceTree: the acceptance group's v1alpha1 is a strict subset of
+// v1 with the same names, so it converts with no hand-written code. Golden
+// files live beside the input (testdata/accept) and are compiled.
+func TestAcceptanceTree(t *testing.T) {
+	api := gentest.Load(t, "testdata/accept")
+	conv, err := New().Generate(api)
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	want := []string{
+		"types/acceptance/v1alpha1/zz_generated.conversion.go",
+		"generated/acceptance/v1alpha1/zz_generated.conversion.go",
+	}
+	if got := paths(conv); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("files = %v, want %v", got, want)
+	}
+	var all []genall.File
+	for _, g := range []genall.Generator{lists.Generator{}, deepcopy.Generator{}} {
+		fs, err := g.Generate(api)
+		if err != nil {
+			t.Fatalf("%s: %v", g.Name(), err)
+		}
+		all = append(all, fs...)
+	}
+	all = append(all, conv...)
+	inPlace(t, "testdata/accept", all)
+	gentest.Compile(t, "testdata/accept", all)
+}
+
+// TestShippingTree checks the project's own conversion files are what the
+// generator writes, so the round-trip tests run this generator's output.
+func TestShippingTree(t *testing.T) {
+	api := gentest.Load(t, "../..")
+	files, err := New().Generate(api)
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	got := strings.Join(paths(files), ",")
+	for _, want := range []string{"types/shipping/v1alpha1/zz_generated.conversion.go", "generated/shipping/v1alpha1/zz_generated.conversion.go"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %s generated (got %s)", want, got)
+		}
+	}
+	if strings.Contains(got, "/v1/") {
+		t.Errorf("files generated for a hub version: %s", got)
+	}
+	inPlace(t, "../..", files)
+}
+
+// TestMissingFunctions: shipping without types/shipping/v1alpha1/conversion.go
+// fails, naming every function to write, with its signature and file.
+func TestMissingFunctions(t *testing.T) {
+	api := gentest.Load(t, "testdata/nohand")
+	files, err := New().Generate(api)
+	if err == nil {
+		t.Fatalf("generate succeeded with %v; want an error", paths(files))
+	}
+	var me *MissingError
+	if !errors.As(err, &me) {
+		t.Fatalf("error %T %v is not a *MissingError", err, err)
+	}
+	want := []string{
+		`types/shipping/v1alpha1/types.go:42:2: cannot convert field ShipmentSpec.Urgent (json "urgent") to v1: no field "urgent" in v1.ShipmentSpec
+types/shipping/v1alpha1/types.go:46:2: cannot convert field ShipmentSpec.From (json "from") to v1: no field "from" in v1.ShipmentSpec; write
+	func Convert_v1alpha1_ShipmentSpec_To_v1_ShipmentSpec(in *v1alpha1.ShipmentSpec, out *v1.ShipmentSpec) error
+  in types/shipping/v1alpha1/conversion.go (call the generated autoConvert_v1alpha1_ShipmentSpec_To_v1_ShipmentSpec for the other fields)`,
+		`types/shipping/v1alpha1/types.go:42:2: cannot fill field ShipmentSpec.Urgent (json "urgent") from v1: no field "urgent" in v1.ShipmentSpec
+types/shipping/v1alpha1/types.go:46:2: cannot fill field ShipmentSpec.From (json "from") from v1: no field "from" in v1.ShipmentSpec; write
+	func Convert_v1_ShipmentSpec_To_v1alpha1_ShipmentSpec(in *v1.ShipmentSpec, out *v1alpha1.ShipmentSpec) error
+  in types/shipping/v1alpha1/conversion.go (call the generated autoConvert_v1_ShipmentSpec_To_v1alpha1_ShipmentSpec for the other fields)`,
+	}
+	if len(me.Problems) != len(want) {
+		t.Fatalf("problems:\n%s\nwant %d", strings.Join(me.Problems, "\n---\n"), len(want))
+	}
+	for i := range want {
+		if me.Problems[i] != want[i] {
+			t.Errorf("problem %d:\n%s\nwant:\n%s", i, me.Problems[i], want[i])
+		}
+	}
+	if !strings.HasPrefix(err.Error(), "generate conversion: 2 function(s) must be written by hand:\n") {
+		t.Errorf("error = %q", err)
+	}
+}
+
+// TestHubPackageFunction: a hand-written Convert_ in the hub package cannot
+// be called (import cycle); generation says where to move it.
+func TestHubPackageFunction(t *testing.T) {
+	api := gentest.Load(t, "testdata/accept")
+	hub := api.Groups[0].Versions[0]
+	if hub.Name != "v1" {
+		t.Fatalf("first version %s, want v1", hub.Name)
+	}
+	hub.Funcs["Convert_v1alpha1_GadgetSpec_To_v1_GadgetSpec"] = true
+	defer delete(hub.Funcs, "Convert_v1alpha1_GadgetSpec_To_v1_GadgetSpec")
+	_, err := New().Generate(api)
+	if err == nil || !strings.Contains(err.Error(), "hand-written Convert_v1alpha1_GadgetSpec_To_v1_GadgetSpec is declared in the hub package") ||
+		!strings.Contains(err.Error(), "move it to types/acceptance/v1alpha1/conversion.go") {
+		t.Fatalf("error = %v", err)
+	}
+}
+
+// TestIncompatibleType: a same-named field whose type changed needs
+// hand-written code in both directions.
+func TestIncompatibleType(t *testing.T) {
+	api := gentest.Load(t, "testdata/accept")
+	spoke := api.Groups[0].Versions[1]
+	st := spoke.Type("GadgetSpec")
+	var replicas *model.Field
+	for _, f := range st.Fields {
+		if f.JSONName == "replicas" {
+			replicas = f
+		}
+	}
+	old := replicas.Type
+	replicas.Type = &model.TypeRef{Kind: model.BuiltinRef, Name: "string"}
+	defer func() { replicas.Type = old }()
+	_, err := New().Generate(api)
+	var me *MissingError
+	if !errors.As(err, &me) || len(me.Problems) != 2 {
+		t.Fatalf("error = %v, want 2 missing functions", err)
+	}
+	for _, want := range []string{
+		`cannot convert field GadgetSpec.Replicas (json "replicas") to v1: v1alpha1 type string, v1 type *int32; write
+	func Convert_v1alpha1_GadgetSpec_To_v1_GadgetSpec(in *v1alpha1.GadgetSpec, out *v1.GadgetSpec) error`,
+		`cannot convert field GadgetSpec.Replicas (json "replicas") to v1alpha1: v1alpha1 type string, v1 type *int32; write
+	func Convert_v1_GadgetSpec_To_v1alpha1_GadgetSpec(in *v1.GadgetSpec, out *v1alpha1.GadgetSpec) error`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
