@@ -2,6 +2,11 @@ package e2e
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -95,6 +101,12 @@ func TestInformer(t *testing.T) {
 	if n := len(inf.GetStore().List()); n != 5 {
 		t.Fatalf("synced store has %d objects, want 5", n)
 	}
+	// The informer synced through WatchList (a watch with
+	// sendInitialEvents), not through the LIST fallback.
+	// The five creates above show that the metric is read right.
+	if counts := requestCounts(t, s, "shipments"); counts["list"] != 0 || counts["create"] != 5 {
+		t.Fatalf("requests by verb %v: want 5 creates and no list (the informer syncs with WatchList)", counts)
+	}
 
 	if _, err := c.Create(ctx, shipment("inf", "live", nil), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create: %v", err)
@@ -166,4 +178,38 @@ func TestInformer(t *testing.T) {
 			t.Errorf("%s added %d times", name, n)
 		}
 	}
+}
+
+// requestCounts sums apiserver_request_total for resource by verb, read
+// from the server's /metrics.
+func requestCounts(t *testing.T, s *apiserver, resource string) map[string]float64 {
+	t.Helper()
+	httpc, err := rest.HTTPClientFor(s.config)
+	if err != nil {
+		t.Fatalf("http client: %v", err)
+	}
+	resp, err := httpc.Get(s.config.Host + "/metrics")
+	if err != nil {
+		t.Fatalf("get /metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("get /metrics: HTTP %d %v", resp.StatusCode, err)
+	}
+	verb := regexp.MustCompile(`verb="([^"]*)"`)
+	counts := map[string]float64{}
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `resource="`+resource+`"`) {
+			continue
+		}
+		m := verb.FindStringSubmatch(line)
+		f := strings.Fields(line)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if m == nil || err != nil {
+			t.Fatalf("parse metric line %q: %v", line, err)
+		}
+		counts[m[1]] += v
+	}
+	return counts
 }
