@@ -104,7 +104,7 @@ func TestInformer(t *testing.T) {
 	// The informer synced through WatchList (a watch with
 	// sendInitialEvents), not through the LIST fallback.
 	// The five creates above show that the metric is read right.
-	if counts := requestCounts(t, s, "shipments"); counts["list"] != 0 || counts["create"] != 5 {
+	if counts := requestCounts(t, s, "shipments"); counts["LIST"] != 0 || counts["POST"] != 5 {
 		t.Fatalf("requests by verb %v: want 5 creates and no list (the informer syncs with WatchList)", counts)
 	}
 
@@ -166,6 +166,11 @@ func TestInformer(t *testing.T) {
 	l, err := c2.List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatalf("list: %v", err)
+	}
+	// On the restarted server the only LIST is the one above: the informer
+	// came back through a watch.
+	if counts := requestCounts(t, s, "shipments"); counts["LIST"] != 1 {
+		t.Errorf("requests by verb on the restarted server %v: want exactly the test's own LIST", counts)
 	}
 	eventually(t, 10*time.Second, "informer store matches a fresh list", func() error {
 		if got := len(inf.GetStore().List()); got != len(l.Items) {
