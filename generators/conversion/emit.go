@@ -365,8 +365,8 @@ func (p *planner) kindFuncs(f *jen.File, kp *kindPair) error {
 	if data {
 		toHub = append(toHub,
 			jen.Id("saved").Op(":=").New(hT.Clone()),
-			jen.If(jen.Qual(kfconvPkg, "Load").Call(jen.Op("&").Id("out").Dot(meta), jen.Id("saved"))).Block(
-				jen.If(jen.Err().Op(":=").Id(restoreName(pr)).Call(jen.Id("saved"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.List(jen.Id("raw"), jen.Id("ok")).Op(":=").Qual(kfconvPkg, "Load").Call(jen.Op("&").Id("out").Dot(meta), jen.Id("saved")), jen.Id("ok")).Block(
+				jen.If(jen.Err().Op(":=").Id(restoreName(pr)).Call(jen.Id("saved"), jen.Id("out"), jen.Id("raw")), jen.Err().Op("!=").Nil()).Block(
 					errf("restore "+name+" %q fields of "+hv.Name+" from annotation "+annotationDoc+": %w", jen.Id("in").Dot("Name"), jen.Err())),
 			))
 	} else {
@@ -526,9 +526,10 @@ func (p *planner) restoreFunc(f *jen.File, pr *pair) {
 	hT := jen.Qual(pr.hv.Package, pr.name)
 	sT := jen.Qual(pr.sv.Package, pr.name)
 	var body []jen.Code
-	check := func(fn jen.Code, a, b jen.Code) jen.Code {
-		return jen.If(jen.Err().Op(":=").Add(fn).Call(a, b), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+	check := func(fn jen.Code, args ...jen.Code) jen.Code {
+		return jen.If(jen.Err().Op(":=").Add(fn).Call(args...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 	}
+	kf := func(name string, args ...jen.Code) *jen.Statement { return jen.Qual(kfconvPkg, name).Call(args...) }
 	for _, m := range pr.matches {
 		kind, sub, keys := p.nested(m)
 		if kind == noNest {
@@ -536,11 +537,15 @@ func (p *planner) restoreFunc(f *jen.File, pr *pair) {
 		}
 		saved, out := sel("saved", m.h.path), sel("out", m.h.path)
 		fn := jen.Id(restoreName(sub))
+		obj := kf("Object", jen.Id("raw"), jen.Lit(m.h.json))
 		switch kind {
 		case nestValue:
-			body = append(body, check(fn.Clone(), addr(saved), addr(out)))
+			if m.h.json == "" {
+				obj = jen.Id("raw")
+			}
+			body = append(body, check(fn.Clone(), addr(saved), addr(out), obj))
 		case nestPointer:
-			body = append(body, jen.If(saved().Op("!=").Nil().Op("&&").Add(out()).Op("!=").Nil()).Block(check(fn.Clone(), saved(), out())))
+			body = append(body, jen.If(saved().Op("!=").Nil().Op("&&").Add(out()).Op("!=").Nil()).Block(check(fn.Clone(), saved(), out(), obj)))
 		case nestKeyed:
 			cond := jen.Op("!").Id("used").Index(jen.Id("j"))
 			for _, k := range keys {
@@ -556,12 +561,13 @@ func (p *planner) restoreFunc(f *jen.File, pr *pair) {
 				})
 			}
 			body = append(body, jen.Block(
+				jen.Id("items").Op(":=").Add(kf("Items", jen.Id("raw"), jen.Lit(m.h.json))),
 				jen.Id("used").Op(":=").Make(jen.Index().Bool(), jen.Len(saved())),
 				jen.For(jen.Id("i").Op(":=").Range().Add(out())).Block(
 					jen.For(jen.Id("j").Op(":=").Range().Add(saved())).Block(
 						jen.If(cond).Block(
 							jen.Id("used").Index(jen.Id("j")).Op("=").True(),
-							check(fn.Clone(), jen.Op("&").Add(saved()).Index(jen.Id("j")), jen.Op("&").Add(out()).Index(jen.Id("i"))),
+							check(fn.Clone(), jen.Op("&").Add(saved()).Index(jen.Id("j")), jen.Op("&").Add(out()).Index(jen.Id("i")), kf("Item", jen.Id("items"), jen.Id("j"))),
 							jen.Break(),
 						),
 					),
@@ -569,14 +575,17 @@ func (p *planner) restoreFunc(f *jen.File, pr *pair) {
 			))
 		case nestIndexed:
 			body = append(body, jen.If(jen.Len(saved()).Op("==").Len(out())).Block(
+				jen.Id("items").Op(":=").Add(kf("Items", jen.Id("raw"), jen.Lit(m.h.json))),
 				jen.For(jen.Id("i").Op(":=").Range().Add(out())).Block(
-					check(fn.Clone(), jen.Op("&").Add(saved()).Index(jen.Id("i")), jen.Op("&").Add(out()).Index(jen.Id("i"))))))
+					check(fn.Clone(), jen.Op("&").Add(saved()).Index(jen.Id("i")), jen.Op("&").Add(out()).Index(jen.Id("i")), kf("Item", jen.Id("items"), jen.Id("i"))))))
 		case nestMap:
-			body = append(body, jen.For(jen.List(jen.Id("k"), jen.Id("ov")).Op(":=").Range().Add(out())).Block(
-				jen.If(jen.List(jen.Id("sv"), jen.Id("ok")).Op(":=").Add(saved()).Index(jen.Id("k")), jen.Id("ok")).Block(
-					check(fn.Clone(), jen.Op("&").Id("sv"), jen.Op("&").Id("ov")),
-					out().Index(jen.Id("k")).Op("=").Id("ov"),
-				)))
+			body = append(body, jen.Block(
+				jen.Id("items").Op(":=").Add(obj),
+				jen.For(jen.List(jen.Id("k"), jen.Id("ov")).Op(":=").Range().Add(out())).Block(
+					jen.If(jen.List(jen.Id("sv"), jen.Id("ok")).Op(":=").Add(saved()).Index(jen.Id("k")), jen.Id("ok")).Block(
+						check(fn.Clone(), jen.Op("&").Id("sv"), jen.Op("&").Id("ov"), kf("Object", jen.Id("items"), jen.String().Call(jen.Id("k")))),
+						out().Index(jen.Id("k")).Op("=").Id("ov"),
+					))))
 		}
 	}
 	var fields []flat
@@ -585,19 +594,20 @@ func (p *planner) restoreFunc(f *jen.File, pr *pair) {
 			fields = append(fields, h)
 		}
 	}
+	has := func(h flat) *jen.Statement { return kf("Has", jen.Id("raw"), jen.Lit(h.json)) }
 	if len(fields) > 0 && (pr.handS2H || pr.handH2S) {
 		// Hand-written code may express a hub-only field through other
-		// spoke fields: restore a saved value only when the spoke view
+		// spoke fields: restore a kept value only when the spoke view
 		// stays what the client sent.
 		body = append(body,
 			jen.Var().Id("base").Add(sT.Clone()),
 			check(jen.Qual(pr.sv.Package, pr.h2s()), jen.Id("out"), jen.Op("&").Id("base")))
-		// Fast path: every saved field at once.
+		// Fast path: every kept field at once.
 		all := []jen.Code{jen.Id("cand").Op(":=").Op("*").Id("out")}
 		var assign []jen.Code
 		for _, h := range fields {
-			all = append(all, sel("cand", h.path)().Op("=").Add(sel("saved", h.path)()))
-			assign = append(assign, sel("out", h.path)().Op("=").Add(sel("saved", h.path)()))
+			all = append(all, jen.If(has(h)).Block(sel("cand", h.path)().Op("=").Add(sel("saved", h.path)())))
+			assign = append(assign, jen.If(has(h)).Block(sel("out", h.path)().Op("=").Add(sel("saved", h.path)())))
 		}
 		all = append(all,
 			jen.Var().Id("got").Add(sT.Clone()),
@@ -606,7 +616,7 @@ func (p *planner) restoreFunc(f *jen.File, pr *pair) {
 				append(assign, jen.Return(jen.Nil()))...))
 		body = append(body, jen.Block(all...))
 		for _, h := range fields {
-			body = append(body, jen.Block(
+			body = append(body, jen.If(has(h)).Block(
 				jen.Id("cand").Op(":=").Op("*").Id("out"),
 				sel("cand", h.path)().Op("=").Add(sel("saved", h.path)()),
 				jen.Var().Id("got").Add(sT.Clone()),
@@ -617,12 +627,12 @@ func (p *planner) restoreFunc(f *jen.File, pr *pair) {
 		}
 	} else {
 		for _, h := range fields {
-			body = append(body, sel("out", h.path)().Op("=").Add(sel("saved", h.path)()))
+			body = append(body, jen.If(has(h)).Block(sel("out", h.path)().Op("=").Add(sel("saved", h.path)())))
 		}
 	}
 	body = append(body, jen.Return(jen.Nil()))
-	f.Commentf("%s copies into out the fields of saved (decoded from the %s annotation) that %s cannot express.", restoreName(pr), annotationDoc, pr.sv.Name)
-	f.Func().Id(restoreName(pr)).Params(jen.List(jen.Id("saved"), jen.Id("out")).Op("*").Add(hT)).Error().Block(body...)
+	f.Commentf("%s copies into out the fields of saved that %s cannot express and the %s annotation kept (raw is that annotation's JSON at this level).", restoreName(pr), pr.sv.Name, annotationDoc)
+	f.Func().Id(restoreName(pr)).Params(jen.List(jen.Id("saved"), jen.Id("out")).Op("*").Add(hT), jen.Id("raw").Map(jen.String()).Any()).Error().Block(body...)
 	f.Line()
 }
 

@@ -39,22 +39,54 @@ func Store(meta *metav1.ObjectMeta, data map[string]any) error {
 }
 
 // Load removes DataAnnotation from meta and decodes it into into (a pointer
-// to a hub object). It reports whether there was an annotation that decoded.
+// to a hub object) and into raw, the same JSON as nested maps and slices,
+// which tells the generated restore code which fields were kept. It reports
+// whether there was an annotation that decoded.
 //
 // A missing annotation and one that does not decode (a user deleted or
 // garbled it) both report false: the hub-only fields then keep the values
 // the conversion gave them, and no error reaches the user, as in Kubernetes
 // where the annotation is best effort.
-func Load(meta *metav1.ObjectMeta, into any) bool {
-	s, ok := meta.Annotations[DataAnnotation]
-	if !ok {
-		return false
+func Load(meta *metav1.ObjectMeta, into any) (raw map[string]any, ok bool) {
+	s, found := meta.Annotations[DataAnnotation]
+	if !found {
+		return nil, false
 	}
 	Strip(meta)
 	if err := json.Unmarshal([]byte(s), into); err != nil {
-		return false
+		return nil, false
 	}
-	return true
+	if err := json.Unmarshal([]byte(s), &raw); err != nil || raw == nil {
+		return nil, false
+	}
+	return raw, true
+}
+
+// Object returns raw[key] when it is a JSON object, else nil.
+func Object(raw map[string]any, key string) map[string]any {
+	m, _ := raw[key].(map[string]any)
+	return m
+}
+
+// Items returns raw[key] when it is a JSON array, else nil.
+func Items(raw map[string]any, key string) []any {
+	a, _ := raw[key].([]any)
+	return a
+}
+
+// Item returns items[i] when it is a JSON object, else nil.
+func Item(items []any, i int) map[string]any {
+	if i < 0 || i >= len(items) {
+		return nil
+	}
+	m, _ := items[i].(map[string]any)
+	return m
+}
+
+// Has reports whether raw has key.
+func Has(raw map[string]any, key string) bool {
+	_, ok := raw[key]
+	return ok
 }
 
 // Strip removes DataAnnotation from meta; an annotation map left empty

@@ -21,8 +21,12 @@ func TestStoreLoad(t *testing.T) {
 		t.Fatalf("annotation = %q", got)
 	}
 	var h hub
-	if !Load(meta, &h) {
+	raw, ok := Load(meta, &h)
+	if !ok {
 		t.Fatal("Load = false, want true")
+	}
+	if !Has(Object(raw, "spec"), "tags") || Has(Object(raw, "spec"), "other") || len(Items(Object(raw, "spec"), "tags")) != 1 || Item(Items(raw, "x"), 0) != nil {
+		t.Fatalf("raw = %v", raw)
 	}
 	if len(h.Spec.Tags) != 1 || h.Spec.Tags[0] != "a" {
 		t.Fatalf("decoded %+v", h)
@@ -35,13 +39,13 @@ func TestStoreLoad(t *testing.T) {
 func TestLoadGarbageAndMissing(t *testing.T) {
 	meta := &metav1.ObjectMeta{Annotations: map[string]string{DataAnnotation: "{not json", "keep": "x"}}
 	var h hub
-	if Load(meta, &h) {
+	if _, ok := Load(meta, &h); ok {
 		t.Fatal("Load of garbage = true")
 	}
 	if _, ok := meta.Annotations[DataAnnotation]; ok || meta.Annotations["keep"] != "x" {
 		t.Fatalf("annotations after Load = %v", meta.Annotations)
 	}
-	if Load(&metav1.ObjectMeta{}, &h) {
+	if _, ok := Load(&metav1.ObjectMeta{}, &h); ok {
 		t.Fatal("Load without annotation = true")
 	}
 }

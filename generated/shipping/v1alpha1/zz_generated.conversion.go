@@ -22,8 +22,8 @@ func ShipmentToHub(in *v1alpha1.Shipment) (*v1.Shipment, error) {
 	}
 	out.APIVersion, out.Kind = "shipping.kubeforge.dev/v1", "Shipment"
 	saved := new(v1.Shipment)
-	if kfconversion.Load(&out.ObjectMeta, saved) {
-		if err := restore_v1_Shipment(saved, out); err != nil {
+	if raw, ok := kfconversion.Load(&out.ObjectMeta, saved); ok {
+		if err := restore_v1_Shipment(saved, out, raw); err != nil {
 			return nil, fmt.Errorf("restore Shipment %q fields of v1 from annotation kubeforge.dev/conversion-data: %w", in.Name, err)
 		}
 	}
@@ -90,9 +90,11 @@ func save_v1_Address(in, back *v1.Address) map[string]any {
 	return m
 }
 
-// restore_v1_Address copies into out the fields of saved (decoded from the kubeforge.dev/conversion-data annotation) that v1alpha1 cannot express.
-func restore_v1_Address(saved, out *v1.Address) error {
-	out.PostalCode = saved.PostalCode
+// restore_v1_Address copies into out the fields of saved that v1alpha1 cannot express and the kubeforge.dev/conversion-data annotation kept (raw is that annotation's JSON at this level).
+func restore_v1_Address(saved, out *v1.Address, raw map[string]any) error {
+	if kfconversion.Has(raw, "postalCode") {
+		out.PostalCode = saved.PostalCode
+	}
 	return nil
 }
 
@@ -108,10 +110,14 @@ func save_v1_Parcel(in, back *v1.Parcel) map[string]any {
 	return m
 }
 
-// restore_v1_Parcel copies into out the fields of saved (decoded from the kubeforge.dev/conversion-data annotation) that v1alpha1 cannot express.
-func restore_v1_Parcel(saved, out *v1.Parcel) error {
-	out.Weight = saved.Weight
-	out.Fragile = saved.Fragile
+// restore_v1_Parcel copies into out the fields of saved that v1alpha1 cannot express and the kubeforge.dev/conversion-data annotation kept (raw is that annotation's JSON at this level).
+func restore_v1_Parcel(saved, out *v1.Parcel, raw map[string]any) error {
+	if kfconversion.Has(raw, "weight") {
+		out.Weight = saved.Weight
+	}
+	if kfconversion.Has(raw, "fragile") {
+		out.Fragile = saved.Fragile
+	}
 	return nil
 }
 
@@ -127,12 +133,12 @@ func save_v1_Shipment(in, back *v1.Shipment) map[string]any {
 	return m
 }
 
-// restore_v1_Shipment copies into out the fields of saved (decoded from the kubeforge.dev/conversion-data annotation) that v1alpha1 cannot express.
-func restore_v1_Shipment(saved, out *v1.Shipment) error {
-	if err := restore_v1_ShipmentSpec(&saved.Spec, &out.Spec); err != nil {
+// restore_v1_Shipment copies into out the fields of saved that v1alpha1 cannot express and the kubeforge.dev/conversion-data annotation kept (raw is that annotation's JSON at this level).
+func restore_v1_Shipment(saved, out *v1.Shipment, raw map[string]any) error {
+	if err := restore_v1_ShipmentSpec(&saved.Spec, &out.Spec, kfconversion.Object(raw, "spec")); err != nil {
 		return err
 	}
-	if err := restore_v1_ShipmentStatus(&saved.Status, &out.Status); err != nil {
+	if err := restore_v1_ShipmentStatus(&saved.Status, &out.Status, kfconversion.Object(raw, "status")); err != nil {
 		return err
 	}
 	return nil
@@ -195,18 +201,19 @@ func save_v1_ShipmentSpec(in, back *v1.ShipmentSpec) map[string]any {
 	return m
 }
 
-// restore_v1_ShipmentSpec copies into out the fields of saved (decoded from the kubeforge.dev/conversion-data annotation) that v1alpha1 cannot express.
-func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec) error {
-	if err := restore_v1_Address(&saved.Destination, &out.Destination); err != nil {
+// restore_v1_ShipmentSpec copies into out the fields of saved that v1alpha1 cannot express and the kubeforge.dev/conversion-data annotation kept (raw is that annotation's JSON at this level).
+func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec, raw map[string]any) error {
+	if err := restore_v1_Address(&saved.Destination, &out.Destination, kfconversion.Object(raw, "destination")); err != nil {
 		return err
 	}
 	{
+		items := kfconversion.Items(raw, "parcels")
 		used := make([]bool, len(saved.Parcels))
 		for i := range out.Parcels {
 			for j := range saved.Parcels {
 				if !used[j] && saved.Parcels[j].Name == out.Parcels[i].Name {
 					used[j] = true
-					if err := restore_v1_Parcel(&saved.Parcels[j], &out.Parcels[i]); err != nil {
+					if err := restore_v1_Parcel(&saved.Parcels[j], &out.Parcels[i], kfconversion.Item(items, j)); err != nil {
 						return err
 					}
 					break
@@ -220,39 +227,87 @@ func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec) error {
 	}
 	{
 		cand := *out
-		cand.Priority = saved.Priority
-		cand.Origin = saved.Origin
-		cand.Tags = saved.Tags
-		cand.Carrier = saved.Carrier
-		cand.Insured = saved.Insured
-		cand.DeclaredValueCents = saved.DeclaredValueCents
-		cand.HandlingTime = saved.HandlingTime
-		cand.PickupAfter = saved.PickupAfter
-		cand.Instructions = saved.Instructions
-		cand.DelayTolerance = saved.DelayTolerance
-		cand.Tracking.Notify = saved.Tracking.Notify
-		cand.Tracking.IntervalMinutes = saved.Tracking.IntervalMinutes
+		if kfconversion.Has(raw, "priority") {
+			cand.Priority = saved.Priority
+		}
+		if kfconversion.Has(raw, "origin") {
+			cand.Origin = saved.Origin
+		}
+		if kfconversion.Has(raw, "tags") {
+			cand.Tags = saved.Tags
+		}
+		if kfconversion.Has(raw, "carrier") {
+			cand.Carrier = saved.Carrier
+		}
+		if kfconversion.Has(raw, "insured") {
+			cand.Insured = saved.Insured
+		}
+		if kfconversion.Has(raw, "declaredValueCents") {
+			cand.DeclaredValueCents = saved.DeclaredValueCents
+		}
+		if kfconversion.Has(raw, "handlingTime") {
+			cand.HandlingTime = saved.HandlingTime
+		}
+		if kfconversion.Has(raw, "pickupAfter") {
+			cand.PickupAfter = saved.PickupAfter
+		}
+		if kfconversion.Has(raw, "instructions") {
+			cand.Instructions = saved.Instructions
+		}
+		if kfconversion.Has(raw, "delayTolerance") {
+			cand.DelayTolerance = saved.DelayTolerance
+		}
+		if kfconversion.Has(raw, "notify") {
+			cand.Tracking.Notify = saved.Tracking.Notify
+		}
+		if kfconversion.Has(raw, "intervalMinutes") {
+			cand.Tracking.IntervalMinutes = saved.Tracking.IntervalMinutes
+		}
 		var got v1alpha1.ShipmentSpec
 		if err := v1alpha1.Convert_v1_ShipmentSpec_To_v1alpha1_ShipmentSpec(&cand, &got); err != nil {
 			return err
 		}
 		if equality.Semantic.DeepEqual(&got, &base) {
-			out.Priority = saved.Priority
-			out.Origin = saved.Origin
-			out.Tags = saved.Tags
-			out.Carrier = saved.Carrier
-			out.Insured = saved.Insured
-			out.DeclaredValueCents = saved.DeclaredValueCents
-			out.HandlingTime = saved.HandlingTime
-			out.PickupAfter = saved.PickupAfter
-			out.Instructions = saved.Instructions
-			out.DelayTolerance = saved.DelayTolerance
-			out.Tracking.Notify = saved.Tracking.Notify
-			out.Tracking.IntervalMinutes = saved.Tracking.IntervalMinutes
+			if kfconversion.Has(raw, "priority") {
+				out.Priority = saved.Priority
+			}
+			if kfconversion.Has(raw, "origin") {
+				out.Origin = saved.Origin
+			}
+			if kfconversion.Has(raw, "tags") {
+				out.Tags = saved.Tags
+			}
+			if kfconversion.Has(raw, "carrier") {
+				out.Carrier = saved.Carrier
+			}
+			if kfconversion.Has(raw, "insured") {
+				out.Insured = saved.Insured
+			}
+			if kfconversion.Has(raw, "declaredValueCents") {
+				out.DeclaredValueCents = saved.DeclaredValueCents
+			}
+			if kfconversion.Has(raw, "handlingTime") {
+				out.HandlingTime = saved.HandlingTime
+			}
+			if kfconversion.Has(raw, "pickupAfter") {
+				out.PickupAfter = saved.PickupAfter
+			}
+			if kfconversion.Has(raw, "instructions") {
+				out.Instructions = saved.Instructions
+			}
+			if kfconversion.Has(raw, "delayTolerance") {
+				out.DelayTolerance = saved.DelayTolerance
+			}
+			if kfconversion.Has(raw, "notify") {
+				out.Tracking.Notify = saved.Tracking.Notify
+			}
+			if kfconversion.Has(raw, "intervalMinutes") {
+				out.Tracking.IntervalMinutes = saved.Tracking.IntervalMinutes
+			}
 			return nil
 		}
 	}
-	{
+	if kfconversion.Has(raw, "priority") {
 		cand := *out
 		cand.Priority = saved.Priority
 		var got v1alpha1.ShipmentSpec
@@ -263,7 +318,7 @@ func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec) error {
 			out.Priority = saved.Priority
 		}
 	}
-	{
+	if kfconversion.Has(raw, "origin") {
 		cand := *out
 		cand.Origin = saved.Origin
 		var got v1alpha1.ShipmentSpec
@@ -274,7 +329,7 @@ func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec) error {
 			out.Origin = saved.Origin
 		}
 	}
-	{
+	if kfconversion.Has(raw, "tags") {
 		cand := *out
 		cand.Tags = saved.Tags
 		var got v1alpha1.ShipmentSpec
@@ -285,7 +340,7 @@ func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec) error {
 			out.Tags = saved.Tags
 		}
 	}
-	{
+	if kfconversion.Has(raw, "carrier") {
 		cand := *out
 		cand.Carrier = saved.Carrier
 		var got v1alpha1.ShipmentSpec
@@ -296,7 +351,7 @@ func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec) error {
 			out.Carrier = saved.Carrier
 		}
 	}
-	{
+	if kfconversion.Has(raw, "insured") {
 		cand := *out
 		cand.Insured = saved.Insured
 		var got v1alpha1.ShipmentSpec
@@ -307,7 +362,7 @@ func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec) error {
 			out.Insured = saved.Insured
 		}
 	}
-	{
+	if kfconversion.Has(raw, "declaredValueCents") {
 		cand := *out
 		cand.DeclaredValueCents = saved.DeclaredValueCents
 		var got v1alpha1.ShipmentSpec
@@ -318,7 +373,7 @@ func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec) error {
 			out.DeclaredValueCents = saved.DeclaredValueCents
 		}
 	}
-	{
+	if kfconversion.Has(raw, "handlingTime") {
 		cand := *out
 		cand.HandlingTime = saved.HandlingTime
 		var got v1alpha1.ShipmentSpec
@@ -329,7 +384,7 @@ func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec) error {
 			out.HandlingTime = saved.HandlingTime
 		}
 	}
-	{
+	if kfconversion.Has(raw, "pickupAfter") {
 		cand := *out
 		cand.PickupAfter = saved.PickupAfter
 		var got v1alpha1.ShipmentSpec
@@ -340,7 +395,7 @@ func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec) error {
 			out.PickupAfter = saved.PickupAfter
 		}
 	}
-	{
+	if kfconversion.Has(raw, "instructions") {
 		cand := *out
 		cand.Instructions = saved.Instructions
 		var got v1alpha1.ShipmentSpec
@@ -351,7 +406,7 @@ func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec) error {
 			out.Instructions = saved.Instructions
 		}
 	}
-	{
+	if kfconversion.Has(raw, "delayTolerance") {
 		cand := *out
 		cand.DelayTolerance = saved.DelayTolerance
 		var got v1alpha1.ShipmentSpec
@@ -362,7 +417,7 @@ func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec) error {
 			out.DelayTolerance = saved.DelayTolerance
 		}
 	}
-	{
+	if kfconversion.Has(raw, "notify") {
 		cand := *out
 		cand.Tracking.Notify = saved.Tracking.Notify
 		var got v1alpha1.ShipmentSpec
@@ -373,7 +428,7 @@ func restore_v1_ShipmentSpec(saved, out *v1.ShipmentSpec) error {
 			out.Tracking.Notify = saved.Tracking.Notify
 		}
 	}
-	{
+	if kfconversion.Has(raw, "intervalMinutes") {
 		cand := *out
 		cand.Tracking.IntervalMinutes = saved.Tracking.IntervalMinutes
 		var got v1alpha1.ShipmentSpec
@@ -405,12 +460,20 @@ func save_v1_ShipmentStatus(in, back *v1.ShipmentStatus) map[string]any {
 	return m
 }
 
-// restore_v1_ShipmentStatus copies into out the fields of saved (decoded from the kubeforge.dev/conversion-data annotation) that v1alpha1 cannot express.
-func restore_v1_ShipmentStatus(saved, out *v1.ShipmentStatus) error {
-	out.ObservedGeneration = saved.ObservedGeneration
-	out.DeliveredAt = saved.DeliveredAt
-	out.Attempts = saved.Attempts
-	out.Conditions = saved.Conditions
+// restore_v1_ShipmentStatus copies into out the fields of saved that v1alpha1 cannot express and the kubeforge.dev/conversion-data annotation kept (raw is that annotation's JSON at this level).
+func restore_v1_ShipmentStatus(saved, out *v1.ShipmentStatus, raw map[string]any) error {
+	if kfconversion.Has(raw, "observedGeneration") {
+		out.ObservedGeneration = saved.ObservedGeneration
+	}
+	if kfconversion.Has(raw, "deliveredAt") {
+		out.DeliveredAt = saved.DeliveredAt
+	}
+	if kfconversion.Has(raw, "attempts") {
+		out.Attempts = saved.Attempts
+	}
+	if kfconversion.Has(raw, "conditions") {
+		out.Conditions = saved.Conditions
+	}
 	return nil
 }
 

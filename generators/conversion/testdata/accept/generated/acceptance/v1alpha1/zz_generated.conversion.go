@@ -22,8 +22,8 @@ func GadgetToHub(in *v1alpha1.Gadget) (*v1.Gadget, error) {
 	}
 	out.APIVersion, out.Kind = "acceptance.example.dev/v1", "Gadget"
 	saved := new(v1.Gadget)
-	if kfconversion.Load(&out.ObjectMeta, saved) {
-		if err := restore_v1_Gadget(saved, out); err != nil {
+	if raw, ok := kfconversion.Load(&out.ObjectMeta, saved); ok {
+		if err := restore_v1_Gadget(saved, out, raw); err != nil {
 			return nil, fmt.Errorf("restore Gadget %q fields of v1 from annotation kubeforge.dev/conversion-data: %w", in.Name, err)
 		}
 	}
@@ -93,12 +93,12 @@ func save_v1_Gadget(in, back *v1.Gadget) map[string]any {
 	return m
 }
 
-// restore_v1_Gadget copies into out the fields of saved (decoded from the kubeforge.dev/conversion-data annotation) that v1alpha1 cannot express.
-func restore_v1_Gadget(saved, out *v1.Gadget) error {
-	if err := restore_v1_GadgetSpec(&saved.Spec, &out.Spec); err != nil {
+// restore_v1_Gadget copies into out the fields of saved that v1alpha1 cannot express and the kubeforge.dev/conversion-data annotation kept (raw is that annotation's JSON at this level).
+func restore_v1_Gadget(saved, out *v1.Gadget, raw map[string]any) error {
+	if err := restore_v1_GadgetSpec(&saved.Spec, &out.Spec, kfconversion.Object(raw, "spec")); err != nil {
 		return err
 	}
-	if err := restore_v1_GadgetStatus(&saved.Status, &out.Status); err != nil {
+	if err := restore_v1_GadgetStatus(&saved.Status, &out.Status, kfconversion.Object(raw, "status")); err != nil {
 		return err
 	}
 	return nil
@@ -122,12 +122,20 @@ func save_v1_GadgetSpec(in, back *v1.GadgetSpec) map[string]any {
 	return m
 }
 
-// restore_v1_GadgetSpec copies into out the fields of saved (decoded from the kubeforge.dev/conversion-data annotation) that v1alpha1 cannot express.
-func restore_v1_GadgetSpec(saved, out *v1.GadgetSpec) error {
-	out.Tags = saved.Tags
-	out.Parts = saved.Parts
-	out.Settings = saved.Settings
-	out.Window = saved.Window
+// restore_v1_GadgetSpec copies into out the fields of saved that v1alpha1 cannot express and the kubeforge.dev/conversion-data annotation kept (raw is that annotation's JSON at this level).
+func restore_v1_GadgetSpec(saved, out *v1.GadgetSpec, raw map[string]any) error {
+	if kfconversion.Has(raw, "tags") {
+		out.Tags = saved.Tags
+	}
+	if kfconversion.Has(raw, "parts") {
+		out.Parts = saved.Parts
+	}
+	if kfconversion.Has(raw, "settings") {
+		out.Settings = saved.Settings
+	}
+	if kfconversion.Has(raw, "window") {
+		out.Window = saved.Window
+	}
 	return nil
 }
 
@@ -143,10 +151,14 @@ func save_v1_GadgetStatus(in, back *v1.GadgetStatus) map[string]any {
 	return m
 }
 
-// restore_v1_GadgetStatus copies into out the fields of saved (decoded from the kubeforge.dev/conversion-data annotation) that v1alpha1 cannot express.
-func restore_v1_GadgetStatus(saved, out *v1.GadgetStatus) error {
-	out.ObservedGeneration = saved.ObservedGeneration
-	out.Conditions = saved.Conditions
+// restore_v1_GadgetStatus copies into out the fields of saved that v1alpha1 cannot express and the kubeforge.dev/conversion-data annotation kept (raw is that annotation's JSON at this level).
+func restore_v1_GadgetStatus(saved, out *v1.GadgetStatus, raw map[string]any) error {
+	if kfconversion.Has(raw, "observedGeneration") {
+		out.ObservedGeneration = saved.ObservedGeneration
+	}
+	if kfconversion.Has(raw, "conditions") {
+		out.Conditions = saved.Conditions
+	}
 	return nil
 }
 
