@@ -1,0 +1,421 @@
+// Package fieldmanager builds the server-side apply field managers
+// (k8s.io/apimachinery/pkg/util/managedfields) of the served kinds, without
+// k8s.io/apiserver.
+//
+// A Registry is shared by the server and every handler:
+//
+//   - the server adds each group-version's generated OpenAPI v3 component
+//     schemas (AddSchemas, from server.AddGroupVersion). They give the
+//     structured-merge-diff type of every kind: list-map keys and sets come
+//     from x-kubernetes-list-type and x-kubernetes-list-map-keys, kinds from
+//     x-kubernetes-group-version-kind;
+//   - a handler asks for the FieldManager of its kind and subresource
+//     (FieldManager), describing the kind with a Kind: its Go type (New) and
+//     defaulting. The object convertor, creater and defaulter the field
+//     manager needs are built from that per kind, so generated code needs no
+//     runtime.Scheme. Conversions between versions come from an optional
+//     scheme (AddToScheme); without one, managedFields entries of another
+//     version are dropped by the field manager when they get in the way.
+//
+// Kinds whose schemas were never added get a deduced type converter (every
+// field, list included, is atomic), as custom resources without a schema do.
+package fieldmanager
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kubeforge/kubeforge/runtime/openapidefs"
+)
+
+// FieldManager is the apimachinery field manager: Update records the
+// fields a non-apply write changed, Apply merges an applied configuration.
+type FieldManager = managedfields.FieldManager
+
+// Kind describes one served kind to the Registry.
+type Kind struct {
+	// GVK is the kind's group, version and kind.
+	GVK schema.GroupVersionKind
+	// New returns an empty object of the kind (a pointer to its Go struct).
+	New func() runtime.Object
+	// Default applies the kind's defaults; nil means none.
+	Default func(runtime.Object)
+	// HasStatus: the status subresource is served, so the main resource
+	// does not own .status and the status subresource owns only .status.
+	HasStatus bool
+}
+
+type managerKey struct {
+	gvk         schema.GroupVersionKind
+	subresource string
+}
+
+// Registry holds the schemas and field managers of a server. It is safe
+// for concurrent use. The zero value is not usable; use NewRegistry.
+type Registry struct {
+	mu       sync.Mutex
+	scheme   *runtime.Scheme
+	schemas  map[string]*spec.Schema
+	names    map[schema.GroupVersionKind]string // kind -> schema name
+	tc       managedfields.TypeConverter        // over schemas; nil when none
+	managers map[managerKey]*FieldManager
+}
+
+// NewRegistry returns an empty Registry.
+func NewRegistry() *Registry {
+	return &Registry{
+		scheme:   runtime.NewScheme(),
+		schemas:  map[string]*spec.Schema{},
+		names:    map[schema.GroupVersionKind]string{},
+		managers: map[managerKey]*FieldManager{},
+	}
+}
+
+// AddSchemas adds the OpenAPI v3 component schemas of a group-version
+// (refs "#/components/schemas/<name>"); the well-known apimachinery
+// schemas they refer to are added from runtime/openapidefs. Add every
+// group-version before the first FieldManager call: field managers built
+// earlier keep the types they were built with.
+func (r *Registry) AddSchemas(gv schema.GroupVersion, schemas map[string]json.RawMessage) error {
+	if len(schemas) == 0 {
+		return nil
+	}
+	all := openapidefs.KnownSchemas()
+	roots := make([]string, 0, len(schemas))
+	for name, raw := range schemas {
+		all[name] = raw
+		roots = append(roots, name)
+	}
+	sort.Strings(roots)
+	closure, err := openapidefs.Closure(all, roots...)
+	if err != nil {
+		return fmt.Errorf("field manager schemas of %s: %w", gv.String(), err)
+	}
+	parsed := make(map[string]*spec.Schema, len(closure))
+	for name, raw := range closure {
+		s := new(spec.Schema)
+		if err := json.Unmarshal(raw, s); err != nil {
+			return fmt.Errorf("field manager schemas of %s: decode schema %q: %w", gv.String(), name, err)
+		}
+		parsed[name] = s
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	merged := make(map[string]*spec.Schema, len(r.schemas)+len(parsed))
+	for k, v := range r.schemas {
+		merged[k] = v
+	}
+	for k, v := range parsed {
+		merged[k] = v
+	}
+	tc, err := managedfields.NewTypeConverter(merged, false)
+	if err != nil {
+		return fmt.Errorf("field manager schemas of %s: %w", gv.String(), err)
+	}
+	r.schemas, r.tc = merged, tc
+	for name, s := range parsed {
+		for _, gvk := range schemaGVKs(s) {
+			r.names[gvk] = name
+		}
+	}
+	return nil
+}
+
+// AddToScheme registers types, conversions and defaults with the scheme the
+// field managers fall back on for versions other than a handler's own
+// (a generated AddToScheme).
+func (r *Registry) AddToScheme(add func(*runtime.Scheme) error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := add(r.scheme); err != nil {
+		return fmt.Errorf("field manager scheme: %w", err)
+	}
+	return nil
+}
+
+// FieldManager returns the field manager of k for subresource ("" or
+// "status"), building it on first use.
+func (r *Registry) FieldManager(k Kind, subresource string) (*FieldManager, error) {
+	if k.New == nil {
+		return nil, fmt.Errorf("field manager of %s: no New func", k.GVK)
+	}
+	key := managerKey{gvk: k.GVK, subresource: subresource}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if fm, ok := r.managers[key]; ok {
+		return fm, nil
+	}
+	var tc managedfields.TypeConverter = r.tc
+	name, typed := r.names[k.GVK]
+	if !typed || tc == nil {
+		tc = managedfields.NewDeducedTypeConverter()
+	}
+	conv := &kindConvertor{kind: k, scheme: r.scheme}
+	gv := k.GVK.GroupVersion()
+	reset := resetFields(k, subresource, r.schemas[name])
+	fm, err := managedfields.NewDefaultFieldManager(tc, conv, conv, conv, k.GVK, gv, subresource, reset)
+	if err != nil {
+		return nil, fmt.Errorf("field manager of %s: %w", k.GVK, err)
+	}
+	r.managers[key] = fm
+	return fm, nil
+}
+
+// resetFields are the fields a write may not own: .status on the main
+// resource when the status subresource is served; everything but
+// metadata and .status on the status subresource.
+func resetFields(k Kind, subresource string, s *spec.Schema) map[fieldpath.APIVersion]fieldpath.Filter {
+	var set *fieldpath.Set
+	switch {
+	case subresource == "status":
+		var paths []fieldpath.Path
+		if s != nil && len(s.Properties) > 0 {
+			props := make([]string, 0, len(s.Properties))
+			for p := range s.Properties {
+				switch p {
+				case "apiVersion", "kind", "metadata", "status":
+				default:
+					props = append(props, p)
+				}
+			}
+			sort.Strings(props)
+			for _, p := range props {
+				paths = append(paths, fieldpath.MakePathOrDie(p))
+			}
+		} else {
+			paths = append(paths, fieldpath.MakePathOrDie("spec"))
+		}
+		set = fieldpath.NewSet(paths...)
+	case k.HasStatus:
+		set = fieldpath.NewSet(fieldpath.MakePathOrDie("status"))
+	default:
+		return nil
+	}
+	return fieldpath.NewExcludeFilterSetMap(map[fieldpath.APIVersion]*fieldpath.Set{
+		fieldpath.APIVersion(k.GVK.GroupVersion().String()): set,
+	})
+}
+
+// schemaGVKs reads x-kubernetes-group-version-kind (an array in v3
+// component schemas, an object in operations).
+func schemaGVKs(s *spec.Schema) []schema.GroupVersionKind {
+	ext, ok := s.Extensions["x-kubernetes-group-version-kind"]
+	if !ok {
+		return nil
+	}
+	var items []any
+	switch v := ext.(type) {
+	case []any:
+		items = v
+	case map[string]any:
+		items = []any{v}
+	}
+	var out []schema.GroupVersionKind
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		g, _ := m["group"].(string)
+		v, _ := m["version"].(string)
+		k, _ := m["kind"].(string)
+		if v != "" && k != "" {
+			out = append(out, schema.GroupVersionKind{Group: g, Version: v, Kind: k})
+		}
+	}
+	return out
+}
+
+// kindConvertor is the runtime.ObjectConvertor, ObjectCreater and
+// ObjectDefaulter of one kind: its own version is its Go type (unstructured
+// objects are decoded into it), anything else goes to the scheme.
+type kindConvertor struct {
+	kind   Kind
+	scheme *runtime.Scheme
+}
+
+var (
+	_ runtime.ObjectConvertor = (*kindConvertor)(nil)
+	_ runtime.ObjectCreater   = (*kindConvertor)(nil)
+	_ runtime.ObjectDefaulter = (*kindConvertor)(nil)
+)
+
+func (c *kindConvertor) newObject() runtime.Object {
+	obj := c.kind.New()
+	obj.GetObjectKind().SetGroupVersionKind(c.kind.GVK)
+	return obj
+}
+
+func (c *kindConvertor) sameType(obj runtime.Object) bool {
+	return reflect.TypeOf(obj) == reflect.TypeOf(c.kind.New())
+}
+
+// New implements runtime.ObjectCreater.
+func (c *kindConvertor) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
+	if gvk == c.kind.GVK {
+		return c.newObject(), nil
+	}
+	return c.scheme.New(gvk)
+}
+
+// Default implements runtime.ObjectDefaulter.
+func (c *kindConvertor) Default(obj runtime.Object) {
+	if c.sameType(obj) {
+		if c.kind.Default != nil {
+			c.kind.Default(obj)
+		}
+		return
+	}
+	c.scheme.Default(obj)
+}
+
+// Convert implements runtime.ObjectConvertor.
+func (c *kindConvertor) Convert(in, out, context any) error {
+	return c.scheme.Convert(in, out, context)
+}
+
+// ConvertFieldLabel implements runtime.ObjectConvertor.
+func (c *kindConvertor) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value string) (string, string, error) {
+	return c.scheme.ConvertFieldLabel(gvk, label, value)
+}
+
+// ConvertToVersion implements runtime.ObjectConvertor: an object of the
+// kind's own version (typed or unstructured) becomes a copy of the kind's
+// Go type; other conversions are the scheme's.
+func (c *kindConvertor) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
+	want, ok := target.KindForGroupVersionKinds([]schema.GroupVersionKind{c.kind.GVK})
+	if ok && want == c.kind.GVK {
+		switch u := in.(type) {
+		case *unstructured.Unstructured:
+			if u.GroupVersionKind() == c.kind.GVK {
+				obj := c.newObject()
+				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.UnstructuredContent(), obj); err != nil {
+					return nil, fmt.Errorf("convert %s to its Go type: %w", c.kind.GVK, err)
+				}
+				obj.GetObjectKind().SetGroupVersionKind(c.kind.GVK)
+				return obj, nil
+			}
+		default:
+			if c.sameType(in) {
+				out := in.DeepCopyObject()
+				out.GetObjectKind().SetGroupVersionKind(c.kind.GVK)
+				return out, nil
+			}
+		}
+	}
+	return c.scheme.ConvertToVersion(in, target)
+}
+
+// ManagerOrUserAgent is the manager name of a non-apply write, as
+// kube-apiserver names it: the fieldManager parameter, else the User-Agent
+// up to its first "/", printable characters only, at most 128 bytes.
+func ManagerOrUserAgent(manager, userAgent string) string {
+	if manager != "" {
+		return manager
+	}
+	m, _, _ := strings.Cut(userAgent, "/")
+	var buf bytes.Buffer
+	for _, r := range m {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if buf.Len()+utf8.RuneLen(r) > validation.FieldManagerMaxLength {
+			break
+		}
+		buf.WriteRune(r)
+	}
+	return buf.String()
+}
+
+// PruneUnknown deletes from u, an object decoded from JSON, the fields
+// the Go type of obj does not declare (what a strict decode reports as
+// unknown), so that an applied configuration decoded with
+// fieldValidation Warn or Ignore does not claim fields the kind lacks.
+// Known fields are kept whatever their value, zero values included.
+func PruneUnknown(u map[string]any, obj any) {
+	prune(u, reflect.TypeOf(obj))
+}
+
+var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+func prune(v any, t reflect.Type) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(jsonUnmarshaler) || t.Implements(jsonUnmarshaler) {
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		fields := map[string]reflect.Type{}
+		jsonFields(t, fields)
+		for k, fv := range m {
+			ft, ok := fields[k]
+			if !ok {
+				delete(m, k)
+				continue
+			}
+			prune(fv, ft)
+		}
+	case reflect.Map:
+		if m, ok := v.(map[string]any); ok {
+			for _, fv := range m {
+				prune(fv, t.Elem())
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if l, ok := v.([]any); ok {
+			for _, ev := range l {
+				prune(ev, t.Elem())
+			}
+		}
+	}
+}
+
+// jsonFields collects the JSON names of t's fields, following embedded
+// structs that encoding/json inlines.
+func jsonFields(t reflect.Type, out map[string]reflect.Type) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct || strings.Contains(","+opts+",", ",inline,") && ft.Kind() == reflect.Struct {
+			jsonFields(ft, out)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+}
