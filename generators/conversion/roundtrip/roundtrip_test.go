@@ -14,10 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/randfill"
 
+	shippingv1alpha1 "github.com/kubeforge/kubeforge/generated/shipping/v1alpha1"
 	acceptancev1alpha1 "github.com/kubeforge/kubeforge/generators/conversion/testdata/accept/generated/acceptance/v1alpha1"
 	accv1 "github.com/kubeforge/kubeforge/generators/conversion/testdata/accept/types/acceptance/v1"
 	accv1alpha1 "github.com/kubeforge/kubeforge/generators/conversion/testdata/accept/types/acceptance/v1alpha1"
-	shippingv1alpha1 "github.com/kubeforge/kubeforge/generated/shipping/v1alpha1"
 	kfconversion "github.com/kubeforge/kubeforge/runtime/conversion"
 	v1 "github.com/kubeforge/kubeforge/types/shipping/v1"
 	v1alpha1 "github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
