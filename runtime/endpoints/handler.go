@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/emicklei/go-restful/v3"
@@ -30,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -57,6 +59,10 @@ type Options struct {
 	// Logger receives internal errors (500s) and recovered panics; nil
 	// discards them.
 	Logger *slog.Logger
+	// FieldManagers gives the server-side apply field manager of each kind
+	// (built from the schemas the server added); nil means a registry of
+	// the handler's own, without schemas (every field atomic).
+	FieldManagers *fieldmanager.Registry
 }
 
 // Handler serves one resource. Its methods are go-restful route functions;
@@ -69,6 +75,7 @@ type Handler[T resource.Object, L resource.ListObject] struct {
 	gvk     schema.GroupVersionKind
 	listGVK schema.GroupVersionKind
 	opts    Options
+	fms     *fieldmanager.Registry
 }
 
 // NewHandler returns the handler of the resource described by s, over store.
@@ -87,6 +94,10 @@ func NewHandler[T resource.Object, L resource.ListObject](store *storage.Store[T
 	if listKind == "" {
 		listKind = s.Info.Kind + "List"
 	}
+	fms := opts.FieldManagers
+	if fms == nil {
+		fms = fieldmanager.NewRegistry()
+	}
 	return &Handler[T, L]{
 		store:   store,
 		s:       s,
@@ -94,6 +105,7 @@ func NewHandler[T resource.Object, L resource.ListObject](store *storage.Store[T
 		gvk:     gvk,
 		listGVK: gvk.GroupVersion().WithKind(listKind),
 		opts:    opts,
+		fms:     fms,
 	}
 }
 
@@ -380,6 +392,11 @@ func (h *Handler[T, L]) Create(req *restful.Request, resp *restful.Response) {
 		if err := h.placeObject(obj, ns); err != nil {
 			return err
 		}
+		fm, err := h.fieldManager("")
+		if err != nil {
+			return err
+		}
+		obj = h.trackUpdate(fm, h.s.New(), obj, fieldmanager.ManagerOrUserAgent(opts.fieldManager, r.UserAgent()))
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
 		out, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun})
@@ -424,9 +441,33 @@ func (h *Handler[T, L]) update(sub string, req *restful.Request, resp *restful.R
 		if err := h.placeObject(obj, ns); err != nil {
 			return err
 		}
+		rv := obj.GetResourceVersion()
+		if rv == "" {
+			gk := schema.GroupKind{Group: h.info.Group, Kind: h.info.Plural}
+			return apierrors.NewInvalid(gk, name, field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "resourceVersion"), uint64(0), "must be specified for an update"),
+			})
+		}
+		if n, err := strconv.ParseInt(rv, 10, 64); err != nil || n < 0 {
+			return apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %q", rv))
+		}
+		fm, err := h.fieldManager(sub)
+		if err != nil {
+			return err
+		}
+		manager := fieldmanager.ManagerOrUserAgent(opts.fieldManager, r.UserAgent())
+		// The store checks resourceVersion against the current object; the
+		// field manager needs that object to record what this write changed.
+		tryUpdate := func(current T) (T, error) {
+			var zero T
+			if rv != current.GetResourceVersion() {
+				return zero, apierrors.NewConflict(h.info.GroupResource(), name, errors.New(optimisticLockErrorMsg))
+			}
+			return h.trackUpdate(fm, current, obj.DeepCopyObject().(T), manager), nil
+		}
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
-		out, err := h.store.Update(ctx, obj, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub})
+		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, tryUpdate, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub})
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,8 @@
 package endpoints_test
 
 import (
+	"slices"
+
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -22,6 +24,13 @@ type WidgetSpec struct {
 	Size     string `json:"size,omitempty"`
 	Replicas *int32 `json:"replicas,omitempty"`
 	Owner    string `json:"owner,omitempty"`
+	// Ports is a list-map keyed by name in the test schemas.
+	Ports []WidgetPort `json:"ports,omitempty"`
+}
+
+type WidgetPort struct {
+	Name string `json:"name"`
+	Port int32  `json:"port,omitempty"`
 }
 
 type WidgetStatus struct {
@@ -42,6 +51,9 @@ func (in *Widget) DeepCopyObject() runtime.Object {
 	if in.Spec.Replicas != nil {
 		v := *in.Spec.Replicas
 		out.Spec.Replicas = &v
+	}
+	if in.Spec.Ports != nil {
+		out.Spec.Ports = append([]WidgetPort(nil), in.Spec.Ports...)
 	}
 	if in.Status.ReadyAt != nil {
 		out.Status.ReadyAt = in.Status.ReadyAt.DeepCopy()
@@ -130,7 +142,7 @@ func specChanged(a, b *Widget) bool {
 	if b.Spec.Replicas != nil {
 		rb = *b.Spec.Replicas
 	}
-	return a.Spec.Size != b.Spec.Size || a.Spec.Owner != b.Spec.Owner || ra != rb
+	return a.Spec.Size != b.Spec.Size || a.Spec.Owner != b.Spec.Owner || ra != rb || !slices.Equal(a.Spec.Ports, b.Spec.Ports)
 }
 
 func newStrategy(info *resource.Info) *resource.Strategy[*Widget, *WidgetList] {

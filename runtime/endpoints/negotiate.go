@@ -17,13 +17,15 @@ const (
 	mediaJSON = "application/json"
 	mediaYAML = "application/yaml"
 
-	// MediaTypeJSONPatch and MediaTypeMergePatch are the patch bodies served.
+	// MediaTypeJSONPatch, MediaTypeMergePatch and MediaTypeApplyPatch
+	// (server-side apply) are the patch bodies served.
 	MediaTypeJSONPatch  = "application/json-patch+json"
 	MediaTypeMergePatch = "application/merge-patch+json"
-	// MediaTypeStrategicMergePatch and MediaTypeApplyPatch are answered
-	// with 415 until server-side apply lands.
+	MediaTypeApplyPatch = "application/apply-patch+yaml"
+	// MediaTypeStrategicMergePatch is answered with 415: our kinds carry no
+	// patch strategies, and OpenAPI does not list it, so kubectl never
+	// sends it.
 	MediaTypeStrategicMergePatch = "application/strategic-merge-patch+json"
-	MediaTypeApplyPatch          = "application/apply-patch+yaml"
 
 	metaGroup = "meta.k8s.io"
 )
@@ -32,7 +34,7 @@ var (
 	supportedOutputTypes = []string{mediaJSON, mediaYAML}
 	supportedStreamTypes = []string{mediaJSON + ";stream=watch"}
 	supportedInputTypes  = []string{mediaJSON, mediaYAML}
-	supportedPatchTypes  = []string{MediaTypeJSONPatch, MediaTypeMergePatch}
+	supportedPatchTypes  = []string{MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeApplyPatch}
 )
 
 // Produces is what generated routes should declare with .Produces(...):
@@ -46,7 +48,7 @@ var Produces = []string{mediaJSON, mediaYAML, "application/json;stream=watch"}
 var Consumes = []string{mediaJSON, mediaYAML}
 
 // ConsumesPatch lists every patch type a client may send; the handler
-// answers the ones not yet implemented with a 415 Status.
+// answers strategic merge patch with a 415 Status.
 var ConsumesPatch = []string{MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch, MediaTypeApplyPatch}
 
 // conversion targets a client may ask for with as=;g=;v=.

@@ -38,6 +38,7 @@ func invalidOptions(kind string, errs field.ErrorList) error {
 // writeOptions are the options shared by create, update and patch.
 type writeOptions struct {
 	dryRun          bool
+	force           bool // apply only
 	fieldManager    string
 	fieldValidation string // Strict, Warn or Ignore
 }
@@ -79,7 +80,7 @@ func parsePatchOptions(q url.Values, patchType string) (writeOptions, error) {
 	if errs := metav1validation.ValidatePatchOptions(&o, types.PatchType(patchType)); len(errs) > 0 {
 		return writeOptions{}, invalidOptions("PatchOptions", errs)
 	}
-	return writeOptions{dryRun: len(o.DryRun) > 0, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation)}, nil
+	return writeOptions{dryRun: len(o.DryRun) > 0, force: o.Force != nil && *o.Force, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation)}, nil
 }
 
 // getResourceVersion reads ?resourceVersion= of a GET.

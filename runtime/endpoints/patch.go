@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -33,8 +34,9 @@ type jsonPatchOp struct {
 	Value any    `json:"value"`
 }
 
-// Patch serves PATCH .../{name} with application/json-patch+json or
-// application/merge-patch+json; other patch types are a 415 for now.
+// Patch serves PATCH .../{name} with application/json-patch+json,
+// application/merge-patch+json or application/apply-patch+yaml (server-side
+// apply); other patch types, strategic merge patch included, are a 415.
 func (h *Handler[T, L]) Patch(req *restful.Request, resp *restful.Response) {
 	h.patch("", req, resp)
 }
@@ -51,7 +53,7 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			patchType = patchType[:i]
 		}
 		patchType = strings.ToLower(strings.TrimSpace(patchType))
-		if patchType != MediaTypeJSONPatch && patchType != MediaTypeMergePatch {
+		if patchType != MediaTypeJSONPatch && patchType != MediaTypeMergePatch && patchType != MediaTypeApplyPatch {
 			return unsupportedMediaType(supportedPatchTypes)
 		}
 		ns, name, err := h.names(req, true)
@@ -70,6 +72,14 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 		if err != nil {
 			return err
 		}
+		if patchType == MediaTypeApplyPatch {
+			return h.servePatchApply(w, r, sub, ns, name, body, opts, f)
+		}
+		fm, err := h.fieldManager(sub)
+		if err != nil {
+			return err
+		}
+		manager := fieldmanager.ManagerOrUserAgent(opts.fieldManager, r.UserAgent())
 		apply, patchStrict, err := preparePatch(patchType, body, opts.fieldValidation)
 		if err != nil {
 			return err
@@ -115,7 +125,7 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			if h.s.Default != nil {
 				h.s.Default(obj)
 			}
-			return obj, nil
+			return h.trackUpdate(fm, current, obj, manager), nil
 		}
 
 		ctx, cancel := h.requestContext(r)

@@ -110,7 +110,7 @@ func patchContentTypes(r *restful.Route) []string {
 		}
 	}
 	if len(out) == 0 {
-		out = []string{JSONPatch, MergePatch}
+		out = []string{JSONPatch, MergePatch, ApplyPatch}
 	}
 	return out
 }

@@ -15,9 +15,11 @@ import (
 
 	restful "github.com/emicklei/go-restful/v3"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/etcd"
+	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/metrics"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -34,6 +36,9 @@ type Server struct {
 
 	container *restful.Container
 	metrics   *metrics.Metrics
+	// fieldManagers: server-side apply field managers, typed by the
+	// schemas of the added group-versions.
+	fieldManagers *fieldmanager.Registry
 
 	mu      sync.Mutex
 	groups  []GroupVersion
@@ -110,6 +115,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		ready:  make(chan struct{}),
 	}
 	s.container = restful.NewContainer()
+	s.fieldManagers = fieldmanager.NewRegistry()
 	s.metrics = metrics.New()
 	if len(cfg.EtcdServers) > 0 {
 		c, err := etcd.NewClient(cfg.EtcdServers)
@@ -134,7 +140,9 @@ func (s *Server) Backend() *storage.Backend { return s.backend }
 
 // EndpointOptions returns the options every generated handler is built
 // with: watches end when shutdown starts, the request timeout and body
-// limit of the Config, request metrics and the server's logger.
+// limit of the Config, request metrics, the server's logger and the
+// server-side apply field managers (typed by the schemas AddGroupVersion
+// adds; handlers look theirs up on first use).
 func (s *Server) EndpointOptions() endpoints.Options {
 	return endpoints.Options{
 		Stop:                s.stopCh,
@@ -142,6 +150,7 @@ func (s *Server) EndpointOptions() endpoints.Options {
 		MaxRequestBodyBytes: s.cfg.MaxRequestBodyBytes,
 		Observe:             s.metrics.ObserveRequest,
 		Logger:              s.log,
+		FieldManagers:       s.fieldManagers,
 	}
 }
 
@@ -159,6 +168,15 @@ func (s *Server) AddGroupVersion(gv GroupVersion) error {
 	for _, g := range s.groups {
 		if g.Group == gv.Group && g.Version == gv.Version {
 			return fmt.Errorf("add group-version %q: already added", gv.String())
+		}
+	}
+	sgv := schema.GroupVersion{Group: gv.Group, Version: gv.Version}
+	if err := s.fieldManagers.AddSchemas(sgv, gv.Schemas); err != nil {
+		return fmt.Errorf("add group-version %q: %w", gv.String(), err)
+	}
+	if gv.AddToScheme != nil {
+		if err := s.fieldManagers.AddToScheme(gv.AddToScheme); err != nil {
+			return fmt.Errorf("add group-version %q: %w", gv.String(), err)
 		}
 	}
 	s.groups = append(s.groups, gv)

@@ -47,6 +47,7 @@ import (
 	"time"
 
 	restful "github.com/emicklei/go-restful/v3"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
@@ -83,8 +84,14 @@ type GroupVersion struct {
 	// WebService holds the generated routes; build it with NewWebService.
 	WebService *restful.WebService
 	// Schemas are the OpenAPI v3 component schemas of the group-version by
-	// name, with refs of the form "#/components/schemas/<name>".
+	// name, with refs of the form "#/components/schemas/<name>". They also
+	// type server-side apply: list-map keys and sets come from
+	// x-kubernetes-list-type and x-kubernetes-list-map-keys.
 	Schemas map[string]json.RawMessage
+	// AddToScheme, optional, registers the group-version's types and
+	// conversions; server-side apply uses it to convert managedFields
+	// entries recorded in other versions.
+	AddToScheme func(*runtime.Scheme) error
 }
 
 // String is "<group>/<version>" ("<version>" for the core group).

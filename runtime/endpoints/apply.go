@@ -1,0 +1,156 @@
+package endpoints
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	kjson "sigs.k8s.io/json"
+
+	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
+	"github.com/kubeforge/kubeforge/runtime/storage"
+)
+
+// fieldManager returns the server-side apply field manager of the kind for
+// the subresource ("" or "status").
+func (h *Handler[T, L]) fieldManager(sub string) (*fieldmanager.FieldManager, error) {
+	k := fieldmanager.Kind{
+		GVK:       h.gvk,
+		New:       func() runtime.Object { return h.s.New() },
+		HasStatus: h.info.HasStatus(),
+	}
+	if h.s.Default != nil {
+		k.Default = func(obj runtime.Object) {
+			if t, ok := obj.(T); ok {
+				h.s.Default(t)
+			}
+		}
+	}
+	fm, err := h.fms.FieldManager(k, sub)
+	if err != nil {
+		return nil, fmt.Errorf("field manager of %s: %w", h.info.GroupResource(), err)
+	}
+	return fm, nil
+}
+
+// trackUpdate records in obj's managedFields what a non-apply write by
+// manager changed against live (an empty object for a create). A
+// managedFields list the client sent is kept; an empty one resets them. On
+// a failure the live object's managedFields are kept, as kube-apiserver
+// does.
+func (h *Handler[T, L]) trackUpdate(fm *fieldmanager.FieldManager, live, obj T, manager string) T {
+	h.setKind(live)
+	h.setKind(obj)
+	out := fm.UpdateNoErrors(live, obj, manager)
+	if t, ok := out.(T); ok {
+		return t
+	}
+	return obj
+}
+
+// decodeApplyPatch reads an apply configuration (YAML or JSON): fields the
+// kind does not declare and duplicate keys are a 400 with Strict, a
+// warning with Warn and dropped either way.
+func (h *Handler[T, L]) decodeApplyPatch(w http.ResponseWriter, body []byte, directive string) (*unstructured.Unstructured, error) {
+	data, dupErrs, err := bodyToJSON(mediaYAML, body, directive)
+	if err != nil {
+		return nil, err
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, apierrors.NewBadRequest("error decoding patch: an apply configuration must be a YAML or JSON object")
+	}
+	typed := h.s.New()
+	var strictErrs []error
+	if directive == metav1.FieldValidationIgnore {
+		err = kjson.UnmarshalCaseSensitivePreserveInts(data, typed)
+	} else {
+		strictErrs, err = kjson.UnmarshalStrict(data, typed)
+	}
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	}
+	if err := handleStrict(w, append(dupErrs, strictErrs...), directive); err != nil {
+		return nil, err
+	}
+	m := map[string]any{}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &m); err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	}
+	fieldmanager.PruneUnknown(m, typed)
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// applyError keeps API errors (a conflict is a 409 with one
+// FieldManagerConflict cause per field) and makes the rest, which come
+// from an apply configuration that does not fit the kind's schema, a 400.
+func applyError(err error) error {
+	var apiStatus apierrors.APIStatus
+	if errors.As(err, &apiStatus) {
+		return err
+	}
+	return apierrors.NewBadRequest(err.Error())
+}
+
+// servePatchApply serves an application/apply-patch+yaml PATCH: the apply
+// configuration is merged into the live object by the field manager, or,
+// when the object does not exist (main resource only), creates it (201).
+func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, name string, body []byte, opts writeOptions, f outputFormat) error {
+	fm, err := h.fieldManager(sub)
+	if err != nil {
+		return err
+	}
+	patchObj, err := h.decodeApplyPatch(w, body, opts.fieldValidation)
+	if err != nil {
+		return err
+	}
+	applyTo := func(live T) (T, error) {
+		var zero T
+		h.setKind(live)
+		out, err := fm.Apply(live, patchObj.DeepCopy(), opts.fieldManager, opts.force)
+		if err != nil {
+			return zero, applyError(err)
+		}
+		obj, ok := out.(T)
+		if !ok {
+			return zero, fmt.Errorf("apply %s: the field manager returned a %T", h.gvk.Kind, out)
+		}
+		if err := h.checkPatched(obj, live, ns, name); err != nil {
+			return zero, err
+		}
+		return obj, nil
+	}
+
+	ctx, cancel := h.requestContext(r)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, applyTo, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub})
+		if err == nil {
+			return h.respondObject(w, r, http.StatusOK, f, out)
+		}
+		if !apierrors.IsNotFound(err) || sub != "" || attempt > 0 {
+			return err
+		}
+		// Apply creates a missing object.
+		live := h.s.New()
+		live.SetName(name)
+		live.SetNamespace(ns)
+		obj, err := applyTo(live)
+		if err != nil {
+			return err
+		}
+		created, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun})
+		if apierrors.IsAlreadyExists(err) {
+			continue // created meanwhile: apply to it
+		}
+		if err != nil {
+			return err
+		}
+		return h.respondObject(w, r, http.StatusCreated, f, created)
+	}
+}
