@@ -11,7 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	infrav1 "github.com/kubeforge/kubeforge/generated/infra/v1"
+	shippingv1 "github.com/kubeforge/kubeforge/generated/shipping/v1"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
+	typesv1 "github.com/kubeforge/kubeforge/types/shipping/v1"
 )
 
 type thing struct {
@@ -157,5 +160,55 @@ func TestRegistry(t *testing.T) {
 	}
 	if len(th.ManagedFields) != 2 {
 		t.Errorf("managedFields %+v", th.ManagedFields)
+	}
+}
+
+// TestGeneratedSchemas: the schemas the openapi generator writes type
+// server-side apply: parcels merge by name, tags as a set.
+func TestGeneratedSchemas(t *testing.T) {
+	reg := fieldmanager.NewRegistry()
+	if err := reg.AddSchemas(schema.GroupVersion{Group: infrav1.GroupName, Version: "v1"}, infrav1.OpenAPISchemas()); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.AddSchemas(shippingv1.SchemeGroupVersion, shippingv1.OpenAPISchemas()); err != nil {
+		t.Fatal(err)
+	}
+	s := shippingv1.ShipmentStrategy
+	fm, err := reg.FieldManager(fieldmanager.Kind{
+		GVK:       s.Info.GroupVersionKind(),
+		New:       func() runtime.Object { return s.New() },
+		Default:   func(obj runtime.Object) { s.Default(obj.(*typesv1.Shipment)) },
+		HasStatus: s.Info.HasStatus(),
+	}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := func(parcel, tag string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": shippingv1.SchemeGroupVersion.String(), "kind": "Shipment",
+			"metadata": map[string]any{"name": "s", "namespace": "default"},
+			"spec": map[string]any{
+				"parcels": []any{map[string]any{"name": parcel, "weight": "1k"}},
+				"tags":    []any{tag},
+			},
+		}}
+	}
+	live := s.New()
+	live.SetGroupVersionKind(s.Info.GroupVersionKind())
+	out, err := fm.Apply(live, cfg("a", "x"), "alice", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.(*typesv1.Shipment).UID = "u"
+	out, err = fm.Apply(out, cfg("b", "y"), "bob", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := out.(*typesv1.Shipment)
+	if len(sh.Spec.Parcels) != 2 || len(sh.Spec.Tags) != 2 {
+		t.Errorf("parcels %+v tags %v: want both managers' entries", sh.Spec.Parcels, sh.Spec.Tags)
+	}
+	if sh.Spec.Parcels[0].Count != 1 {
+		t.Errorf("parcel not defaulted: %+v", sh.Spec.Parcels[0])
 	}
 }
