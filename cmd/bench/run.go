@@ -90,7 +90,7 @@ func run(ctx context.Context, c config) error {
 
 	bin := c.apiserver
 	if bin == "" {
-		bin = filepath.Join(dir, "apiserver")
+		bin = filepath.Join(dir, "apiserver-bin")
 		fmt.Printf("building cmd/apiserver ...\n")
 		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kubeforge/kubeforge/cmd/apiserver")
 		if out, err := build.CombinedOutput(); err != nil {
