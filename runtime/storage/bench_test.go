@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 func BenchmarkCreate(b *testing.B) {
@@ -74,6 +76,33 @@ func TestObserveLatency(t *testing.T) {
 	for _, k := range []string{"create widgets.test.kubeforge.dev", "get widgets.test.kubeforge.dev", "list widgets.test.kubeforge.dev", "delete widgets.test.kubeforge.dev"} {
 		if seen[k] == 0 {
 			t.Fatalf("no latency observed for %q: %v", k, seen)
+		}
+	}
+}
+
+// BenchmarkList10k lists 10,000 labelled objects with a label selector (what
+// cmd/bench's list phase asks for).
+func BenchmarkList10k(b *testing.B) {
+	f := newFixture(b, true, true)
+	for i := 0; i < 10000; i++ {
+		w := widget(fmt.Sprintf("ns%d", i%10), fmt.Sprintf("w%05d", i), i)
+		w.Labels = map[string]string{"bench": "true", "app": "widgets"}
+		w.Annotations = map[string]string{"note": "a benchmark object with a few metadata fields"}
+		mustCreate(b, f, w)
+	}
+	sel, err := labels.Parse("bench=true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		l, err := f.st.List(ctx, "", ListOptions{LabelSelector: sel})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(l.Items) != 10000 {
+			b.Fatalf("%d items", len(l.Items))
 		}
 	}
 }
