@@ -30,8 +30,11 @@
 //   - (*Server).EndpointOptions() endpoints.Options: the options every
 //     handler takes (metrics hook, shutdown signal for watches, limits).
 //   - (*Server).AddGroupVersion(GroupVersion) error: registers a
-//     group-version for routing, discovery and OpenAPI. Call it before Run;
-//     a group-version may be added once.
+//     group-version for routing, discovery and OpenAPI, and adds its
+//     Schemas to the server-side apply field managers (handlers look
+//     theirs up by group-version-kind on first use, so building handlers
+//     before AddGroupVersion is fine). Call it before Run; a group-version
+//     may be added once.
 //
 // Route metadata that feeds OpenAPI (group-version-kind, action, request and
 // response schema names) is described in package runtime/openapi.

@@ -18,9 +18,11 @@ import (
 
 	restful "github.com/emicklei/go-restful/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubeforge/kubeforge/runtime/discovery"
+	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/openapi"
 	"github.com/kubeforge/kubeforge/runtime/openapidefs"
 	"github.com/kubeforge/kubeforge/runtime/resource"
@@ -687,5 +689,26 @@ func TestAddGroupVersionErrors(t *testing.T) {
 	}
 	if got := fmt.Sprint(NewWebService("a.dev", "v1").RootPath()); got != "/apis/a.dev/v1" {
 		t.Fatalf("root = %s", got)
+	}
+
+	// Schemas that cannot type server-side apply, or a failing
+	// AddToScheme, are an error and the group-version is not added.
+	s := &Server{container: restful.NewContainer(), fieldManagers: fieldmanager.NewRegistry()}
+	bad := GroupVersion{Group: "a.dev", Version: "v1", WebService: NewWebService("a.dev", "v1"),
+		Schemas: map[string]json.RawMessage{"dev.a.v1.X": json.RawMessage(`{"type":"object","properties":{"y":{"$ref":"#/components/schemas/missing"}}}`)}}
+	if err := s.AddGroupVersion(bad); err == nil || !strings.Contains(err.Error(), `add group-version "a.dev/v1": field manager schemas`) {
+		t.Errorf("dangling schema ref: %v", err)
+	}
+	bad.Schemas = nil
+	bad.AddToScheme = func(*k8sruntime.Scheme) error { return errors.New("boom") }
+	if err := s.AddGroupVersion(bad); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("failing AddToScheme: %v", err)
+	}
+	if len(s.groups) != 0 {
+		t.Errorf("groups added: %v", s.groups)
+	}
+	bad.AddToScheme = nil
+	if err := s.AddGroupVersion(bad); err != nil {
+		t.Errorf("good group-version: %v", err)
 	}
 }
