@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/kubeforge/kubeforge/generators/genall"
@@ -59,10 +58,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 		*root = r
 	}
-	// Loading type-checks every dependency from source (gengo/v2 asks
-	// go/packages for syntax of all of them); a larger GC target cuts its
-	// CPU time by about a third for a few hundred MB more.
-	debug.SetGCPercent(400)
 	t0 := time.Now()
 	api, err := model.Load(*root, model.LoadOptions{})
 	if err != nil {

@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/ast"
+	"go/constant"
+	goparser "go/parser"
+	"go/token"
+	"go/types"
 	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/kubeforge/kubeforge/generators/markers"
-	gengo "k8s.io/gengo/v2/types"
 )
 
 const (
@@ -45,78 +48,98 @@ var opaqueKnown = map[string]bool{
 	"IntOrString": true, "RawExtension": true, "JSON": true,
 }
 
-// ref converts a gengo type use into a TypeRef. pos is used for errors.
-func (l *loader) ref(gt *gengo.Type, pos Position, subject string) *TypeRef {
-	if gt == nil {
+// ref converts a go/types type use into a TypeRef. pos is used for errors.
+func (l *loader) ref(t types.Type, pos Position, subject string) *TypeRef {
+	if t == nil {
 		l.errorf(pos, "%s: unresolved type", subject)
 		return &TypeRef{Kind: BuiltinRef, Name: "invalid type"}
 	}
-	if gt.Name.Package != "" {
-		r := &TypeRef{Kind: NamedRef, Name: gt.Name.Name, Package: gt.Name.Package}
-		if v := l.locals[gt.Name.Package]; v != nil {
-			r.Local = v.Type(gt.Name.Name)
+	t = types.Unalias(t)
+	if n, ok := t.(*types.Named); ok {
+		obj := n.Obj()
+		if obj.Pkg() == nil { // error
+			return l.shape(n.Underlying(), pos, subject)
+		}
+		pkgPath := obj.Pkg().Path()
+		r := &TypeRef{Kind: NamedRef, Name: obj.Name(), Package: pkgPath}
+		if v := l.locals[pkgPath]; v != nil {
+			r.Package = v.Package
+			r.Local = v.Type(obj.Name())
 			if r.Local == nil {
-				l.errorf(pos, "%s: type %s.%s not found", subject, v.Dir, gt.Name.Name)
+				l.errorf(pos, "%s: type %s.%s not found", subject, v.Dir, obj.Name())
 			}
 		} else {
-			r.External = l.externalOf(gt)
+			r.External = l.externalOf(n)
 		}
 		return r
 	}
-	return l.shape(gt, pos, subject)
+	return l.shape(t, pos, subject)
 }
 
-// shape converts an unnamed gengo type (or the flattened shape of a named
-// pointer or array type).
-func (l *loader) shape(gt *gengo.Type, pos Position, subject string) *TypeRef {
-	switch gt.Kind {
-	case gengo.Builtin:
-		return &TypeRef{Kind: BuiltinRef, Name: gt.Name.Name}
-	case gengo.Pointer:
-		return &TypeRef{Kind: PointerRef, Elem: l.ref(gt.Elem, pos, subject)}
-	case gengo.Slice:
-		return &TypeRef{Kind: SliceRef, Elem: l.ref(gt.Elem, pos, subject)}
-	case gengo.Array:
-		return &TypeRef{Kind: ArrayRef, Elem: l.ref(gt.Elem, pos, subject), Len: gt.Len}
-	case gengo.Map:
-		return &TypeRef{Kind: MapRef, Key: l.ref(gt.Key, pos, subject), Elem: l.ref(gt.Elem, pos, subject)}
-	case gengo.Interface:
+// shape converts an unnamed go/types type (or the underlying shape of a
+// named pointer or array type).
+func (l *loader) shape(t types.Type, pos Position, subject string) *TypeRef {
+	switch t := types.Unalias(t).(type) {
+	case *types.Named:
+		return l.ref(t, pos, subject)
+	case *types.Basic:
+		if t.Kind() == types.Invalid || t.Info()&types.IsUntyped != 0 || t.Kind() == types.UnsafePointer {
+			break
+		}
+		return &TypeRef{Kind: BuiltinRef, Name: t.Name()}
+	case *types.Pointer:
+		return &TypeRef{Kind: PointerRef, Elem: l.ref(t.Elem(), pos, subject)}
+	case *types.Slice:
+		return &TypeRef{Kind: SliceRef, Elem: l.ref(t.Elem(), pos, subject)}
+	case *types.Array:
+		return &TypeRef{Kind: ArrayRef, Elem: l.ref(t.Elem(), pos, subject), Len: t.Len()}
+	case *types.Map:
+		return &TypeRef{Kind: MapRef, Key: l.ref(t.Key(), pos, subject), Elem: l.ref(t.Elem(), pos, subject)}
+	case *types.Interface:
 		return &TypeRef{Kind: InterfaceRef, Name: "interface{}"}
-	case gengo.Alias:
-		return l.ref(gt.Underlying, pos, subject)
-	case gengo.Struct:
+	case *types.Struct:
 		l.errorf(pos, "%s: anonymous struct types are not supported; declare a named type", subject)
-	default:
-		l.errorf(pos, "%s: unsupported or unresolved type %q (does it compile?)", subject, gt.Name.Name)
+		return &TypeRef{Kind: BuiltinRef, Name: t.String()}
 	}
-	return &TypeRef{Kind: BuiltinRef, Name: gt.Name.Name}
+	name := types.TypeString(t, nil)
+	l.errorf(pos, "%s: unsupported or unresolved type %q (does it compile?)", subject, name)
+	return &TypeRef{Kind: BuiltinRef, Name: name}
 }
 
-// externalOf describes a named type declared outside the types packages.
-func (l *loader) externalOf(gt *gengo.Type) *External {
-	key := gt.Name.Package + "." + gt.Name.Name
+// externalOf describes a named type declared outside the types packages,
+// from export data (fields, tags, methods) and, when its source file is
+// readable, its doc comments and field markers.
+func (l *loader) externalOf(n *types.Named) *External {
+	obj := n.Obj()
+	key := obj.Pkg().Path() + "." + obj.Name()
 	if e, ok := l.external[key]; ok {
 		return e
 	}
 	e := &External{Known: knownTypes[key]}
 	l.external[key] = e
-	if gt.Methods != nil {
-		e.HasDeepCopyInto = gt.Methods["DeepCopyInto"] != nil
-		e.HasDeepCopy = gt.Methods["DeepCopy"] != nil
+	for i := 0; i < n.NumMethods(); i++ {
+		switch n.Method(i).Name() {
+		case "DeepCopyInto":
+			e.HasDeepCopyInto = true
+		case "DeepCopy":
+			e.HasDeepCopy = true
+		}
 	}
-	e.Doc = docLines(gt.CommentLines)
-	pos := Position{File: gt.Name.Package}
-	switch gt.Kind {
-	case gengo.Struct:
+	e.Doc = docLines(l.sourceComment(obj.Pos()))
+	pos := Position{File: obj.Pkg().Path()}
+	switch u := n.Underlying().(type) {
+	case *types.Struct:
 		e.Struct = true
 		if opaqueKnown[e.Known] {
 			return e
 		}
-		for _, m := range gt.Members {
-			f := &Field{Name: m.Name, Embedded: m.Embedded, Doc: docLines(m.CommentLines)}
-			parseTag(f, m.Tags)
+		for i := 0; i < u.NumFields(); i++ {
+			m := u.Field(i)
+			comment := l.sourceComment(m.Pos())
+			f := &Field{Name: m.Name(), Embedded: m.Embedded(), Doc: docLines(comment)}
+			parseTag(f, u.Tag(i))
 			var lines []markers.Line
-			for _, c := range m.CommentLines {
+			for _, c := range comment {
 				lines = append(lines, markers.Line{Text: "// " + c, Pos: markers.Position(pos)})
 			}
 			ms, _ := l.reg.ParseBlock(lines, markers.FieldTarget) // lenient: not our input
@@ -124,7 +147,7 @@ func (l *loader) externalOf(gt *gengo.Type) *External {
 			for _, mk := range ms {
 				f.Markers[mk.Name] = append(f.Markers[mk.Name], MarkerValue{Value: mk.Value})
 			}
-			f.Type = l.ref(m.Type, pos, "field "+gt.Name.Name+"."+m.Name)
+			f.Type = l.ref(m.Type(), pos, "field "+obj.Name()+"."+m.Name())
 			f.Validation = validationFrom(f.Markers)
 			setRequired(f, false)
 			if lt, ok := first(f.Markers, "listType").(string); ok {
@@ -137,12 +160,51 @@ func (l *loader) externalOf(gt *gengo.Type) *External {
 			}
 			e.Fields = append(e.Fields, f)
 		}
-	case gengo.Alias:
-		e.Underlying = l.ref(gt.Underlying, pos, "type "+key)
 	default:
-		e.Underlying = l.shape(gt, pos, "type "+key)
+		e.Underlying = l.shape(u, pos, "type "+key)
 	}
 	return e
+}
+
+// sourceComment returns the lines of the comment group ending on the line
+// before pos in pos's source file (an object's doc comment), or nil when the
+// file is not readable. Export data keeps positions, not comments.
+func (l *loader) sourceComment(pos token.Pos) []string {
+	if !pos.IsValid() {
+		return nil
+	}
+	p := l.fset.Position(pos)
+	if p.Filename == "" || p.Line <= 1 {
+		return nil
+	}
+	f, ok := l.extFiles[p.Filename]
+	if !ok {
+		if l.extFiles == nil {
+			l.extFiles, l.extFset = map[string]*ast.File{}, token.NewFileSet()
+		}
+		f, _ = goparser.ParseFile(l.extFset, p.Filename, nil, goparser.ParseComments|goparser.SkipObjectResolution)
+		l.extFiles[p.Filename] = f // nil when unreadable: no docs
+	}
+	if f == nil {
+		return nil
+	}
+	for _, c := range f.Comments {
+		if line := l.extFset.Position(c.End()).Line; line == p.Line-1 {
+			return splitLines(c.Text())
+		} else if line >= p.Line {
+			break
+		}
+	}
+	return nil
+}
+
+// splitLines splits comment text into lines like gengo did: the trailing
+// newline of CommentGroup.Text does not make an empty last line.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
 func docLines(lines []string) string {
@@ -216,9 +278,9 @@ func setRequired(f *Field, pkgOptional bool) {
 
 // fillType fills the shape and fields of a local type.
 func (l *loader) fillType(pi *pkgInfo, t *Type) {
-	gt := l.gengoType(pi, t.Name)
+	tn := l.namedOf(pi, t.Name)
 	subject := "type " + t.Name
-	if gt == nil {
+	if tn == nil {
 		l.errorf(t.Pos, "%s: not found by the type checker", subject)
 		return
 	}
@@ -227,53 +289,63 @@ func (l *loader) fillType(pi *pkgInfo, t *Type) {
 		l.errorf(t.Pos, "%s: generic types are not supported in API types", subject)
 		return
 	}
-	if ts.spec.Assign.IsValid() {
+	if ts.spec.Assign.IsValid() || tn.IsAlias() {
 		l.errorf(t.Pos, "%s: type aliases are not supported in API types; declare a named type", subject)
 		return
 	}
-	switch gt.Kind {
-	case gengo.Struct:
+	switch u := tn.Type().Underlying().(type) {
+	case *types.Struct:
 		t.Kind = StructKind
 		st, ok := ts.spec.Type.(*ast.StructType)
 		if !ok {
 			// type A B where B is a struct: fields come from B.
-			t.Kind = StructKind
-			for _, m := range gt.Members {
-				f := &Field{Parent: t, Name: m.Name, Embedded: m.Embedded, Pos: t.Pos, Markers: Markers{}}
-				parseTag(f, m.Tags)
-				f.Type = l.ref(m.Type, t.Pos, "field "+t.Name+"."+m.Name)
+			for i := 0; i < u.NumFields(); i++ {
+				m := u.Field(i)
+				f := &Field{Parent: t, Name: m.Name(), Embedded: m.Embedded(), Pos: t.Pos, Markers: Markers{}}
+				parseTag(f, u.Tag(i))
+				f.Type = l.ref(m.Type(), t.Pos, "field "+t.Name+"."+m.Name())
 				t.Fields = append(t.Fields, f)
 			}
 			break
 		}
-		l.fillFields(pi, t, st, gt)
-	case gengo.Alias:
-		u := gt.Underlying
-		switch {
-		case u == nil:
-			l.errorf(t.Pos, "%s: unresolved underlying type", subject)
-		case u.Kind == gengo.Slice:
+		l.fillFields(pi, t, st, u)
+	case *types.Basic, *types.Slice, *types.Map:
+		switch u.(type) {
+		case *types.Slice:
 			t.Kind = SliceKind
-		case u.Kind == gengo.Map:
+		case *types.Map:
 			t.Kind = MapKind
 		default:
 			t.Kind = BasicKind
 		}
 		t.Underlying = l.ref(u, t.Pos, subject)
-	case gengo.Pointer:
+	case *types.Pointer:
 		t.Kind = PointerKind
-		t.Underlying = l.shape(gt, t.Pos, subject)
-	case gengo.Array:
+		t.Underlying = l.shape(u, t.Pos, subject)
+	case *types.Array:
 		t.Kind = ArrayKind
-		t.Underlying = l.shape(gt, t.Pos, subject)
+		t.Underlying = l.shape(u, t.Pos, subject)
 	default:
-		l.errorf(t.Pos, "%s: unsupported kind of type for an API type (%s)", subject, gt.Kind)
+		l.errorf(t.Pos, "%s: unsupported kind of type for an API type (%s)", subject, kindName(u))
 	}
 	t.Validation = validationFrom(t.Markers)
 	l.enumFromConstants(pi, t)
 }
 
-func (l *loader) fillFields(pi *pkgInfo, t *Type, st *ast.StructType, gt *gengo.Type) {
+// kindName names the kind of an unsupported underlying type in errors.
+func kindName(u types.Type) string {
+	switch u.(type) {
+	case *types.Interface:
+		return "Interface"
+	case *types.Chan:
+		return "Chan"
+	case *types.Signature:
+		return "Func"
+	}
+	return "Unsupported"
+}
+
+func (l *loader) fillFields(pi *pkgInfo, t *Type, st *ast.StructType, gt *types.Struct) {
 	file := pi.specs[t.Name].file
 	i := 0
 	for _, af := range st.Fields.List {
@@ -285,11 +357,11 @@ func (l *loader) fillFields(pi *pkgInfo, t *Type, st *ast.StructType, gt *gengo.
 			count = 1
 		}
 		for n := 0; n < count; n++ {
-			if i >= len(gt.Members) {
+			if i >= gt.NumFields() {
 				l.errorf(t.Pos, "type %s: fields do not match the type checker's view", t.Name)
 				return
 			}
-			m := gt.Members[i]
+			m, tag := gt.Field(i), gt.Tag(i)
 			i++
 			pos := l.position(af.Type.Pos())
 			if !embedded {
@@ -297,7 +369,7 @@ func (l *loader) fillFields(pi *pkgInfo, t *Type, st *ast.StructType, gt *gengo.
 			}
 			f := &Field{
 				Parent:   t,
-				Name:     m.Name,
+				Name:     m.Name(),
 				Embedded: embedded,
 				Doc:      docText(extra, af.Doc),
 				Pos:      pos,
@@ -307,8 +379,8 @@ func (l *loader) fillFields(pi *pkgInfo, t *Type, st *ast.StructType, gt *gengo.
 			} else {
 				f.Markers = t.Fields[len(t.Fields)-1].Markers
 			}
-			parseTag(f, m.Tags)
-			f.Type = l.ref(m.Type, pos, "field "+t.Name+"."+m.Name)
+			parseTag(f, tag)
+			f.Type = l.ref(m.Type(), pos, "field "+t.Name+"."+m.Name())
 			setRequired(f, pi.pkgOpt && !pi.pkgReq)
 			if f.Markers.Has("required") && f.Markers.Has("optional") {
 				l.errorf(pos, "field %s.%s: both +required and +optional", t.Name, f.Name)
@@ -324,21 +396,28 @@ func (l *loader) enumFromConstants(pi *pkgInfo, t *Type) {
 	if !t.Markers.Has("enum") || len(t.Validation.Enum) > 0 {
 		return
 	}
-	var names []string
-	for n := range pi.gpkg.Constants {
-		names = append(names, n)
+	tn := l.namedOf(pi, t.Name)
+	if tn == nil {
+		return
 	}
-	sort.Strings(names)
+	scope := pi.tpkg.Scope()
 	var vals []any
-	for _, n := range names {
-		c := pi.gpkg.Constants[n]
-		if c.Underlying == nil || c.Underlying.Name.Name != t.Name || c.Underlying.Name.Package != pi.v.Package || c.ConstValue == nil {
+	for _, n := range scope.Names() { // sorted
+		c, ok := scope.Lookup(n).(*types.Const)
+		if !ok || c.Val().Kind() == constant.Unknown {
 			continue
 		}
+		if nt, ok := types.Unalias(c.Type()).(*types.Named); !ok || nt.Obj() != tn {
+			continue
+		}
+		val := c.Val().String()
+		if c.Val().Kind() == constant.String {
+			val = constant.StringVal(c.Val())
+		}
 		if t.Underlying != nil && jsonShape(t.Underlying) == "string" {
-			vals = append(vals, *c.ConstValue)
+			vals = append(vals, val)
 		} else {
-			vals = append(vals, json.Number(*c.ConstValue))
+			vals = append(vals, json.Number(val))
 		}
 	}
 	if len(vals) == 0 {

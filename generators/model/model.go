@@ -1,10 +1,11 @@
 // Package model is the one API model every generator reads.
 //
-// The loader (load.go) parses types/<group>/<version>/ once through gengo/v2,
-// resolves and checks every marker against the registry in generators/markers,
-// and fills these structs. Generators never look at the gengo type universe:
-// everything they need is here, already validated, sorted by name so output
-// is deterministic.
+// The loader (load.go) parses and type-checks types/<group>/<version>/ once
+// through golang.org/x/tools/go/packages (dependencies from export data),
+// resolves and checks every marker against the registry in
+// generators/markers, and fills these structs. Generators never look at
+// go/types: everything they need is here, already validated, sorted by name
+// so output is deterministic.
 package model
 
 import "encoding/json"
