@@ -69,7 +69,7 @@ type Options struct {
 // routes use the path parameters {namespace} (namespaced kinds only) and
 // {name}.
 type Handler[T resource.Object, L resource.ListObject] struct {
-	store   *storage.Store[T, L]
+	store   storage.Interface[T, L]
 	s       *resource.Strategy[T, L]
 	info    *resource.Info
 	gvk     schema.GroupVersionKind
@@ -79,7 +79,7 @@ type Handler[T resource.Object, L resource.ListObject] struct {
 }
 
 // NewHandler returns the handler of the resource described by s, over store.
-func NewHandler[T resource.Object, L resource.ListObject](store *storage.Store[T, L], s *resource.Strategy[T, L], opts Options) *Handler[T, L] {
+func NewHandler[T resource.Object, L resource.ListObject](store storage.Interface[T, L], s *resource.Strategy[T, L], opts Options) *Handler[T, L] {
 	if opts.RequestTimeout == 0 {
 		opts.RequestTimeout = 34 * time.Second
 	}

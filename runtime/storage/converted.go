@@ -1,0 +1,298 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubeforge/kubeforge/runtime/resource"
+)
+
+// Converter converts one kind between a served (spoke) version E and its
+// storage (hub) version T. The conversion generator writes the functions
+// (generated/<group>/<version>/zz_generated.conversion.go: <Kind>ToHub,
+// <Kind>FromHub, <Kind>ListFromHub).
+type Converter[E resource.Object, EL resource.ListObject, T resource.Object, L resource.ListObject] struct {
+	// ToHub converts a spoke object to the hub version; an error means the
+	// request cannot be stored (400).
+	ToHub func(E) (T, error)
+	// FromHub converts a stored object to the spoke version; an error is a
+	// bug (500).
+	FromHub func(T) (E, error)
+	// ListFromHub converts a list, item by item as FromHub does.
+	ListFromHub func(L) (EL, error)
+}
+
+// converted serves the spoke version E of a kind over the store of its hub
+// version T: see NewConverted.
+type converted[E resource.Object, EL resource.ListObject, T resource.Object, L resource.ListObject] struct {
+	hub Interface[T, L]
+	s   *resource.Strategy[E, EL]
+	c   Converter[E, EL, T, L]
+}
+
+// NewConverted serves the spoke version described by spoke over hub, the
+// store of the kind's storage version (the same store instance every
+// version of the kind shares). Every verb converts in and out: objects
+// written through the spoke are validated with the spoke's validation
+// (spoke field paths, 422) and converted to the hub before the hub store
+// applies its own rules and validation; everything read, returned or
+// watched is converted to the spoke. List metadata (resourceVersion,
+// continue, remainingItemCount) is kept. Selectors and pagination are the
+// hub store's: they only look at metadata, which conversion keeps.
+func NewConverted[E resource.Object, EL resource.ListObject, T resource.Object, L resource.ListObject](hub Interface[T, L], spoke *resource.Strategy[E, EL], c Converter[E, EL, T, L]) Interface[E, EL] {
+	return &converted[E, EL, T, L]{hub: hub, s: spoke, c: c}
+}
+
+func (cv *converted[E, EL, T, L]) resourceName() string {
+	return cv.s.Info.GroupResource().String()
+}
+
+func (cv *converted[E, EL, T, L]) gvk() schema.GroupVersionKind {
+	return cv.s.Info.GroupVersionKind()
+}
+
+func (cv *converted[E, EL, T, L]) listGVK() schema.GroupVersionKind {
+	gvk := cv.gvk()
+	gvk.Kind = cv.s.Info.ListKind
+	if gvk.Kind == "" {
+		gvk.Kind = cv.s.Info.Kind + "List"
+	}
+	return gvk
+}
+
+func (cv *converted[E, EL, T, L]) copyObj(obj E) E { return obj.DeepCopyObject().(E) }
+
+// toHub converts a request object: a failure is the request's fault (400).
+func (cv *converted[E, EL, T, L]) toHub(op string, obj E) (T, error) {
+	out, err := cv.c.ToHub(obj)
+	if err != nil {
+		var zero T
+		err = fmt.Errorf("%s %s %q: convert %s to the storage version: %w", op, cv.resourceName(), obj.GetName(), cv.s.Info.Version, err)
+		return zero, apierrors.NewBadRequest(err.Error())
+	}
+	return out, nil
+}
+
+// fromHub converts a stored object: a failure is a bug (500).
+func (cv *converted[E, EL, T, L]) fromHub(op string, obj T) (E, error) {
+	out, err := cv.c.FromHub(obj)
+	if err != nil {
+		var zero E
+		return zero, apierrors.NewInternalError(fmt.Errorf("%s %s %q: convert stored object to %s: %w", op, cv.resourceName(), obj.GetName(), cv.s.Info.Version, err))
+	}
+	out.GetObjectKind().SetGroupVersionKind(cv.gvk())
+	return out, nil
+}
+
+func (cv *converted[E, EL, T, L]) listFromHub(op string, list L) (EL, error) {
+	out, err := cv.c.ListFromHub(list)
+	if err != nil {
+		var zero EL
+		return zero, apierrors.NewInternalError(fmt.Errorf("%s %s: convert stored list to %s: %w", op, cv.resourceName(), cv.s.Info.Version, err))
+	}
+	out.SetResourceVersion(list.GetResourceVersion())
+	out.SetContinue(list.GetContinue())
+	out.SetRemainingItemCount(list.GetRemainingItemCount())
+	if cv.s.GetItems != nil && cv.s.SetItems != nil && len(cv.s.GetItems(out)) == 0 {
+		cv.s.SetItems(out, []E{}) // items: [], never null
+	}
+	out.GetObjectKind().SetGroupVersionKind(cv.listGVK())
+	return out, nil
+}
+
+// validate runs the spoke's validation (the request version's field paths).
+func (cv *converted[E, EL, T, L]) validate(obj E) error {
+	if cv.s.Validate == nil {
+		return nil
+	}
+	if errs := cv.s.Validate(obj); len(errs) > 0 {
+		return apierrors.NewInvalid(schema.GroupKind{Group: cv.s.Info.Group, Kind: cv.s.Info.Kind}, obj.GetName(), errs)
+	}
+	return nil
+}
+
+// Create validates in as the spoke, converts it and creates it in the hub.
+func (cv *converted[E, EL, T, L]) Create(ctx context.Context, in E, opts CreateOptions) (E, error) {
+	var zero E
+	obj := cv.copyObj(in)
+	if cv.s.ResetStatus != nil {
+		cv.s.ResetStatus(obj) // create drops status
+	}
+	check := obj
+	if obj.GetName() == "" && obj.GetGenerateName() != "" {
+		// The hub store generates the name; validate as it will be.
+		check = cv.copyObj(obj)
+		check.SetName(generateName(obj.GetGenerateName()))
+	}
+	if err := cv.validate(check); err != nil {
+		return zero, err
+	}
+	h, err := cv.toHub("create", obj)
+	if err != nil {
+		return zero, err
+	}
+	out, err := cv.hub.Create(ctx, h, opts)
+	if err != nil {
+		return zero, err
+	}
+	return cv.fromHub("create", out)
+}
+
+// Get reads the hub object and converts it.
+func (cv *converted[E, EL, T, L]) Get(ctx context.Context, namespace, name string, opts GetOptions) (E, error) {
+	out, err := cv.hub.Get(ctx, namespace, name, opts)
+	if err != nil {
+		var zero E
+		return zero, err
+	}
+	return cv.fromHub("get", out)
+}
+
+// List reads the hub list and converts every item.
+func (cv *converted[E, EL, T, L]) List(ctx context.Context, namespace string, opts ListOptions) (EL, error) {
+	list, err := cv.hub.List(ctx, namespace, opts)
+	if err != nil {
+		var zero EL
+		return zero, err
+	}
+	return cv.listFromHub("list", list)
+}
+
+// Update replaces the object (PUT) through GuaranteedUpdate, so that the
+// spoke validation sees the object as it will be stored. A missing or
+// malformed resourceVersion is left to the hub store's own errors.
+func (cv *converted[E, EL, T, L]) Update(ctx context.Context, obj E, opts UpdateOptions) (E, error) {
+	var zero E
+	if rv := obj.GetResourceVersion(); rv == "" || (opts.Subresource != "" && opts.Subresource != "status") {
+		h, err := cv.toHub("update", obj)
+		if err != nil {
+			return zero, err
+		}
+		out, err := cv.hub.Update(ctx, h, opts)
+		if err != nil {
+			return zero, err
+		}
+		return cv.fromHub("update", out)
+	} else if _, err := parseRV(rv); err != nil {
+		return zero, err
+	}
+	// The hub store reports a resourceVersion other than the current one
+	// as a Conflict.
+	return cv.GuaranteedUpdate(ctx, obj.GetNamespace(), obj.GetName(), opts.Subresource, func(E) (E, error) {
+		return cv.copyObj(obj), nil
+	}, opts)
+}
+
+// GuaranteedUpdate gives tryUpdate the current object converted to the
+// spoke, validates its result as the spoke (as the hub store will merge
+// it: only status for the status subresource, the current status
+// otherwise) and hands it converted to the hub.
+func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespace, name string, subresource string, tryUpdate func(current E) (E, error), opts UpdateOptions) (E, error) {
+	var zero E
+	out, err := cv.hub.GuaranteedUpdate(ctx, namespace, name, subresource, func(cur T) (T, error) {
+		var zeroT T
+		spokeCur, err := cv.fromHub("update", cur)
+		if err != nil {
+			return zeroT, err
+		}
+		newObj, err := tryUpdate(cv.copyObj(spokeCur))
+		if err != nil {
+			return zeroT, err
+		}
+		check := newObj
+		if cv.s.CopyStatus != nil {
+			if subresource == "status" {
+				check = cv.copyObj(spokeCur)
+				cv.s.CopyStatus(check, newObj)
+			} else {
+				check = cv.copyObj(newObj)
+				cv.s.CopyStatus(check, spokeCur)
+			}
+		}
+		if err := cv.validate(check); err != nil {
+			return zeroT, err
+		}
+		return cv.toHub("update", newObj)
+	}, opts)
+	if err != nil {
+		return zero, err
+	}
+	return cv.fromHub("update", out)
+}
+
+// Delete deletes in the hub and returns the last state converted.
+func (cv *converted[E, EL, T, L]) Delete(ctx context.Context, namespace, name string, opts DeleteOptions) (E, bool, error) {
+	out, deleted, err := cv.hub.Delete(ctx, namespace, name, opts)
+	if err != nil {
+		var zero E
+		return zero, false, err
+	}
+	obj, err := cv.fromHub("delete", out)
+	return obj, deleted, err
+}
+
+// DeleteCollection deletes in the hub and returns the objects converted.
+func (cv *converted[E, EL, T, L]) DeleteCollection(ctx context.Context, namespace string, listOpts ListOptions, delOpts DeleteOptions) (EL, error) {
+	list, err := cv.hub.DeleteCollection(ctx, namespace, listOpts, delOpts)
+	if err != nil {
+		var zero EL
+		return zero, err
+	}
+	return cv.listFromHub("deletecollection", list)
+}
+
+// Watch streams the hub's events with every object converted to the
+// spoke. BOOKMARK objects are new spoke objects with the bookmark's
+// resourceVersion and annotations; ERROR events pass through. A stored
+// object that does not convert ends the stream with an ERROR (500).
+func (cv *converted[E, EL, T, L]) Watch(ctx context.Context, namespace string, opts WatchOptions) (<-chan Event[E], error) {
+	in, err := cv.hub.Watch(ctx, namespace, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan Event[E], watchBuffer)
+	go func() {
+		defer func() {
+			close(out)
+			// The hub stops sending once ctx is done.
+			for range in {
+			}
+		}()
+		send := func(ev Event[E]) bool {
+			select {
+			case out <- ev:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for ev := range in {
+			var o Event[E]
+			switch ev.Type {
+			case watch.Error:
+				o = Event[E]{Type: ev.Type, Status: ev.Status}
+			case watch.Bookmark:
+				b := cv.s.New()
+				b.GetObjectKind().SetGroupVersionKind(cv.gvk())
+				b.SetResourceVersion(ev.Object.GetResourceVersion())
+				b.SetAnnotations(ev.Object.GetAnnotations())
+				o = Event[E]{Type: ev.Type, Object: b}
+			default:
+				obj, err := cv.fromHub("watch", ev.Object)
+				if err != nil {
+					send(errorEvent[E](err))
+					return
+				}
+				o = Event[E]{Type: ev.Type, Object: obj}
+			}
+			if !send(o) {
+				return
+			}
+		}
+	}()
+	return out, nil
+}
