@@ -356,6 +356,20 @@ func TestManagedFieldsOnUpdates(t *testing.T) {
 		t.Errorf("gina's entry %+v", e)
 	}
 
+	// managedFields a client makes up never make a 500: what does not
+	// decode is replaced by the live object's, the rest is validated.
+	for _, mf := range []string{
+		`[{"manager":"x","operation":"Bogus","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{}}}]`,
+		`[{"manager":"x","operation":"Update","fieldsType":"FieldsV2","fieldsV1":{"f:nope":1}}]`,
+		`[{"manager":"x"}]`,
+		`"junk"`,
+	} {
+		r = ts.do(t, "PATCH", p+"/u1?fieldManager=mallory", "application/merge-patch+json", `{"metadata":{"managedFields":`+mf+`}}`)
+		if r.code >= 500 {
+			t.Errorf("managedFields %s: %s", mf, r)
+		}
+	}
+
 	// PartialObjectMetadata carries them.
 	r = ts.do(t, "GET", p+"/u1", "", "", "Accept", "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io")
 	var pom metav1.PartialObjectMetadata
