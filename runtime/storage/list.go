@@ -3,9 +3,12 @@ package storage
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -205,16 +208,34 @@ func (st *Store[T, L]) list(ctx context.Context, keyPrefix, startKey string, wit
 			withRev = resp.Header.Revision
 		}
 		hasMore = resp.More
+		// Decode up front (in parallel) exactly what the loop below reads:
+		// everything without a limit, the missing items without a
+		// selector. A limited, filtered page decodes as it goes.
+		var decoded []T
+		if limit == 0 || pred.empty() {
+			want := len(resp.Kvs)
+			if limit > 0 {
+				want = min(want, int(limit)-len(items))
+			}
+			if decoded, err = st.decodeAll(resp.Kvs[:want]); err != nil {
+				return nil, 0, "", 0, err
+			}
+			if pred.empty() && cap(items)-len(items) < want {
+				items = append(make([]T, 0, len(items)+want), items...)
+			}
+		}
 		consumed := 0
-		for _, kv := range resp.Kvs {
+		for i, kv := range resp.Kvs {
 			if limit > 0 && int64(len(items)) >= limit {
 				hasMore = true
 				break
 			}
 			consumed++
 			lastKey = kv.Key
-			obj, err := st.decode(kv.Value, kv.ModRevision)
-			if err != nil {
+			var obj T
+			if decoded != nil {
+				obj = decoded[i]
+			} else if obj, err = st.decode(kv.Value, kv.ModRevision); err != nil {
 				return nil, 0, "", 0, err
 			}
 			if pred.matches(obj) {
@@ -261,4 +282,49 @@ func validateListOptions(o ListOptions) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// parallelDecodeMin is the number of stored objects from which decodeAll
+// spreads the work over GOMAXPROCS goroutines.
+const parallelDecodeMin = 256
+
+// decodeAll decodes kvs in order. Decoding JSON is most of a large list's
+// cost, so big ranges are decoded by up to GOMAXPROCS goroutines, each
+// taking a contiguous share. The error is the first one in key order.
+func (st *Store[T, L]) decodeAll(kvs []*mvccpb.KeyValue) ([]T, error) {
+	out := make([]T, len(kvs))
+	workers := min(runtime.GOMAXPROCS(0), len(kvs)/(parallelDecodeMin/2))
+	if len(kvs) < parallelDecodeMin || workers < 2 {
+		for i, kv := range kvs {
+			obj, err := st.decode(kv.Value, kv.ModRevision)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = obj
+		}
+		return out, nil
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	share := (len(kvs) + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*share, min((w+1)*share, len(kvs))
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				obj, err := st.decode(kvs[i].Value, kvs[i].ModRevision)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				out[i] = obj
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

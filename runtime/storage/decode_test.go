@@ -1,0 +1,69 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestListParallelDecode lists more objects than parallelDecodeMin, so the
+// items are decoded by several goroutines: order, resourceVersions and
+// filtering must be those of a sequential read, and one corrupt value must
+// fail the list.
+func TestListParallelDecode(t *testing.T) {
+	f := newFixture(t, true, false)
+	const n = 3*parallelDecodeMin + 7
+	for i := range n {
+		w := widget("ns", fmt.Sprintf("w%04d", i), i)
+		if i%3 == 0 {
+			w.Labels = map[string]string{"third": "yes"}
+		}
+		mustCreate(t, f, w)
+	}
+	raw, err := testEtcd.Client().Get(context.Background(), f.st.listPrefix("ns"), clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := f.st.List(ctx, "ns", ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != n || len(raw.Kvs) != n {
+		t.Fatalf("listed %d, stored %d, want %d", len(l.Items), len(raw.Kvs), n)
+	}
+	for i, it := range l.Items {
+		if want := fmt.Sprintf("w%04d", i); it.Name != want || it.Spec.Size != i {
+			t.Fatalf("item %d is %s (size %d), want %s", i, it.Name, it.Spec.Size, want)
+		}
+		if want := fmt.Sprint(raw.Kvs[i].ModRevision); it.ResourceVersion != want {
+			t.Fatalf("item %d resourceVersion %s, want %s", i, it.ResourceVersion, want)
+		}
+		if it.Kind != "Widget" {
+			t.Fatalf("item %d kind %q", i, it.Kind)
+		}
+	}
+	sel := mustSelector(t, "third=yes")
+	l, err = f.st.List(ctx, "ns", ListOptions{LabelSelector: sel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (n + 2) / 3; len(l.Items) != want {
+		t.Fatalf("selected %d, want %d", len(l.Items), want)
+	}
+	for i, it := range l.Items {
+		if it.Spec.Size != 3*i {
+			t.Fatalf("selected item %d has size %d, want %d", i, it.Spec.Size, 3*i)
+		}
+	}
+
+	if _, err := testEtcd.Client().Put(context.Background(), f.st.key("ns", "w0500"), "{not json"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.st.List(ctx, "ns", ListOptions{})
+	wantStatus(t, err, http.StatusInternalServerError, metav1.StatusReasonInternalError, "~decode stored")
+}
