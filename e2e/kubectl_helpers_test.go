@@ -68,7 +68,7 @@ func newKubectl(t *testing.T, s *apiserver) *kubectl {
 	return &kubectl{
 		bin:        kubectlPath(t),
 		kubeconfig: filepath.Join(s.dataDir, "admin.kubeconfig"),
-		cacheDir:   t.TempDir(),
+		cacheDir:   kubectlTempDir(t),
 	}
 }
 
@@ -206,4 +206,16 @@ func writeFile(t *testing.T, dir, name, content string, mode os.FileMode) string
 		t.Fatal(err)
 	}
 	return p
+}
+
+// kubectlTempDir is a temporary directory whose path kubectl can take as
+// -f: t.TempDir() is named after the test, and kubectl splits -f on commas.
+func kubectlTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "kubectl-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -45,7 +47,8 @@ func TestKubectl(t *testing.T) {
 
 	t.Run("diff exits 1 with the change, 0 when unchanged, and changes nothing", func(t *testing.T) {
 		const name = "kc-diff"
-		dir := t.TempDir()
+		cleanupShipment(t, dyn, name)
+		dir := kubectlTempDir(t)
 		same := writeFile(t, dir, "same.yaml", shipmentManifest(name, "Berlin"), 0o644)
 		changed := writeFile(t, dir, "changed.yaml", shipmentManifest(name, "Munich"), 0o644)
 		wantOut(t, k.ok(t, "", "create", "-f", same), "shipment.shipping.kubeforge.dev/"+name+" created\n")
@@ -85,7 +88,8 @@ func TestKubectl(t *testing.T) {
 
 	t.Run("edit with EDITOR changes the object and bumps generation", func(t *testing.T) {
 		const name = "kc-edit"
-		dir := t.TempDir()
+		cleanupShipment(t, dyn, name)
+		dir := kubectlTempDir(t)
 		f := writeFile(t, dir, "s.yaml", shipmentManifest(name, "Berlin"), 0o644)
 		k.ok(t, "", "create", "-f", f)
 		before := getShipment(t, k, name)
@@ -116,7 +120,8 @@ touch %q
 
 	t.Run("wait for jsonpath status.phase=Delivered set later through the status subresource", func(t *testing.T) {
 		const name = "kc-wait-phase"
-		f := writeFile(t, t.TempDir(), "s.yaml", shipmentManifest(name, "Berlin"), 0o644)
+		cleanupShipment(t, dyn, name)
+		f := writeFile(t, kubectlTempDir(t), "s.yaml", shipmentManifest(name, "Berlin"), 0o644)
 		k.ok(t, "", "create", "-f", f)
 		forArg := "--for=jsonpath={.status.phase}=Delivered"
 
@@ -137,7 +142,8 @@ touch %q
 
 	t.Run("wait for condition=Ready set later in status.conditions", func(t *testing.T) {
 		const name = "kc-wait-ready"
-		f := writeFile(t, t.TempDir(), "s.yaml", shipmentManifest(name, "Berlin"), 0o644)
+		cleanupShipment(t, dyn, name)
+		f := writeFile(t, kubectlTempDir(t), "s.yaml", shipmentManifest(name, "Berlin"), 0o644)
 		k.ok(t, "", "create", "-f", f)
 		if _, err := dyn.Patch(ctx(t, 30*time.Second), name, types.MergePatchType,
 			[]byte(readyCondition("False")), metav1.PatchOptions{}, "status"); err != nil {
@@ -161,9 +167,10 @@ touch %q
 
 	t.Run("delete --wait blocks on a finalizer until it is removed", func(t *testing.T) {
 		const name = "kc-delete"
+		cleanupShipment(t, dyn, name)
 		m := strings.Replace(shipmentManifest(name, "Berlin"), "  namespace: default\n",
 			"  namespace: default\n  finalizers:\n  - kubeforge.dev/hold\n", 1)
-		f := writeFile(t, t.TempDir(), "s.yaml", m, 0o644)
+		f := writeFile(t, kubectlTempDir(t), "s.yaml", m, 0o644)
 		k.ok(t, "", "create", "-f", f)
 
 		done := k.start(t, "delete", "shipment", name, "--wait=true", "--timeout=30s")
@@ -210,7 +217,8 @@ touch %q
 
 	t.Run("apply --server-side: conflict with another manager, then --force-conflicts takes ownership", func(t *testing.T) {
 		const name = "kc-ssa"
-		dir := t.TempDir()
+		cleanupShipment(t, dyn, name)
+		dir := kubectlTempDir(t)
 		f := writeFile(t, dir, "s.yaml", shipmentManifest(name, "Berlin"), 0o644)
 
 		wantOut(t, k.ok(t, "", "apply", "--server-side", "--field-manager=a", "-f", f),
@@ -252,7 +260,8 @@ touch %q
 
 	t.Run("apply --server-side --dry-run=server returns the result and stores nothing", func(t *testing.T) {
 		const name = "kc-ssa-dry"
-		dir := t.TempDir()
+		cleanupShipment(t, dyn, name)
+		dir := kubectlTempDir(t)
 		f := writeFile(t, dir, "s.yaml", shipmentManifest(name, "Berlin"), 0o644)
 		changed := writeFile(t, dir, "changed.yaml", shipmentManifest(name, "Munich"), 0o644)
 
@@ -279,7 +288,8 @@ touch %q
 
 	t.Run("client-side apply: unchanged on repeat, a removed field is removed on the server", func(t *testing.T) {
 		const name = "kc-apply"
-		dir := t.TempDir()
+		cleanupShipment(t, dyn, name)
+		dir := kubectlTempDir(t)
 		withCarrier := writeFile(t, dir, "with.yaml", shipmentManifest(name, "Berlin", "carrier: dhl"), 0o644)
 		without := writeFile(t, dir, "without.yaml", shipmentManifest(name, "Berlin"), 0o644)
 		const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
@@ -315,7 +325,8 @@ touch %q
 
 	t.Run("get through v1alpha1 converts a v1 object (origin -> from)", func(t *testing.T) {
 		const name = "kc-v1alpha1"
-		f := writeFile(t, t.TempDir(), "s.yaml", shipmentManifest(name, "Berlin", "priority: Urgent"), 0o644)
+		cleanupShipment(t, dyn, name)
+		f := writeFile(t, kubectlTempDir(t), "s.yaml", shipmentManifest(name, "Berlin", "priority: Urgent"), 0o644)
 		k.ok(t, "", "create", "-f", f)
 
 		out := k.ok(t, "", "get", "shipments.v1alpha1.shipping.kubeforge.dev", name, "-o", "yaml")
@@ -411,7 +422,7 @@ func getShipment(t *testing.T, k *kubectl, name string) *unstructured.Unstructur
 	t.Helper()
 	out := k.ok(t, "", "get", "shipment", name, "-o", "json", "--show-managed-fields")
 	u := &unstructured.Unstructured{}
-	if err := json.Unmarshal([]byte(out), &u.Object); err != nil {
+	if err := u.UnmarshalJSON([]byte(out)); err != nil {
 		t.Fatalf("decode kubectl get -o json: %v\n%s", err, out)
 	}
 	return u
@@ -450,4 +461,18 @@ func wantOwner(t *testing.T, u *unstructured.Unstructured, manager, operation st
 		mf, _ := json.MarshalIndent(u.GetManagedFields(), "", "  ")
 		t.Errorf("managedFields: %s (%s) owns %s = %v, want %v:\n%s", manager, operation, strings.Join(path, "."), found, owns, mf)
 	}
+}
+
+// cleanupShipment removes the test's shipment when the test ends (whatever
+// finalizers it has), so the test can run again on the same server.
+func cleanupShipment(t *testing.T, dyn dynamic.ResourceInterface, name string) {
+	t.Helper()
+	t.Cleanup(func() {
+		c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = dyn.Patch(c, name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		if err := dyn.Delete(c, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("clean up shipment %s: %v", name, err)
+		}
+	})
 }
