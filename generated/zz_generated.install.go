@@ -13,13 +13,22 @@ import (
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
 
-// Install serves every group-version on s, in sorted order. cmd/apiserver calls it.
+// Install builds one store per served kind and serves every group-version on s
+// over those stores, in sorted order. cmd/apiserver calls it.
 func Install(s *server.Server) error {
-	if err := infrav1.Install(s); err != nil {
+	b := s.Backend()
+	// infra.kubeforge.dev: one store per kind, shared by every served version.
+	infraWarehouseStore := infrav1.NewWarehouseStore(b)
+	// shipping.kubeforge.dev: one store per kind, shared by every served version.
+	shippingShipmentStore := shippingv1.NewShipmentStore(b)
+	if err := infrav1.Install(s, infrav1.Stores{Warehouse: infraWarehouseStore}); err != nil {
 		return fmt.Errorf("install infra.kubeforge.dev/v1: %w", err)
 	}
-	if err := shippingv1.Install(s); err != nil {
+	if err := shippingv1.Install(s, shippingv1.Stores{Shipment: shippingShipmentStore}); err != nil {
 		return fmt.Errorf("install shipping.kubeforge.dev/v1: %w", err)
+	}
+	if err := shippingv1alpha1.Install(s, shippingv1alpha1.Stores{Shipment: shippingShipmentStore}); err != nil {
+		return fmt.Errorf("install shipping.kubeforge.dev/v1alpha1: %w", err)
 	}
 	return nil
 }

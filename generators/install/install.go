@@ -1,6 +1,9 @@
 // Package install is the "install" generator: it writes
 // generated/zz_generated.install.go (package generated) with Install, which
-// serves every group-version that has served kinds, and AddToScheme, which
+// builds the one store of every served kind (New<Kind>Store of its storage
+// version) and serves every group-version that has served kinds over those
+// stores (each version's Install gets the same store of a kind), and
+// AddToScheme, which
 // registers every group-version's types (handy for controller-runtime and
 // client-go users).
 package install
@@ -50,7 +53,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 				continue
 			}
 			importPath, _, name := genall.GeneratedPackage(api, v)
-			gvs = append(gvs, gv{v: v, importPath: importPath, name: name, served: len(storage.StoredKinds(v)) > 0})
+			gvs = append(gvs, gv{v: v, importPath: importPath, name: name, served: len(storage.ServedKinds(v)) > 0})
 		}
 	}
 	sort.Slice(gvs, func(i, j int) bool { return gvs[i].v.GroupVersion() < gvs[j].v.GroupVersion() })
@@ -60,10 +63,52 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 		f.ImportAlias(x.importPath, x.name)
 	}
 
+	pkgOf := map[*model.Version]string{}
+	for _, x := range gvs {
+		pkgOf[x.v] = x.importPath
+	}
+	// One store per kind served anywhere, built from its storage version.
+	storeVar := map[string]string{} // group/kind -> variable
 	var install, scheme []jen.Code
+	for _, g := range api.Groups {
+		var names []string
+		hubs := map[string]*model.Kind{}
+		for _, v := range g.Versions {
+			for _, k := range storage.ServedKinds(v) {
+				if _, ok := hubs[k.Name]; ok {
+					continue
+				}
+				hv := g.StorageVersion(k.Name)
+				if hv == nil || hv.Kind(k.Name) == nil || pkgOf[hv] == "" {
+					return nil, fmt.Errorf("generate install: kind %s of group %s has no storage version", k.Name, g.Name)
+				}
+				hubs[k.Name] = hv.Kind(k.Name)
+				names = append(names, k.Name)
+			}
+		}
+		sort.Strings(names)
+		for i, n := range names {
+			hk := hubs[n]
+			id := g.Short + n + "Store"
+			storeVar[g.Name+"/"+n] = id
+			stmt := jen.Id(id).Op(":=").Qual(pkgOf[hk.Version], storage.StoreFunc(hk)).Call(jen.Id("b"))
+			if i == 0 {
+				install = append(install, jen.Commentf("%s: one store per kind, shared by every served version.", g.Name))
+			}
+			install = append(install, stmt)
+		}
+	}
+	if len(storeVar) > 0 {
+		install = append([]jen.Code{jen.Id("b").Op(":=").Id("s").Dot("Backend").Call()}, install...)
+	}
 	for _, x := range gvs {
 		if x.served {
-			install = append(install, jen.If(jen.Err().Op(":=").Qual(x.importPath, "Install").Call(jen.Id("s")), jen.Err().Op("!=").Nil()).Block(
+			dict := jen.Dict{}
+			for _, k := range storage.ServedKinds(x.v) {
+				dict[jen.Id(k.Name)] = jen.Id(storeVar[x.v.Group.Name+"/"+k.Name])
+			}
+			stores := jen.Qual(x.importPath, "Stores").Values(dict)
+			install = append(install, jen.If(jen.Err().Op(":=").Qual(x.importPath, "Install").Call(jen.Id("s"), stores), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+x.v.GroupVersion()+": %w"), jen.Err())),
 			))
 		}
@@ -74,7 +119,8 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	install = append(install, jen.Return(jen.Nil()))
 	scheme = append(scheme, jen.Return(jen.Nil()))
 
-	f.Comment("Install serves every group-version on s, in sorted order. cmd/apiserver calls it.")
+	f.Comment("Install builds one store per served kind and serves every group-version on s")
+	f.Comment("over those stores, in sorted order. cmd/apiserver calls it.")
 	f.Func().Id("Install").Params(jen.Id("s").Op("*").Qual(serverPkg, "Server")).Error().Block(install...)
 	f.Line()
 	f.Comment("AddToScheme registers the types of every group-version with scheme, for")

@@ -3,8 +3,11 @@
 // with one Install<Kind>Routes per kind, registering every route explicitly
 // (one ws.Route statement per route, with Kubernetes operation IDs,
 // parameters, request and response types and the OpenAPI route metadata),
-// and Install, which wires stores and handlers and adds the group-version to
-// the server.
+// Stores, the stores of the kinds it serves (the storage version's store of
+// each kind, shared by every version), and Install, which wires handlers
+// over those stores (directly in the storage version, through
+// storage.NewConverted in the others) and adds the group-version to the
+// server.
 package routes
 
 import (
@@ -62,16 +65,25 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	var files []genall.File
 	for _, g := range api.Groups {
 		for _, v := range g.Versions {
-			kinds := storage.StoredKinds(v)
+			kinds := storage.ServedKinds(v)
 			if len(kinds) == 0 {
 				continue
+			}
+			hubs := map[*model.Kind]*model.Kind{}
+			for _, k := range kinds {
+				hv := v.Group.StorageVersion(k.Name)
+				if hv == nil || hv.Kind(k.Name) == nil {
+					return nil, fmt.Errorf("generate routes for %s %s: no storage version of the kind in group %s", v.GroupVersion(), k.Name, v.Group.Name)
+				}
+				hubs[k] = hv.Kind(k.Name)
 			}
 			importPath, dir, name := genall.GeneratedPackage(api, v)
 			f := genall.NewFile(name, importPath)
 			f.ImportAlias(metav1Pkg, "metav1")
 			f.ImportName(restfulPkg, "restful")
 			f.ImportName(v.Package, v.PackageName)
-			f.Add(install(v, kinds))
+			f.Add(stores(v, kinds, hubs))
+			f.Add(install(v, kinds, hubs))
 			for _, k := range kinds {
 				if k.Type == nil {
 					return nil, fmt.Errorf("generate routes for %s %s: kind has no type", v.GroupVersion(), k.Name)
@@ -88,20 +100,60 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	return files, nil
 }
 
-// install writes Install(s *server.Server) error for the group-version.
-func install(v *model.Version, kinds []*model.Kind) jen.Code {
+// hubTypes returns *T, *L of the storage version of a kind.
+func hubTypes(hk *model.Kind) (jen.Code, jen.Code) {
+	return jen.Op("*").Qual(hk.Version.Package, hk.Name), jen.Op("*").Qual(hk.Version.Package, hk.ListName)
+}
+
+// stores writes the Stores struct: one field per served kind, typed by the
+// kind's storage version.
+func stores(v *model.Version, kinds []*model.Kind, hubs map[*model.Kind]*model.Kind) jen.Code {
+	var fields []jen.Code
+	for _, k := range kinds {
+		hk := hubs[k]
+		t, l := hubTypes(hk)
+		fields = append(fields, jen.Commentf("%s is the store of %s, in its storage version %s.", k.Name, k.Plural, hk.Version.Name).Line().
+			Id(k.Name).Qual(storagePkg, "Interface").Types(t, l))
+	}
+	return jen.Commentf("Stores are the stores of the kinds %s serves, each over the kind's", v.GroupVersion()).Line().
+		Comment("storage version: build each once per server (New<Kind>Store in the storage").Line().
+		Comment("version's package) and give the same one to every version's Install.").Line().
+		Type().Id("Stores").Struct(fields...)
+}
+
+// install writes Install(s *server.Server, stores Stores) error for the group-version.
+func install(v *model.Version, kinds []*model.Kind, hubs map[*model.Kind]*model.Kind) jen.Code {
 	byPlural := append([]*model.Kind(nil), kinds...)
 	sort.Slice(byPlural, func(i, j int) bool { return byPlural[i].Plural < byPlural[j].Plural })
 
-	body := []jen.Code{
-		jen.Id("ws").Op(":=").Qual(serverPkg, "NewWebService").Call(jen.Id("GroupName"), jen.Lit(v.Name)),
+	var body []jen.Code
+	for _, k := range kinds {
+		body = append(body, jen.If(jen.Id("stores").Dot(k.Name).Op("==").Nil()).Block(
+			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+v.GroupVersion()+": no store for "+k.Plural))),
+		))
 	}
+	body = append(body, jen.Id("ws").Op(":=").Qual(serverPkg, "NewWebService").Call(jen.Id("GroupName"), jen.Lit(v.Name)))
 	for _, k := range kinds {
 		strategy := jen.Id(k.Name + "Strategy")
+		store := jen.Id("stores").Dot(k.Name)
+		if hk := hubs[k]; !k.Storage {
+			t, l := hubTypes(hk)
+			store = jen.Qual(storagePkg, "NewConverted").Call(
+				store,
+				strategy.Clone(),
+				jen.Qual(storagePkg, "Converter").Types(
+					jen.Op("*").Qual(v.Package, k.Name), jen.Op("*").Qual(v.Package, k.ListName), t, l,
+				).Values(jen.Dict{
+					jen.Id("ToHub"):       jen.Id(k.Name + "ToHub"),
+					jen.Id("FromHub"):     jen.Id(k.Name + "FromHub"),
+					jen.Id("ListFromHub"): jen.Id(k.Name + "ListFromHub"),
+				}),
+			)
+		}
 		body = append(body, jen.Id("Install"+k.Name+"Routes").Call(
 			jen.Id("ws"),
 			jen.Qual(endpointsPkg, "NewHandler").Call(
-				jen.Qual(storagePkg, "NewStore").Call(jen.Id("s").Dot("Backend").Call(), strategy),
+				store,
 				strategy.Clone(),
 				jen.Id("s").Dot("EndpointOptions").Call(),
 			),
@@ -127,9 +179,10 @@ func install(v *model.Version, kinds []*model.Kind) jen.Code {
 	for i, k := range byPlural {
 		names[i] = k.Plural
 	}
-	return jen.Commentf("Install serves %s (%s): a typed store and handler per", v.GroupVersion(), strings.Join(names, ", ")).Line().
-		Comment("kind, their routes, discovery and OpenAPI.").Line().
-		Func().Id("Install").Params(jen.Id("s").Op("*").Qual(serverPkg, "Server")).Error().Block(body...)
+	return jen.Commentf("Install serves %s (%s): a handler per kind over its store", v.GroupVersion(), strings.Join(names, ", ")).Line().
+		Comment("in stores (converting to and from the storage version when that is another").Line().
+		Comment("version), their routes, discovery and OpenAPI.").Line().
+		Func().Id("Install").Params(jen.Id("s").Op("*").Qual(serverPkg, "Server"), jen.Id("stores").Id("Stores")).Error().Block(body...)
 }
 
 // route is one registered route.

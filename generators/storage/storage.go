@@ -1,11 +1,12 @@
 // Package storage is the "storage" generator: for every group-version it
 // writes generated/<group>/<version>/zz_generated.storage.go with one
-// resource.Strategy per kind stored in that version.
+// resource.Strategy per kind served in that version (or stored in it), over
+// that version's types: its defaults, validation and printer columns.
 //
-// Only storage versions are served for now, so a kind gets a strategy only in
-// its storage version. Serving other versions through conversion will add
-// strategies for them in the same file (the strategy is always over the
-// storage types; the served version only changes the wire form).
+// A kind's storage (hub) version also gets New<Kind>Store, the one store of
+// the kind: every served version shares it, the storage version directly and
+// the others through storage.NewConverted with their own strategy (see the
+// routes and install generators).
 package storage
 
 import (
@@ -21,6 +22,7 @@ import (
 
 const (
 	resourcePkg = "github.com/kubeforge/kubeforge/runtime/resource"
+	storagePkg  = "github.com/kubeforge/kubeforge/runtime/storage"
 	equalityPkg = "k8s.io/apimachinery/pkg/api/equality"
 	metav1Pkg   = "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -42,7 +44,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	var files []genall.File
 	for _, g := range api.Groups {
 		for _, v := range g.Versions {
-			kinds := StoredKinds(v)
+			kinds := StrategyKinds(v)
 			if len(kinds) == 0 {
 				continue
 			}
@@ -58,6 +60,9 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 				for _, c := range code {
 					f.Add(c)
 				}
+				if k.Storage {
+					f.Add(newStore(k))
+				}
 			}
 			var buf bytes.Buffer
 			if err := f.Render(&buf); err != nil {
@@ -69,17 +74,46 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	return files, nil
 }
 
-// StoredKinds returns the kinds of v that are served from v: for now the
-// kinds whose storage version is v and that are served. The routes and
-// install generators use the same rule.
-func StoredKinds(v *model.Version) []*model.Kind {
+// ServedKinds returns the kinds v serves (every kind without
+// +kubebuilder:unservedversion), whether v stores them or converts them to
+// their storage version. The routes and install generators use the same rule.
+func ServedKinds(v *model.Version) []*model.Kind {
 	var out []*model.Kind
 	for _, k := range v.Kinds {
-		if k.Storage && k.Served {
+		if k.Served {
 			out = append(out, k)
 		}
 	}
 	return out
+}
+
+// StrategyKinds returns the kinds of v that get a strategy: the served ones
+// and the stored ones (a storage version that is not served still stores
+// the kind for its other versions).
+func StrategyKinds(v *model.Version) []*model.Kind {
+	var out []*model.Kind
+	for _, k := range v.Kinds {
+		if k.Served || k.Storage {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// StoreFunc is the name of the function the storage version of kind k
+// exposes to build the kind's one store.
+func StoreFunc(k *model.Kind) string { return "New" + k.Name + "Store" }
+
+// newStore writes New<Kind>Store(b *storage.Backend).
+func newStore(k *model.Kind) jen.Code {
+	pkg := k.Version.Package
+	return jen.Commentf("%s returns the store of %s.%s, stored in %s. Build it once per", StoreFunc(k), k.Plural, k.Version.Group.Name, k.Version.Name).Line().
+		Comment("server: every served version of the kind shares it (the others convert).").Line().
+		Func().Id(StoreFunc(k)).Params(jen.Id("b").Op("*").Qual(storagePkg, "Backend")).Op("*").Qual(storagePkg, "Store").Types(
+		jen.Op("*").Qual(pkg, k.Name), jen.Op("*").Qual(pkg, k.ListName),
+	).Block(
+		jen.Return(jen.Qual(storagePkg, "NewStore").Call(jen.Id("b"), jen.Id(k.Name+"Strategy"))),
+	)
 }
 
 func strategy(k *model.Kind) ([]jen.Code, error) {
@@ -165,6 +199,13 @@ func strategyDoc(k *model.Kind) *jen.Statement {
 	scope := "namespaced"
 	if !k.Namespaced {
 		scope = "cluster-scoped"
+	}
+	if !k.Storage {
+		hub := "its storage version"
+		if hv := k.Version.Group.StorageVersion(k.Name); hv != nil {
+			hub = hv.Name
+		}
+		return jen.Commentf("%sStrategy is the typed behaviour of %s (%s, %s) for the handlers and the converting store over %s.", k.Name, k.Plural, scope, k.Version.GroupVersion(), hub)
 	}
 	return jen.Commentf("%sStrategy is the typed behaviour of %s (%s, %s) for the generic store and handlers.", k.Name, k.Plural, scope, k.Version.GroupVersion())
 }

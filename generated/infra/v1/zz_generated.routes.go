@@ -16,11 +16,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Install serves infra.kubeforge.dev/v1 (warehouses): a typed store and handler per
-// kind, their routes, discovery and OpenAPI.
-func Install(s *server.Server) error {
+// Stores are the stores of the kinds infra.kubeforge.dev/v1 serves, each over the kind's
+// storage version: build each once per server (New<Kind>Store in the storage
+// version's package) and give the same one to every version's Install.
+type Stores struct {
+	// Warehouse is the store of warehouses, in its storage version v1.
+	Warehouse storage.Interface[*v1.Warehouse, *v1.WarehouseList]
+}
+
+// Install serves infra.kubeforge.dev/v1 (warehouses): a handler per kind over its store
+// in stores (converting to and from the storage version when that is another
+// version), their routes, discovery and OpenAPI.
+func Install(s *server.Server, stores Stores) error {
+	if stores.Warehouse == nil {
+		return fmt.Errorf("install infra.kubeforge.dev/v1: no store for warehouses")
+	}
 	ws := server.NewWebService(GroupName, "v1")
-	InstallWarehouseRoutes(ws, endpoints.NewHandler(storage.NewStore(s.Backend(), WarehouseStrategy), WarehouseStrategy, s.EndpointOptions()))
+	InstallWarehouseRoutes(ws, endpoints.NewHandler(stores.Warehouse, WarehouseStrategy, s.EndpointOptions()))
 	if err := s.AddGroupVersion(server.GroupVersion{
 		Group:      GroupName,
 		Resources:  []*resource.Info{&WarehouseInfo},

@@ -6,6 +6,7 @@ package infrav1
 
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
+	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	"github.com/kubeforge/kubeforge/types/infra/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
 )
@@ -45,4 +46,10 @@ var WarehouseStrategy = &resource.Strategy[*v1.Warehouse, *v1.WarehouseList]{
 			obj.CreationTimestamp,
 		}
 	},
+}
+
+// NewWarehouseStore returns the store of warehouses.infra.kubeforge.dev, stored in v1. Build it once per
+// server: every served version of the kind shares it (the others convert).
+func NewWarehouseStore(b *storage.Backend) *storage.Store[*v1.Warehouse, *v1.WarehouseList] {
+	return storage.NewStore(b, WarehouseStrategy)
 }

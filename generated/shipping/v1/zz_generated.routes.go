@@ -16,11 +16,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Install serves shipping.kubeforge.dev/v1 (shipments): a typed store and handler per
-// kind, their routes, discovery and OpenAPI.
-func Install(s *server.Server) error {
+// Stores are the stores of the kinds shipping.kubeforge.dev/v1 serves, each over the kind's
+// storage version: build each once per server (New<Kind>Store in the storage
+// version's package) and give the same one to every version's Install.
+type Stores struct {
+	// Shipment is the store of shipments, in its storage version v1.
+	Shipment storage.Interface[*v1.Shipment, *v1.ShipmentList]
+}
+
+// Install serves shipping.kubeforge.dev/v1 (shipments): a handler per kind over its store
+// in stores (converting to and from the storage version when that is another
+// version), their routes, discovery and OpenAPI.
+func Install(s *server.Server, stores Stores) error {
+	if stores.Shipment == nil {
+		return fmt.Errorf("install shipping.kubeforge.dev/v1: no store for shipments")
+	}
 	ws := server.NewWebService(GroupName, "v1")
-	InstallShipmentRoutes(ws, endpoints.NewHandler(storage.NewStore(s.Backend(), ShipmentStrategy), ShipmentStrategy, s.EndpointOptions()))
+	InstallShipmentRoutes(ws, endpoints.NewHandler(stores.Shipment, ShipmentStrategy, s.EndpointOptions()))
 	if err := s.AddGroupVersion(server.GroupVersion{
 		Group:      GroupName,
 		Resources:  []*resource.Info{&ShipmentInfo},

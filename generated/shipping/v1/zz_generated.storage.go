@@ -6,6 +6,7 @@ package shippingv1
 
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
+	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	"github.com/kubeforge/kubeforge/types/shipping/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
 )
@@ -62,4 +63,10 @@ func shipmentCell3Carrier(obj *v1.Shipment) any {
 		return nil
 	}
 	return *obj.Spec.Carrier
+}
+
+// NewShipmentStore returns the store of shipments.shipping.kubeforge.dev, stored in v1. Build it once per
+// server: every served version of the kind shares it (the others convert).
+func NewShipmentStore(b *storage.Backend) *storage.Store[*v1.Shipment, *v1.ShipmentList] {
+	return storage.NewStore(b, ShipmentStrategy)
 }
