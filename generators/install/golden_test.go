@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kubeforge/kubeforge/generators/conversion"
 	"github.com/kubeforge/kubeforge/generators/deepcopy"
 	"github.com/kubeforge/kubeforge/generators/defaults"
 	"github.com/kubeforge/kubeforge/generators/genall"
@@ -81,14 +82,19 @@ func TestInstallGolden(t *testing.T) {
 		t.Fatalf("files %v, want only %s", files, install.Path)
 	}
 	src := string(files[0].Content)
-	// Served group-versions in sorted order; fleet v1beta1 has no served kinds.
-	iFleet := strings.Index(src, "fleetv1.Install(s)")
-	iSites := strings.Index(src, "sitesv1.Install(s)")
-	if iFleet < 0 || iSites < 0 || iFleet > iSites {
-		t.Errorf("Install must call fleetv1.Install then sitesv1.Install:\n%s", src)
+	// Served group-versions in sorted order, the spoke fleet v1beta1 too,
+	// over the one Truck store built from the storage version v1.
+	iFleet := strings.Index(src, "fleetv1.Install(s, fleetv1.Stores{")
+	iBeta := strings.Index(src, "fleetv1beta1.Install(s, fleetv1beta1.Stores{Truck: fleetTruckStore})")
+	iSites := strings.Index(src, "sitesv1.Install(s, sitesv1.Stores{")
+	if iFleet < 0 || iBeta < 0 || iSites < 0 || iFleet > iBeta || iBeta > iSites {
+		t.Errorf("Install must call fleetv1.Install, fleetv1beta1.Install then sitesv1.Install:\n%s", src)
 	}
-	if strings.Contains(src, "fleetv1beta1.Install") {
-		t.Errorf("Install calls fleetv1beta1.Install, which serves nothing yet")
+	if n := strings.Count(src, "NewTruckStore(b)"); n != 1 {
+		t.Errorf("Install builds the Truck store %d times, want once (shared by v1 and v1beta1):\n%s", n, src)
+	}
+	if strings.Contains(src, "fleetv1beta1.NewTruckStore") {
+		t.Errorf("the Truck store must come from its storage version v1:\n%s", src)
 	}
 	if !strings.Contains(src, "fleetv1beta1.AddToScheme(scheme)") {
 		t.Errorf("AddToScheme must register every group-version, including fleet v1beta1")
@@ -102,17 +108,44 @@ func TestStorageGolden(t *testing.T) {
 	for _, f := range files {
 		paths = append(paths, f.Path)
 	}
-	want := "generated/fleet/v1/zz_generated.storage.go generated/sites/v1/zz_generated.storage.go"
+	want := "generated/fleet/v1/zz_generated.storage.go generated/fleet/v1beta1/zz_generated.storage.go generated/sites/v1/zz_generated.storage.go"
 	if got := strings.Join(paths, " "); got != want {
-		t.Errorf("storage files %q, want %q (storage versions only)", got, want)
+		t.Errorf("storage files %q, want %q (every served version)", got, want)
+	}
+	for _, f := range files {
+		src := string(f.Content)
+		hasStore := strings.Contains(src, "func NewTruckStore(")
+		switch f.Path {
+		case "generated/fleet/v1/zz_generated.storage.go":
+			if !hasStore {
+				t.Errorf("%s: the storage version must expose NewTruckStore", f.Path)
+			}
+		case "generated/fleet/v1beta1/zz_generated.storage.go":
+			if hasStore || !strings.Contains(src, "var TruckStrategy = &resource.Strategy[*v1beta1.Truck, *v1beta1.TruckList]") {
+				t.Errorf("%s: the spoke needs its own TruckStrategy over v1beta1 types and no store:\n%s", f.Path, src)
+			}
+			if strings.Contains(src, "ResetStatus") {
+				t.Errorf("%s: v1beta1 Truck has no status subresource, its strategy must not reset status", f.Path)
+			}
+		}
 	}
 }
 
 func TestRoutesGolden(t *testing.T) {
 	api := load(t)
 	files := golden(t, routes.New(), api)
-	if len(files) != 2 {
-		t.Fatalf("%d routes files, want 2 (storage versions only)", len(files))
+	if len(files) != 3 {
+		t.Fatalf("%d routes files, want 3 (every served version)", len(files))
+	}
+	for _, f := range files {
+		src := string(f.Content)
+		converted := strings.Contains(src, "storage.NewConverted(stores.Truck, TruckStrategy")
+		if want := f.Path == "generated/fleet/v1beta1/zz_generated.routes.go"; converted != want {
+			t.Errorf("%s: serves Truck through storage.NewConverted = %v, want %v:\n%s", f.Path, converted, want, src)
+		}
+		if strings.Contains(src, "storage.NewStore(") {
+			t.Errorf("%s: Install must not build a store (generated.Install builds one per kind)", f.Path)
+		}
 	}
 }
 
@@ -136,7 +169,7 @@ func TestGoldenCompiles(t *testing.T) {
 	tree := filepath.Join(dir, "generators", "install", root)
 	gens := []genall.Generator{
 		deepcopy.Generator{}, lists.Generator{}, defaults.New(), validation.New(),
-		register.Generator{}, openapi.Generator{}, storage.New(), routes.New(), install.New(),
+		register.Generator{}, openapi.Generator{}, conversion.New(), storage.New(), routes.New(), install.New(),
 	}
 	for _, g := range gens {
 		files, err := g.Generate(api)

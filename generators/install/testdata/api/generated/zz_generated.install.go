@@ -13,12 +13,25 @@ import (
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
 
-// Install serves every group-version on s, in sorted order. cmd/apiserver calls it.
+// Install builds one store per served kind and serves every group-version on s
+// over those stores, in sorted order. cmd/apiserver calls it.
 func Install(s *server.Server) error {
-	if err := fleetv1.Install(s); err != nil {
+	b := s.Backend()
+	// fleet.example.dev: one store per kind, shared by every served version.
+	fleetDepotStore := fleetv1.NewDepotStore(b)
+	fleetTruckStore := fleetv1.NewTruckStore(b)
+	// sites.example.dev: one store per kind, shared by every served version.
+	sitesSiteStore := sitesv1.NewSiteStore(b)
+	if err := fleetv1.Install(s, fleetv1.Stores{
+		Depot: fleetDepotStore,
+		Truck: fleetTruckStore,
+	}); err != nil {
 		return fmt.Errorf("install fleet.example.dev/v1: %w", err)
 	}
-	if err := sitesv1.Install(s); err != nil {
+	if err := fleetv1beta1.Install(s, fleetv1beta1.Stores{Truck: fleetTruckStore}); err != nil {
+		return fmt.Errorf("install fleet.example.dev/v1beta1: %w", err)
+	}
+	if err := sitesv1.Install(s, sitesv1.Stores{Site: sitesSiteStore}); err != nil {
 		return fmt.Errorf("install sites.example.dev/v1: %w", err)
 	}
 	return nil

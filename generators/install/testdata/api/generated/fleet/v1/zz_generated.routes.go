@@ -16,12 +16,29 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Install serves fleet.example.dev/v1 (depots, trucks): a typed store and handler per
-// kind, their routes, discovery and OpenAPI.
-func Install(s *server.Server) error {
+// Stores are the stores of the kinds fleet.example.dev/v1 serves, each over the kind's
+// storage version: build each once per server (New<Kind>Store in the storage
+// version's package) and give the same one to every version's Install.
+type Stores struct {
+	// Depot is the store of depots, in its storage version v1.
+	Depot storage.Interface[*v1.Depot, *v1.DepotList]
+	// Truck is the store of trucks, in its storage version v1.
+	Truck storage.Interface[*v1.Truck, *v1.TruckList]
+}
+
+// Install serves fleet.example.dev/v1 (depots, trucks): a handler per kind over its store
+// in stores (converting to and from the storage version when that is another
+// version), their routes, discovery and OpenAPI.
+func Install(s *server.Server, stores Stores) error {
+	if stores.Depot == nil {
+		return fmt.Errorf("install fleet.example.dev/v1: no store for depots")
+	}
+	if stores.Truck == nil {
+		return fmt.Errorf("install fleet.example.dev/v1: no store for trucks")
+	}
 	ws := server.NewWebService(GroupName, "v1")
-	InstallDepotRoutes(ws, endpoints.NewHandler(storage.NewStore(s.Backend(), DepotStrategy), DepotStrategy, s.EndpointOptions()))
-	InstallTruckRoutes(ws, endpoints.NewHandler(storage.NewStore(s.Backend(), TruckStrategy), TruckStrategy, s.EndpointOptions()))
+	InstallDepotRoutes(ws, endpoints.NewHandler(stores.Depot, DepotStrategy, s.EndpointOptions()))
+	InstallTruckRoutes(ws, endpoints.NewHandler(stores.Truck, TruckStrategy, s.EndpointOptions()))
 	if err := s.AddGroupVersion(server.GroupVersion{
 		Group:      GroupName,
 		Resources:  []*resource.Info{&DepotInfo, &TruckInfo},

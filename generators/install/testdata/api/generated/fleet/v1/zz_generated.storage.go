@@ -7,6 +7,7 @@ package fleetv1
 import (
 	"github.com/kubeforge/kubeforge/generators/install/testdata/api/types/fleet/v1"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
+	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	equality "k8s.io/apimachinery/pkg/api/equality"
 )
 
@@ -41,6 +42,12 @@ var DepotStrategy = &resource.Strategy[*v1.Depot, *v1.DepotList]{
 			!equality.Semantic.DeepEqual(oldObj.Bays, newObj.Bays) ||
 			!equality.Semantic.DeepEqual(oldObj.Status, newObj.Status)
 	},
+}
+
+// NewDepotStore returns the store of depots.fleet.example.dev, stored in v1. Build it once per
+// server: every served version of the kind shares it (the others convert).
+func NewDepotStore(b *storage.Backend) *storage.Store[*v1.Depot, *v1.DepotList] {
+	return storage.NewStore(b, DepotStrategy)
 }
 
 // TruckStrategy is the typed behaviour of trucks (namespaced, fleet.example.dev/v1) for the generic store and handlers.
@@ -115,4 +122,10 @@ func truckCell4LastSeen(obj *v1.Truck) any {
 		return nil
 	}
 	return *obj.Status.LastSeen
+}
+
+// NewTruckStore returns the store of trucks.fleet.example.dev, stored in v1. Build it once per
+// server: every served version of the kind shares it (the others convert).
+func NewTruckStore(b *storage.Backend) *storage.Store[*v1.Truck, *v1.TruckList] {
+	return storage.NewStore(b, TruckStrategy)
 }

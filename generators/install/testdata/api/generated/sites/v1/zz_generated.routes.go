@@ -16,11 +16,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Install serves sites.example.dev/v1 (sites): a typed store and handler per
-// kind, their routes, discovery and OpenAPI.
-func Install(s *server.Server) error {
+// Stores are the stores of the kinds sites.example.dev/v1 serves, each over the kind's
+// storage version: build each once per server (New<Kind>Store in the storage
+// version's package) and give the same one to every version's Install.
+type Stores struct {
+	// Site is the store of sites, in its storage version v1.
+	Site storage.Interface[*v1.Site, *v1.SiteList]
+}
+
+// Install serves sites.example.dev/v1 (sites): a handler per kind over its store
+// in stores (converting to and from the storage version when that is another
+// version), their routes, discovery and OpenAPI.
+func Install(s *server.Server, stores Stores) error {
+	if stores.Site == nil {
+		return fmt.Errorf("install sites.example.dev/v1: no store for sites")
+	}
 	ws := server.NewWebService(GroupName, "v1")
-	InstallSiteRoutes(ws, endpoints.NewHandler(storage.NewStore(s.Backend(), SiteStrategy), SiteStrategy, s.EndpointOptions()))
+	InstallSiteRoutes(ws, endpoints.NewHandler(stores.Site, SiteStrategy, s.EndpointOptions()))
 	if err := s.AddGroupVersion(server.GroupVersion{
 		Group:      GroupName,
 		Resources:  []*resource.Info{&SiteInfo},

@@ -7,6 +7,7 @@ package sitesv1
 import (
 	"github.com/kubeforge/kubeforge/generators/install/testdata/api/types/sites/v1"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
+	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	equality "k8s.io/apimachinery/pkg/api/equality"
 )
 
@@ -45,4 +46,10 @@ var SiteStrategy = &resource.Strategy[*v1.Site, *v1.SiteList]{
 			obj.Generation,
 		}
 	},
+}
+
+// NewSiteStore returns the store of sites.sites.example.dev, stored in v1. Build it once per
+// server: every served version of the kind shares it (the others convert).
+func NewSiteStore(b *storage.Backend) *storage.Store[*v1.Site, *v1.SiteList] {
+	return storage.NewStore(b, SiteStrategy)
 }
