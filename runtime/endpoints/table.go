@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/util/duration"
 	"net/http"
 	"time"
 
@@ -72,6 +73,9 @@ func tableRows[T resource.Object, L resource.ListObject](s *resource.Strategy[T,
 					}
 					v = c
 				}
+				if s.Info.PrinterColumns[i].Type == "date" {
+					v = ageCell(v)
+				}
 				cells = append(cells, v)
 			}
 		} else {
@@ -88,6 +92,21 @@ func tableRows[T resource.Object, L resource.ListObject](s *resource.Strategy[T,
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// ageCell renders a date column the way kube-apiserver does for custom
+// resources: the age of the timestamp ("5m"); a missing value stays a nil
+// cell and an unparsable one is "<invalid>". kubectl prints cells as given.
+func ageCell(v any) any {
+	str, ok := v.(string)
+	if !ok {
+		return v
+	}
+	ts, err := time.Parse(time.RFC3339, str)
+	if err != nil {
+		return "<invalid>"
+	}
+	return duration.HumanDuration(time.Since(ts))
 }
 
 func partialObjectMetadata(obj metav1.Object, apiVersion string) *metav1.PartialObjectMetadata {
