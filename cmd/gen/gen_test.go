@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,3 +161,124 @@ func benchGenerate(b *testing.B, root string) {
 
 // BenchmarkGenerate loads the shipped types and runs every generator.
 func BenchmarkGenerate(b *testing.B) { benchGenerate(b, "../..") }
+
+// writeSyntheticTypes writes types/synth/v1 with n kinds under root: each
+// with spec and status, validation/default/list markers, a printer column,
+// a nested struct, a list-map of structs and metav1.Conditions.
+func writeSyntheticTypes(b testing.TB, root string, n int) {
+	b.Helper()
+	dir := filepath.Join(root, "types", "synth", "v1")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	doc := "// Package v1 holds synthetic benchmark kinds.\n// +groupName=synth.example.dev\npackage v1\n"
+	if err := os.WriteFile(filepath.Join(dir, "doc.go"), []byte(doc), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for i := range n {
+		k := fmt.Sprintf("Kind%03d", i)
+		src := strings.ReplaceAll(syntheticKind, "KIND", k)
+		if err := os.WriteFile(filepath.Join(dir, strings.ToLower(k)+"_types.go"), []byte(src), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+const syntheticKind = `package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// KIND is a synthetic kind.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=` + "`.spec.size`" + `
+type KIND struct {
+	metav1.TypeMeta   ` + "`json:\",inline\"`" + `
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+
+	Spec KINDSpec ` + "`json:\"spec,omitempty\"`" + `
+	// +optional
+	Status KINDStatus ` + "`json:\"status,omitempty\"`" + `
+}
+
+// KINDSpec is the desired state.
+type KINDSpec struct {
+	// Size is how many.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +kubebuilder:default=3
+	// +optional
+	Size int32 ` + "`json:\"size,omitempty\"`" + `
+	// Name is a DNS label.
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=` + "`^[a-z0-9-]+$`" + `
+	Name string ` + "`json:\"name\"`" + `
+	// Mode picks a mode.
+	// +kubebuilder:validation:Enum=fast;slow
+	// +kubebuilder:default=fast
+	// +optional
+	Mode string ` + "`json:\"mode,omitempty\"`" + `
+	// Nested settings.
+	// +optional
+	Nested KINDNested ` + "`json:\"nested,omitempty\"`" + `
+	// Ports by name.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Ports []KINDPort ` + "`json:\"ports,omitempty\"`" + `
+}
+
+// KINDNested is a nested struct.
+type KINDNested struct {
+	// +optional
+	Labels map[string]string ` + "`json:\"labels,omitempty\"`" + `
+	// +optional
+	Ref *string ` + "`json:\"ref,omitempty\"`" + `
+}
+
+// KINDPort is one named port.
+type KINDPort struct {
+	Name string ` + "`json:\"name\"`" + `
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port int32 ` + "`json:\"port\"`" + `
+}
+
+// KINDStatus is the observed state.
+type KINDStatus struct {
+	// +optional
+	ObservedGeneration int64 ` + "`json:\"observedGeneration,omitempty\"`" + `
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition ` + "`json:\"conditions,omitempty\"`" + `
+}
+`
+
+func benchSynthetic(b *testing.B, n int) {
+	root := tempModuleDir(b)
+	writeSyntheticTypes(b, root, n)
+	if _, err := Generate(root); err != nil { // warm the build cache
+		b.Fatal(err)
+	}
+	benchGenerate(b, root)
+}
+
+// BenchmarkGenerateSynthetic25/50/100 load and generate n synthetic kinds:
+// time and memory should grow linearly with n.
+func BenchmarkGenerateSynthetic25(b *testing.B)  { benchSynthetic(b, 25) }
+func BenchmarkGenerateSynthetic50(b *testing.B)  { benchSynthetic(b, 50) }
+func BenchmarkGenerateSynthetic100(b *testing.B) { benchSynthetic(b, 100) }
+
+// TestSyntheticTypesGenerate keeps the synthetic benchmark input valid.
+func TestSyntheticTypesGenerate(t *testing.T) {
+	root := tempModuleDir(t)
+	writeSyntheticTypes(t, root, 3)
+	files, err := Generate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no output")
+	}
+}
