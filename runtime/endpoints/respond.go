@@ -68,6 +68,17 @@ func (h *Handler[T, L]) respondObject(w http.ResponseWriter, r *http.Request, co
 
 func (h *Handler[T, L]) respondList(w http.ResponseWriter, r *http.Request, code int, f outputFormat, list L) error {
 	list.GetObjectKind().SetGroupVersionKind(h.listGVK)
+	if f.as == "" && !f.yaml && !f.pretty {
+		// The common case, streamed: kind is set in place, no copy of the
+		// items and no full-size body buffer.
+		items := h.s.GetItems(list)
+		for _, it := range items {
+			h.setKind(it)
+		}
+		if handled, err := h.writeListStream(w, code, list, items); handled {
+			return err
+		}
+	}
 	items := h.items(list)
 	var v any = list
 	switch f.as {

@@ -1,0 +1,91 @@
+package endpoints
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// listStreamChunk is how much encoded JSON a streamed list buffers before
+// writing it out. The first chunk is encoded before the status line, so an
+// encoding error there is still answered with a Status.
+const listStreamChunk = 64 << 10
+
+// emptyItems and nilItems end the JSON of a generated list without items:
+// TypeMeta, ListMeta and then Items, the last field (nil when SetItems
+// leaves an empty slice nil).
+var (
+	emptyItems = []byte(`"items":[]}`)
+	nilItems   = []byte(`"items":null}`)
+)
+
+// writeListStream writes list as compact JSON, as json.Marshal would plus
+// a newline, without building the whole body in memory: the list envelope
+// is encoded once without items, then the items one by one into a small
+// buffer that is flushed as it fills. A 10k-item list otherwise holds its
+// full encoding (and the copies made while growing it) until written.
+//
+// items must be the list's items (kind already set); the list's own items
+// are replaced by an empty slice. handled is false, with nothing written,
+// when the list does not encode with "items" as its last field; the caller
+// then encodes it whole. An encoding error after the first chunk has gone
+// out cannot become a Status any more: the body is left truncated (invalid
+// JSON) and the error returned for the log.
+func (h *Handler[T, L]) writeListStream(w http.ResponseWriter, code int, list L, items []T) (handled bool, err error) {
+	h.s.SetItems(list, []T{})
+	env, err := json.Marshal(list)
+	if err != nil {
+		return true, fmt.Errorf("encode response as json: %w", err)
+	}
+	var head []byte
+	switch {
+	case bytes.HasSuffix(env, emptyItems):
+		head = env[:len(env)-len("]}")]
+	case bytes.HasSuffix(env, nilItems):
+		head = append(env[:len(env)-len("null}")], '[')
+	default:
+		h.s.SetItems(list, items)
+		return false, nil
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, listStreamChunk+4096))
+	buf.Write(head) // up to and including "items":[
+	enc := json.NewEncoder(buf)
+	var out *bufio.Writer
+	flush := func() error {
+		if out == nil {
+			w.Header().Set("Content-Type", mediaJSON)
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			w.WriteHeader(code)
+			out = bufio.NewWriterSize(w, listStreamChunk)
+		}
+		_, err := out.Write(buf.Bytes())
+		buf.Reset()
+		return err
+	}
+	for i, it := range items {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := enc.Encode(it); err != nil {
+			if out == nil {
+				return true, fmt.Errorf("encode response as json: %w", err)
+			}
+			_ = out.Flush()
+			return true, fmt.Errorf("encode list item %d of %d after the response started: %w", i, len(items), err)
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+		if buf.Len() >= listStreamChunk {
+			if err := flush(); err != nil {
+				return true, nil // the client went away
+			}
+		}
+	}
+	buf.WriteString("]}\n")
+	if err := flush(); err != nil {
+		return true, nil
+	}
+	_ = out.Flush()
+	return true, nil
+}
