@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -36,6 +37,8 @@ func run(args []string, stderr io.Writer) int {
 	etcdServers := fs.String("etcd-servers", "", "comma-separated etcd endpoints; when set, no embedded etcd is started")
 	etcdPrefix := fs.String("etcd-prefix", server.DefaultEtcdPrefix, "etcd key prefix")
 	verbose := fs.Bool("v", false, "log every request (debug level)")
+	memLimit := fs.Int64("memory-limit-mib", defaultMemoryLimitMiB, "soft Go memory limit in MiB (runtime/debug.SetMemoryLimit): the GC works harder as the heap nears it, which keeps large lists from inflating RSS; 0 disables it; the GOMEMLIMIT environment variable, when set, wins")
+	profiling := fs.String("profiling-address", "", "serve net/http/pprof on this address (for example 127.0.0.1:6060); off when empty")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -47,6 +50,21 @@ func run(args []string, stderr io.Writer) int {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if *memLimit < 0 {
+		fmt.Fprintf(stderr, "apiserver: --memory-limit-mib must not be negative\n")
+		return 2
+	}
+	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(*memLimit << 20)
+	}
+	if *profiling != "" {
+		stopProfiling, err := serveProfiling(*profiling, log)
+		if err != nil {
+			fmt.Fprintf(stderr, "apiserver: %v\n", err)
+			return 1
+		}
+		defer stopProfiling()
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -38,6 +38,7 @@ type config struct {
 	sharedEtcd   bool
 	apiserver    string
 	keepData     bool
+	extraArgs    string
 }
 
 func main() {
@@ -52,6 +53,7 @@ func main() {
 	flag.BoolVar(&c.sharedEtcd, "shared-etcd", true, "run the apiserver on this process's etcd (--etcd-servers)")
 	flag.StringVar(&c.apiserver, "apiserver", "", "a built cmd/apiserver binary (default: go build it)")
 	flag.BoolVar(&c.keepData, "keep-data", false, "keep the temporary data directory")
+	flag.StringVar(&c.extraArgs, "apiserver-flags", "", "extra space-separated flags for the apiserver, e.g. \"--profiling-address 127.0.0.1:6060\" or \"--memory-limit-mib 0\"")
 	flag.Parse()
 	if *quick {
 		set := map[string]bool{}

@@ -97,7 +97,7 @@ func run(ctx context.Context, c config) error {
 			return fmt.Errorf("go build cmd/apiserver: %w\n%s", err, out)
 		}
 	}
-	child, err := startAPIServer(ctx, bin, filepath.Join(dir, "apiserver"), c.sharedEtcd, e.Endpoints())
+	child, err := startAPIServer(ctx, bin, filepath.Join(dir, "apiserver"), c.sharedEtcd, e.Endpoints(), strings.Fields(c.extraArgs))
 	if err != nil {
 		return err
 	}
@@ -332,11 +332,12 @@ type child struct {
 	log  *bytes.Buffer
 }
 
-func startAPIServer(ctx context.Context, bin, dataDir string, sharedEtcd bool, endpoints []string) (*child, error) {
+func startAPIServer(ctx context.Context, bin, dataDir string, sharedEtcd bool, endpoints, extra []string) (*child, error) {
 	args := []string{"--data-dir", dataDir, "--bind-address", "127.0.0.1", "--port", "0"}
 	if sharedEtcd {
 		args = append(args, "--etcd-servers", strings.Join(endpoints, ","))
 	}
+	args = append(args, extra...)
 	ch := &child{cmd: exec.Command(bin, args...), done: make(chan error, 1), log: &bytes.Buffer{}}
 	ch.cmd.Stdout = &lockedWriter{w: ch.log}
 	ch.cmd.Stderr = ch.cmd.Stdout
