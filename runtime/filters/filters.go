@@ -228,9 +228,12 @@ func WithLoggingAndMetrics(next http.Handler, log *slog.Logger, observe func(ver
 }
 
 // WithTimeout bounds every request but watches to timeout. The handler runs
-// with a context that ends at the deadline; its response is buffered, and if
-// it is not done in time the client gets a 504 Timeout Status and whatever
-// the handler writes later is dropped.
+// with a context that ends at the deadline; its response is buffered up to
+// timeoutBufferLimit bytes, and if it is not done in time the client gets a
+// 504 Timeout Status and whatever the handler writes later is dropped. A
+// larger response (a big list, streamed by its handler) is passed through
+// once past the limit instead of being held whole in memory; a timeout after
+// that point can only cut the body short (the status line has gone out).
 func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) http.Handler {
 	if timeout <= 0 {
 		return next
@@ -244,7 +247,7 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 		ctx, cancel := context.WithTimeout(req.Context(), timeout)
 		defer cancel()
 		req = req.WithContext(ctx)
-		tw := &timeoutWriter{header: make(http.Header)}
+		tw := &timeoutWriter{header: make(http.Header), w: w}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -260,20 +263,19 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 		case <-done:
 			tw.mu.Lock()
 			defer tw.mu.Unlock()
-			dst := w.Header()
-			for k, vv := range tw.header {
-				dst[k] = vv
+			if tw.passThrough {
+				return
 			}
-			code := tw.code
-			if code == 0 {
-				code = http.StatusOK
-			}
-			w.WriteHeader(code)
+			tw.commit()
 			_, _ = w.Write(tw.buf.Bytes())
 		case <-ctx.Done():
 			tw.mu.Lock()
 			tw.timedOut = true
+			started := tw.passThrough
 			tw.mu.Unlock()
+			if started {
+				return
+			}
 			if req.Context().Err() == context.DeadlineExceeded || ctx.Err() == context.DeadlineExceeded {
 				WriteStatus(w, req, http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
 					fmt.Sprintf("Timeout: request did not complete within the allowed duration of %s", timeout),
@@ -283,15 +285,37 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 	})
 }
 
+// timeoutBufferLimit is how much of a response WithTimeout holds back
+// before passing the rest through.
+const timeoutBufferLimit = 256 << 10
+
 type timeoutWriter struct {
 	mu       sync.Mutex
 	header   http.Header
 	buf      bytes.Buffer
 	code     int
 	timedOut bool
+	// w is the real writer; passThrough is set once the header and the
+	// buffer went out to it and writes go straight there.
+	w           http.ResponseWriter
+	passThrough bool
 }
 
 func (tw *timeoutWriter) Header() http.Header { return tw.header }
+
+// commit copies the header and writes the status line to the real writer.
+// The caller holds mu.
+func (tw *timeoutWriter) commit() {
+	dst := tw.w.Header()
+	for k, vv := range tw.header {
+		dst[k] = vv
+	}
+	code := tw.code
+	if code == 0 {
+		code = http.StatusOK
+	}
+	tw.w.WriteHeader(code)
+}
 
 func (tw *timeoutWriter) Write(p []byte) (int, error) {
 	tw.mu.Lock()
@@ -302,7 +326,19 @@ func (tw *timeoutWriter) Write(p []byte) (int, error) {
 	if tw.code == 0 {
 		tw.code = http.StatusOK
 	}
-	return tw.buf.Write(p)
+	if tw.passThrough {
+		return tw.w.Write(p)
+	}
+	if tw.buf.Len()+len(p) <= timeoutBufferLimit {
+		return tw.buf.Write(p)
+	}
+	tw.passThrough = true
+	tw.commit()
+	if _, err := tw.w.Write(tw.buf.Bytes()); err != nil {
+		return 0, err
+	}
+	tw.buf = bytes.Buffer{}
+	return tw.w.Write(p)
 }
 
 func (tw *timeoutWriter) WriteHeader(code int) {
