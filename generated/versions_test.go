@@ -374,6 +374,26 @@ func TestShippingVersions(t *testing.T) {
 	want(t, page2, "Hamburg", "items", 0, "spec", "from", "city")
 	want(t, page2, get(page, "metadata", "resourceVersion"), "metadata", "resourceVersion")
 
+	// kubectl get shipments.v1alpha1.shipping.kubeforge.dev: a Table.
+	req, err := http.NewRequest("GET", base+alphaPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table obj
+	err = json.NewDecoder(resp.Body).Decode(&table)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("table: %d %v", resp.StatusCode, err)
+	}
+	want(t, table, "Table", "kind")
+	want(t, table, "s1", "rows", 0, "cells", 0)
+	want(t, table, "s2", "rows", 1, "cells", 0)
+
 	// Deleting through v1 is seen through the v1alpha1 watch as a
 	// v1alpha1 object; deleting through v1alpha1 returns one.
 	mustCall(t, 200, "DELETE", base+v1Path+"/s2", nil, "")
