@@ -67,12 +67,11 @@ func OpenAPISchemas() map[string]json.RawMessage {
           "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity"
         }
       ],
-      "description": "Weight of the parcel in grams, for example 2500 or 2.5k."
+      "description": "Weight of the parcel in grams, for example 2500 or 2.5k. It is optional because v1alpha1 clients cannot set it: a field added in a newer version must not be required."
     }
   },
   "required": [
-    "name",
-    "weight"
+    "name"
   ],
   "type": "object"
 }`),

@@ -7,7 +7,6 @@ package shippingv1
 import (
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "github.com/kubeforge/kubeforge/types/shipping/v1"
-	resource "k8s.io/apimachinery/pkg/api/resource"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
@@ -130,9 +129,6 @@ func validate_Parcel(obj *v1.Parcel, fldPath *field.Path) field.ErrorList {
 		if !pattern1.MatchString(obj.Name) {
 			errs = append(errs, field.Invalid(fldPath.Child("name"), obj.Name, "must match '^[a-z][a-z0-9-]*$'"))
 		}
-	}
-	if obj.Weight == (resource.Quantity{}) {
-		errs = append(errs, field.Required(fldPath.Child("weight"), ""))
 	}
 	if obj.Count != 0 {
 		if obj.Count > 1000 {

@@ -59,9 +59,11 @@ type Parcel struct {
 	// +required
 	Name string `json:"name"`
 
-	// Weight of the parcel in grams, for example 2500 or 2.5k.
-	// +required
-	Weight resource.Quantity `json:"weight"`
+	// Weight of the parcel in grams, for example 2500 or 2.5k. It is
+	// optional because v1alpha1 clients cannot set it: a field added in a
+	// newer version must not be required.
+	// +optional
+	Weight resource.Quantity `json:"weight,omitempty"`
 
 	// Count of identical parcels.
 	// +kubebuilder:validation:Minimum=1
