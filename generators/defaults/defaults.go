@@ -46,6 +46,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/internal/typegraph"
 	"github.com/kubeforge/kubeforge/generators/model"
 )
 
@@ -58,7 +59,7 @@ const (
 	resourcePkg  = "k8s.io/apimachinery/pkg/api/resource"
 	intstrPkg    = "k8s.io/apimachinery/pkg/util/intstr"
 	timePkg      = "time"
-	maxNestDepth = 32
+	maxNestDepth = typegraph.MaxDepth
 )
 
 // Generator is the defaults generator.
@@ -89,50 +90,25 @@ func (*Generator) Generate(api *model.API) ([]genall.File, error) {
 	return files, nil
 }
 
-type node struct {
-	key    string
-	pkg    string
-	name   string
-	fn     string
-	fields []*model.Field
-	hook   bool
-}
-
 type gen struct {
 	api   *model.API
 	v     *model.Version
-	nodes map[string]*node
-	order []*node
-	needs map[string]bool
+	graph *typegraph.Graph
 	loop  int
 }
 
 func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 	importPath, dir, pkgName := genall.GeneratedPackage(api, v)
-	g := &gen{api: api, v: v, nodes: map[string]*node{}, needs: map[string]bool{}}
-	for _, k := range v.Kinds {
-		if k.Type == nil {
-			return genall.File{}, fmt.Errorf("kind %s: no type in the model", k.Name)
-		}
-		if err := g.discoverType(v.Package, k.Type.Name, k.Type.Fields, k.Type.Version, 0); err != nil {
-			return genall.File{}, fmt.Errorf("kind %s: %w", k.Name, err)
-		}
+	graph, err := typegraph.Build(v, "setDefaults_", "SetDefaults_")
+	if err != nil {
+		return genall.File{}, err
 	}
-	for changed := true; changed; {
-		changed = false
-		for _, n := range g.order {
-			if g.needs[n.key] {
-				continue
-			}
-			body, err := g.nodeBody(n)
-			if err != nil {
-				return genall.File{}, err
-			}
-			if n.hook || len(body) > 0 {
-				g.needs[n.key] = true
-				changed = true
-			}
-		}
+	g := &gen{api: api, v: v, graph: graph}
+	if err := graph.Grow(func(n *typegraph.Node) (bool, error) {
+		body, err := g.nodeBody(n)
+		return len(body) > 0, err
+	}); err != nil {
+		return genall.File{}, err
 	}
 
 	f := genall.NewFile(pkgName, importPath)
@@ -165,10 +141,10 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 	f.Line()
 
 	for _, k := range v.Kinds {
-		root := g.nodes[v.Package+"."+k.Type.Name]
+		root := g.graph.Nodes[v.Package+"."+k.Type.Name]
 		var body []jen.Code
-		if g.needs[root.key] {
-			body = append(body, jen.Id(root.fn).Call(jen.Id("obj")))
+		if g.graph.Needs[root.Key] {
+			body = append(body, jen.Id(root.Fn).Call(jen.Id("obj")))
 		} else {
 			body = append(body, jen.Comment("No +default markers or SetDefaults_ hooks apply to "+k.Name+"."))
 		}
@@ -183,16 +159,16 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		f.Line()
 	}
 
-	for _, n := range g.order {
-		if !g.needs[n.key] {
+	for _, n := range g.graph.Order {
+		if !g.graph.Needs[n.Key] {
 			continue
 		}
 		body, err := g.nodeBody(n)
 		if err != nil {
 			return genall.File{}, err
 		}
-		f.Commentf("%s defaults a %s.", n.fn, n.name)
-		f.Func().Id(n.fn).Params(jen.Id("obj").Op("*").Qual(n.pkg, n.name)).Block(body...)
+		f.Commentf("%s defaults a %s.", n.Fn, n.Name)
+		f.Func().Id(n.Fn).Params(jen.Id("obj").Op("*").Qual(n.Pkg, n.Name)).Block(body...)
 		f.Line()
 	}
 
@@ -201,96 +177,6 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		return genall.File{}, fmt.Errorf("render %s: %w", FileName, err)
 	}
 	return genall.File{Path: dir + "/" + FileName, Content: []byte(buf.String())}, nil
-}
-
-// --- discovery ---------------------------------------------------------------
-
-func (g *gen) funcName(pkg, name string, local *model.Version) string {
-	if pkg == g.v.Package {
-		return "setDefaults_" + name
-	}
-	if local != nil {
-		return "setDefaults_" + local.Group.Short + local.Name + "_" + name
-	}
-	parts := strings.Split(pkg, "/")
-	if len(parts) > 2 {
-		parts = parts[len(parts)-2:]
-	}
-	return "setDefaults_" + sanitize(strings.Join(parts, "_")) + "_" + name
-}
-
-func sanitize(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			b.WriteRune(r)
-		} else {
-			b.WriteRune('_')
-		}
-	}
-	return b.String()
-}
-
-func (g *gen) discoverType(pkg, name string, fields []*model.Field, local *model.Version, depth int) error {
-	key := pkg + "." + name
-	if _, ok := g.nodes[key]; ok {
-		return nil
-	}
-	n := &node{key: key, pkg: pkg, name: name, fn: g.funcName(pkg, name, local), fields: fields}
-	if local != nil {
-		n.hook = local.Funcs["SetDefaults_"+name]
-	}
-	g.nodes[key] = n
-	g.order = append(g.order, n)
-	for _, f := range fields {
-		if err := g.discoverRef(f.Type, depth+1); err != nil {
-			return fmt.Errorf("field %s.%s: %w", name, f.Name, err)
-		}
-	}
-	return nil
-}
-
-func (g *gen) discoverRef(r *model.TypeRef, depth int) error {
-	if r == nil {
-		return nil
-	}
-	if depth > maxNestDepth {
-		return fmt.Errorf("type nesting deeper than %d", maxNestDepth)
-	}
-	switch r.Kind {
-	case model.PointerRef, model.SliceRef, model.ArrayRef, model.MapRef:
-		return g.discoverRef(r.Elem, depth+1)
-	case model.NamedRef:
-		if fields, ok := structFields(r); ok {
-			var local *model.Version
-			if r.Local != nil {
-				local = r.Local.Version
-			}
-			return g.discoverType(r.Package, r.Name, fields, local, depth)
-		}
-		if t := r.Local; t != nil {
-			return g.discoverRef(t.Underlying, depth+1)
-		}
-		if e := r.External; e != nil && e.Known == "" {
-			return g.discoverRef(e.Underlying, depth+1)
-		}
-	}
-	return nil
-}
-
-// structFields returns the fields of a named struct type (local, or
-// external and not one of the well-known opaque types).
-func structFields(r *model.TypeRef) ([]*model.Field, bool) {
-	if r == nil || r.Kind != model.NamedRef {
-		return nil, false
-	}
-	if r.Local != nil && r.Local.Kind == model.StructKind {
-		return r.Local.Fields, true
-	}
-	if r.External != nil && r.External.Known == "" && r.External.Fields != nil {
-		return r.External.Fields, true
-	}
-	return nil, false
 }
 
 // underlying looks through named non-struct types (type Size string).
@@ -320,18 +206,18 @@ func known(r *model.TypeRef) string {
 
 type expr = func() *jen.Statement
 
-func (g *gen) nodeBody(n *node) ([]jen.Code, error) {
+func (g *gen) nodeBody(n *typegraph.Node) ([]jen.Code, error) {
 	obj := func() *jen.Statement { return jen.Id("obj") }
 	var stmts []jen.Code
-	for _, f := range n.fields {
+	for _, f := range n.Fields {
 		s, err := g.field(f, obj)
 		if err != nil {
-			return nil, fmt.Errorf("field %s.%s: %w", n.name, f.Name, err)
+			return nil, fmt.Errorf("field %s.%s: %w", n.Name, f.Name, err)
 		}
 		stmts = append(stmts, s...)
 	}
-	if n.hook {
-		stmts = append(stmts, jen.Qual(n.pkg, "SetDefaults_"+n.name).Call(jen.Id("obj")))
+	if n.Hook {
+		stmts = append(stmts, jen.Qual(n.Pkg, "SetDefaults_"+n.Name).Call(jen.Id("obj")))
 	}
 	return stmts, nil
 }
@@ -382,9 +268,9 @@ func (g *gen) value(r *model.TypeRef, x expr, depth int) ([]jen.Code, error) {
 	switch r.Kind {
 	case model.PointerRef:
 		var inner []jen.Code
-		if n := g.structNode(r.Elem); n != nil {
-			if g.needs[n.key] {
-				inner = []jen.Code{jen.Id(n.fn).Call(x())}
+		if n := g.graph.Struct(r.Elem); n != nil {
+			if g.graph.Needs[n.Key] {
+				inner = []jen.Code{jen.Id(n.Fn).Call(x())}
 			}
 		} else {
 			var err error
@@ -431,9 +317,9 @@ func (g *gen) value(r *model.TypeRef, x expr, depth int) ([]jen.Code, error) {
 		}
 		return []jen.Code{jen.For(jen.Id(k).Op(":=").Range().Add(x())).Block(inner...)}, nil
 	case model.NamedRef:
-		if n := g.structNode(r); n != nil {
-			if g.needs[n.key] {
-				return []jen.Code{jen.Id(n.fn).Call(jen.Op("&").Add(x()))}, nil
+		if n := g.graph.Struct(r); n != nil {
+			if g.graph.Needs[n.Key] {
+				return []jen.Code{jen.Id(n.Fn).Call(jen.Op("&").Add(x()))}, nil
 			}
 			return nil, nil
 		}
@@ -449,13 +335,6 @@ func (g *gen) value(r *model.TypeRef, x expr, depth int) ([]jen.Code, error) {
 		}
 	}
 	return nil, nil
-}
-
-func (g *gen) structNode(r *model.TypeRef) *node {
-	if _, ok := structFields(r); !ok {
-		return nil
-	}
-	return g.nodes[r.Package+"."+r.Name]
 }
 
 // zero returns the condition under which a default applies to x.
@@ -494,7 +373,7 @@ func zero(r *model.TypeRef, x expr, omitEmpty bool) (jen.Code, error) {
 			return x().Op("==").Lit(0), nil
 		}
 	case model.NamedRef:
-		if _, ok := structFields(u); ok {
+		if _, ok := typegraph.StructFields(u); ok {
 			if !comparable(u, 0) {
 				return nil, fmt.Errorf("a default on the struct %s needs a pointer field: its zero value cannot be compared", u.Name)
 			}
@@ -518,7 +397,7 @@ func comparable(r *model.TypeRef, depth int) bool {
 		case "Duration", "Quantity", "IntOrString", "Time", "MicroTime":
 			return true
 		}
-		if fields, ok := structFields(r); ok {
+		if fields, ok := typegraph.StructFields(r); ok {
 			for _, f := range fields {
 				if !comparable(f.Type, depth+1) {
 					return false
@@ -682,7 +561,7 @@ func literal(r *model.TypeRef, v any, typed bool, depth int) (jen.Code, error) {
 		return nil, fmt.Errorf("defaults on %s are not supported", r.Name)
 	}
 
-	if fields, ok := structFields(r); ok {
+	if fields, ok := typegraph.StructFields(r); ok {
 		obj, ok := v.(map[string]any)
 		if !ok {
 			return nil, fmt.Errorf("an object default for %s must be a JSON object, not %v", r.Name, v)
@@ -698,7 +577,7 @@ func literal(r *model.TypeRef, v any, typed bool, depth int) (jen.Code, error) {
 	named := u != r
 	switch u.Kind {
 	case model.PointerRef:
-		if _, ok := structFields(u.Elem); ok {
+		if _, ok := typegraph.StructFields(u.Elem); ok {
 			inner, err := literal(u.Elem, v, true, depth+1)
 			if err != nil {
 				return nil, err
@@ -860,7 +739,7 @@ func fillStruct(dict jen.Dict, fields []*model.Field, obj map[string]any, used m
 	}
 	for _, f := range fields {
 		if (f.Inline || f.Embedded) && f.JSONName == "" {
-			sub, ok := structFields(f.Type)
+			sub, ok := typegraph.StructFields(f.Type)
 			if !ok {
 				continue
 			}

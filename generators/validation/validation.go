@@ -49,6 +49,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/internal/typegraph"
 	"github.com/kubeforge/kubeforge/generators/model"
 	"github.com/kubeforge/kubeforge/runtime/validate"
 )
@@ -68,7 +69,7 @@ const (
 	slicesPkg    = "slices"
 	mapsPkg      = "maps"
 	fmtPkg       = "fmt"
-	maxNestDepth = 32
+	maxNestDepth = typegraph.MaxDepth
 )
 
 // Generator is the validation generator.
@@ -99,22 +100,10 @@ func (*Generator) Generate(api *model.API) ([]genall.File, error) {
 	return files, nil
 }
 
-// node is a named struct type that gets its own validate_ function.
-type node struct {
-	key    string // import path + "." + name
-	pkg    string
-	name   string
-	fn     string // generated function name
-	fields []*model.Field
-	hook   bool // the package declares Validate_<name>
-}
-
 type gen struct {
 	api   *model.API
 	v     *model.Version
-	nodes map[string]*node
-	order []*node
-	needs map[string]bool
+	graph *typegraph.Graph
 
 	patterns    map[string]string // pattern -> var name
 	patternVars map[string]bool
@@ -125,35 +114,20 @@ type gen struct {
 
 func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 	importPath, dir, pkgName := genall.GeneratedPackage(api, v)
-	g := &gen{api: api, v: v, nodes: map[string]*node{}, needs: map[string]bool{}}
-
-	for _, k := range v.Kinds {
-		if k.Type == nil {
-			return genall.File{}, fmt.Errorf("kind %s: no type in the model", k.Name)
-		}
-		if err := g.discoverType(v.Package, k.Type.Name, k.Type.Fields, k.Type.Version, 0); err != nil {
-			return genall.File{}, fmt.Errorf("kind %s: %w", k.Name, err)
-		}
+	graph, err := typegraph.Build(v, "validate_", "Validate_")
+	if err != nil {
+		return genall.File{}, err
 	}
+	g := &gen{api: api, v: v, graph: graph}
 
 	// Fixed point: a node needs a function when it (or anything it reaches)
 	// has something to check. Start from "nothing" and grow.
-	for changed := true; changed; {
-		changed = false
-		for _, n := range g.order {
-			if g.needs[n.key] {
-				continue
-			}
-			g.resetPatterns()
-			body, err := g.nodeBody(n)
-			if err != nil {
-				return genall.File{}, err
-			}
-			if n.hook || len(body) > 0 {
-				g.needs[n.key] = true
-				changed = true
-			}
-		}
+	if err := graph.Grow(func(n *typegraph.Node) (bool, error) {
+		g.resetPatterns()
+		body, err := g.nodeBody(n)
+		return len(body) > 0, err
+	}); err != nil {
+		return genall.File{}, err
 	}
 
 	g.resetPatterns()
@@ -171,14 +145,14 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 
 	var decls []jen.Code
 	for _, k := range v.Kinds {
-		root := g.nodes[v.Package+"."+k.Type.Name]
+		root := g.graph.Nodes[v.Package+"."+k.Type.Name]
 		stmts := []jen.Code{
 			jen.Id("errs").Op(":=").Qual(apiValPkg, "ValidateObjectMeta").Call(
 				jen.Op("&").Id("obj").Dot("ObjectMeta"), jen.Lit(k.Namespaced),
 				jen.Qual(apiValPkg, "NameIsDNSSubdomain"), jen.Qual(fieldPkg, "NewPath").Call(jen.Lit("metadata"))),
 		}
-		if g.needs[root.key] {
-			stmts = append(stmts, appendAll(jen.Id(root.fn).Call(jen.Id("obj"), jen.Nil())))
+		if g.graph.Needs[root.Key] {
+			stmts = append(stmts, appendAll(jen.Id(root.Fn).Call(jen.Id("obj"), jen.Nil())))
 		}
 		stmts = append(stmts, jen.Return(jen.Id("errs")))
 		scope := "cluster-scoped"
@@ -195,8 +169,8 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		)
 	}
 
-	for _, n := range g.order {
-		if !g.needs[n.key] {
+	for _, n := range g.graph.Order {
+		if !g.graph.Needs[n.Key] {
 			continue
 		}
 		body, err := g.nodeBody(n)
@@ -206,9 +180,9 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		stmts := append([]jen.Code{jen.Var().Id("errs").Qual(fieldPkg, "ErrorList")}, body...)
 		stmts = append(stmts, jen.Return(jen.Id("errs")))
 		decls = append(decls,
-			jen.Commentf("%s validates a %s at fldPath.", n.fn, n.name),
-			jen.Func().Id(n.fn).Params(
-				jen.Id("obj").Op("*").Qual(n.pkg, n.name),
+			jen.Commentf("%s validates a %s at fldPath.", n.Fn, n.Name),
+			jen.Func().Id(n.Fn).Params(
+				jen.Id("obj").Op("*").Qual(n.Pkg, n.Name),
 				jen.Id("fldPath").Op("*").Qual(fieldPkg, "Path"),
 			).Qual(fieldPkg, "ErrorList").Block(stmts...),
 			jen.Line(),
@@ -248,85 +222,6 @@ func appendAll(call jen.Code) jen.Code {
 
 func appendOne(call jen.Code) jen.Code {
 	return jen.Id("errs").Op("=").Append(jen.Id("errs"), call)
-}
-
-// --- discovery -------------------------------------------------------------
-
-func (g *gen) funcName(pkg, name string, local *model.Version) string {
-	if pkg == g.v.Package {
-		return "validate_" + name
-	}
-	if local != nil {
-		return "validate_" + local.Group.Short + local.Name + "_" + name
-	}
-	parts := strings.Split(pkg, "/")
-	if len(parts) > 2 {
-		parts = parts[len(parts)-2:]
-	}
-	return "validate_" + sanitize(strings.Join(parts, "_")) + "_" + name
-}
-
-func sanitize(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			b.WriteRune(r)
-		} else {
-			b.WriteRune('_')
-		}
-	}
-	return b.String()
-}
-
-func (g *gen) discoverType(pkg, name string, fields []*model.Field, local *model.Version, depth int) error {
-	key := pkg + "." + name
-	if _, ok := g.nodes[key]; ok {
-		return nil
-	}
-	n := &node{key: key, pkg: pkg, name: name, fn: g.funcName(pkg, name, local), fields: fields}
-	if local != nil {
-		n.hook = local.Funcs["Validate_"+name]
-	}
-	g.nodes[key] = n
-	g.order = append(g.order, n)
-	for _, f := range fields {
-		if err := g.discoverRef(f.Type, depth+1); err != nil {
-			return fmt.Errorf("field %s.%s: %w", name, f.Name, err)
-		}
-	}
-	return nil
-}
-
-func (g *gen) discoverRef(r *model.TypeRef, depth int) error {
-	if r == nil {
-		return nil
-	}
-	if depth > maxNestDepth {
-		return fmt.Errorf("type nesting deeper than %d", maxNestDepth)
-	}
-	switch r.Kind {
-	case model.PointerRef, model.SliceRef, model.ArrayRef:
-		return g.discoverRef(r.Elem, depth+1)
-	case model.MapRef:
-		return g.discoverRef(r.Elem, depth+1)
-	case model.NamedRef:
-		if t := r.Local; t != nil {
-			if t.Kind == model.StructKind {
-				return g.discoverType(r.Package, r.Name, t.Fields, t.Version, depth)
-			}
-			return g.discoverRef(t.Underlying, depth+1)
-		}
-		if e := r.External; e != nil {
-			if e.Known != "" {
-				return nil
-			}
-			if e.Fields != nil {
-				return g.discoverType(r.Package, r.Name, e.Fields, nil, depth)
-			}
-			return g.discoverRef(e.Underlying, depth+1)
-		}
-	}
-	return nil
 }
 
 // --- shapes ----------------------------------------------------------------
@@ -482,15 +377,15 @@ func nonZero(r resolved, x func() *jen.Statement) jen.Code {
 
 // --- node bodies ------------------------------------------------------------
 
-func (g *gen) nodeBody(n *node) ([]jen.Code, error) {
+func (g *gen) nodeBody(n *typegraph.Node) ([]jen.Code, error) {
 	obj := func() *jen.Statement { return jen.Id("obj") }
 	path := func() *jen.Statement { return jen.Id("fldPath") }
-	stmts, err := g.fields(n.name, n.fields, obj, path)
+	stmts, err := g.fields(n.Name, n.Fields, obj, path)
 	if err != nil {
 		return nil, err
 	}
-	if n.hook {
-		stmts = append(stmts, appendAll(jen.Qual(n.pkg, "Validate_"+n.name).Call(jen.Id("obj"), jen.Id("fldPath"))))
+	if n.Hook {
+		stmts = append(stmts, appendAll(jen.Qual(n.Pkg, "Validate_"+n.Name).Call(jen.Id("obj"), jen.Id("fldPath"))))
 	}
 	return stmts, nil
 }
@@ -607,10 +502,10 @@ func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path fu
 	case model.PointerRef:
 		er := resolve(ref.Elem)
 		var inner []jen.Code
-		if n := g.structNode(er.ref); n != nil {
+		if n := g.graph.Struct(er.ref); n != nil {
 			// A pointer to a struct is passed on as is.
-			if g.needs[n.key] {
-				inner = append(inner, appendAll(jen.Id(n.fn).Call(x(), path())))
+			if g.graph.Needs[n.Key] {
+				inner = append(inner, appendAll(jen.Id(n.Fn).Call(x(), path())))
 			}
 		} else {
 			var err error
@@ -644,9 +539,9 @@ func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path fu
 		}
 		stmts = append(stmts, s...)
 	case model.NamedRef:
-		if n := g.structNode(ref); n != nil {
-			if g.needs[n.key] {
-				stmts = append(stmts, appendAll(jen.Id(n.fn).Call(addr(x), path())))
+		if n := g.graph.Struct(ref); n != nil {
+			if g.graph.Needs[n.Key] {
+				stmts = append(stmts, appendAll(jen.Id(n.Fn).Call(addr(x), path())))
 			}
 			return stmts, nil
 		}
@@ -657,14 +552,6 @@ func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path fu
 		stmts = append(stmts, appendAll(jen.Qual(r.hookPkg, r.hook).Call(addr(x), path())))
 	}
 	return stmts, nil
-}
-
-// structNode returns the node of a named struct type, or nil.
-func (g *gen) structNode(r *model.TypeRef) *node {
-	if _, ok := structFields(r); !ok {
-		return nil
-	}
-	return g.nodes[r.Package+"."+r.Name]
 }
 
 // deref returns *x, in parentheses when it is indexed ((*x)[i]).
@@ -805,20 +692,6 @@ func plural(n int64, one, many string) string {
 	return many
 }
 
-// structFields returns the fields of a struct shape (local or external).
-func structFields(r *model.TypeRef) ([]*model.Field, bool) {
-	if r == nil || r.Kind != model.NamedRef {
-		return nil, false
-	}
-	if r.Local != nil && r.Local.Kind == model.StructKind {
-		return r.Local.Fields, true
-	}
-	if r.External != nil && r.External.Known == "" && r.External.Fields != nil {
-		return r.External.Fields, true
-	}
-	return nil, false
-}
-
 // findJSON finds the field with JSON name name, looking into inline
 // embedded structs; it returns the Go selector path.
 func findJSON(fields []*model.Field, name string, depth int) ([]string, *model.Field) {
@@ -832,7 +705,7 @@ func findJSON(fields []*model.Field, name string, depth int) ([]string, *model.F
 	}
 	for _, f := range fields {
 		if (f.Inline || f.Embedded) && f.JSONName == "" {
-			if sub, ok := structFields(f.Type); ok {
+			if sub, ok := typegraph.StructFields(f.Type); ok {
 				if sel, found := findJSON(sub, name, depth+1); found != nil {
 					return append([]string{f.Name}, sel...), found
 				}
@@ -843,7 +716,7 @@ func findJSON(fields []*model.Field, name string, depth int) ([]string, *model.F
 }
 
 func (g *gen) mapKeys(er resolved, keys []string, x, path func() *jen.Statement) ([]jen.Code, error) {
-	fields, ok := structFields(er.ref)
+	fields, ok := typegraph.StructFields(er.ref)
 	if !ok {
 		return nil, fmt.Errorf("listType=map needs struct items, not %s", describe(er.ref))
 	}
