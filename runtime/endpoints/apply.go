@@ -144,6 +144,9 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		if err != nil {
 			return err
 		}
+		if err := h.admit(ctx, OperationCreate, ns, name, obj, opts.dryRun); err != nil {
+			return err
+		}
 		created, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun})
 		if apierrors.IsAlreadyExists(err) {
 			continue // created meanwhile: apply to it

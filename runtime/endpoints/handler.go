@@ -63,6 +63,10 @@ type Options struct {
 	// (built from the schemas the server added); nil means a registry of
 	// the handler's own, without schemas (every field atomic).
 	FieldManagers *fieldmanager.Registry
+	// Admit, when set, is called before every create (POST, and the
+	// create of a server-side apply) and every single-object delete reaches
+	// the store; an error rejects the request (see Attributes).
+	Admit Admitter
 }
 
 // Handler serves one resource. Its methods are go-restful route functions;
@@ -399,6 +403,9 @@ func (h *Handler[T, L]) Create(req *restful.Request, resp *restful.Response) {
 		obj = h.trackUpdate(fm, h.s.New(), obj, fieldmanager.ManagerOrUserAgent(opts.fieldManager, r.UserAgent()))
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
+		if err := h.admit(ctx, OperationCreate, obj.GetNamespace(), obj.GetName(), obj, opts.dryRun); err != nil {
+			return err
+		}
 		out, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun})
 		if err != nil {
 			return err
@@ -494,6 +501,9 @@ func (h *Handler[T, L]) Delete(req *restful.Request, resp *restful.Response) {
 		}
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
+		if err := h.admit(ctx, OperationDelete, ns, name, nil, opts.DryRun); err != nil {
+			return err
+		}
 		obj, deleted, err := h.store.Delete(ctx, ns, name, opts)
 		if err != nil {
 			return err

@@ -43,6 +43,10 @@ type Server struct {
 	mu      sync.Mutex
 	groups  []GroupVersion
 	running bool
+	// collections: every hub store (AddCollection); namespaceStore is the
+	// core/v1 namespaces one, when served.
+	collections    []storage.Collection
+	namespaceStore NamespaceStore
 
 	// stopCh is closed when shutdown starts: watches end.
 	stopCh   chan struct{}

@@ -93,8 +93,9 @@ type Event[T resource.Object] struct {
 
 // Store is the typed store of one resource.
 type Store[T resource.Object, L resource.ListObject] struct {
-	b *Backend
-	s *resource.Strategy[T, L]
+	b     *Backend
+	s     *resource.Strategy[T, L]
+	hooks Hooks[T]
 }
 
 // NewStore returns the store of the resource described by s.
@@ -210,6 +211,9 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	obj.SetSelfLink("")
 	if st.s.ResetStatus != nil {
 		st.s.ResetStatus(obj)
+	}
+	if st.hooks.PrepareForCreate != nil {
+		st.hooks.PrepareForCreate(obj)
 	}
 	if err := st.validate(obj); err != nil {
 		return zero, err
@@ -467,7 +471,7 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 		return zero, false, err
 	}
 	// The last finalizer removed from an object being deleted: delete it.
-	if cur.GetDeletionTimestamp() != nil && len(newObj.GetFinalizers()) == 0 {
+	if cur.GetDeletionTimestamp() != nil && !st.hasFinalizers(newObj) {
 		if opts.DryRun {
 			return newObj, false, nil
 		}
@@ -539,7 +543,12 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 		if msg := checkPreconditions(opts.Preconditions, cur); msg != "" {
 			return zero, false, st.conflict(name, msg)
 		}
-		if len(cur.GetFinalizers()) > 0 {
+		if st.hooks.BeforeDelete != nil {
+			if err := st.hooks.BeforeDelete(cur); err != nil {
+				return zero, false, err
+			}
+		}
+		if st.hasFinalizers(cur) {
 			if cur.GetDeletionTimestamp() != nil {
 				// Already being deleted: nothing to change.
 				return cur, false, nil
@@ -550,6 +559,9 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			obj.SetDeletionTimestamp(&now)
 			obj.SetDeletionGracePeriodSeconds(&zeroGrace)
 			obj.SetGeneration(cur.GetGeneration() + 1)
+			if st.hooks.PrepareForDelete != nil {
+				st.hooks.PrepareForDelete(obj)
+			}
 			if opts.DryRun {
 				return obj, false, nil
 			}
