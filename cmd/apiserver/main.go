@@ -38,6 +38,7 @@ func run(args []string, stderr io.Writer) int {
 	etcdPrefix := fs.String("etcd-prefix", server.DefaultEtcdPrefix, "etcd key prefix")
 	verbose := fs.Bool("v", false, "log every request (debug level)")
 	memLimit := fs.Int64("memory-limit-mib", defaultMemoryLimitMiB, "soft Go memory limit in MiB (runtime/debug.SetMemoryLimit): the GC works harder as the heap nears it, which keeps large lists from inflating RSS; 0 disables it; the GOMEMLIMIT environment variable, when set, wins")
+	eventTTL := fs.Duration("event-ttl", server.DefaultEventTTL, "how long events (core and events.k8s.io) are kept; each write attaches them to an etcd lease")
 	profiling := fs.String("profiling-address", "", "serve net/http/pprof on this address (for example 127.0.0.1:6060); off when empty")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -74,7 +75,12 @@ func run(args []string, stderr io.Writer) int {
 		Port:        *port,
 		DataDir:     *dataDir,
 		EtcdPrefix:  *etcdPrefix,
+		EventTTL:    *eventTTL,
 		Logger:      log,
+	}
+	if *eventTTL <= 0 {
+		fmt.Fprintf(stderr, "apiserver: --event-ttl must be positive\n")
+		return 2
 	}
 	if *etcdServers != "" {
 		for _, e := range strings.Split(*etcdServers, ",") {

@@ -21,6 +21,7 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/etcd"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/metrics"
+	"github.com/kubeforge/kubeforge/runtime/namespaces"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -47,6 +48,9 @@ type Server struct {
 	// core/v1 namespaces one, when served.
 	collections    []storage.Collection
 	namespaceStore NamespaceStore
+	// lifecycle is the namespace lifecycle, set by Run before serving when
+	// namespaces are served; read-only afterwards.
+	lifecycle *namespaces.Lifecycle
 
 	// stopCh is closed when shutdown starts: watches end.
 	stopCh   chan struct{}
@@ -89,6 +93,9 @@ func (c *Config) complete() error {
 	}
 	if c.ShutdownTimeout == 0 {
 		c.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if c.EventTTL == 0 {
+		c.EventTTL = DefaultEventTTL
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -135,7 +142,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.embedded = e
 		s.client = e.Client()
 	}
-	s.backend = storage.NewBackend(s.client, cfg.EtcdPrefix, storage.BackendOptions{ObserveLatency: s.metrics.ObserveEtcd})
+	s.backend = storage.NewBackend(s.client, cfg.EtcdPrefix, storage.BackendOptions{
+		ObserveLatency: s.metrics.ObserveEtcd,
+		TTL:            eventTTL(cfg.EventTTL),
+	})
 	return s, nil
 }
 
@@ -155,7 +165,17 @@ func (s *Server) EndpointOptions() endpoints.Options {
 		Observe:             s.metrics.ObserveRequest,
 		Logger:              s.log,
 		FieldManagers:       s.fieldManagers,
+		Admit:               s.admit,
 	}
+}
+
+// admit is the admission of every handler: the namespace lifecycle when
+// namespaces are served.
+func (s *Server) admit(ctx context.Context, a endpoints.Attributes) error {
+	if s.lifecycle == nil {
+		return nil
+	}
+	return s.lifecycle.Admit(ctx, a)
 }
 
 // AddGroupVersion registers a group-version: its routes are served and it
@@ -245,6 +265,10 @@ func (s *Server) Run(ctx context.Context) (err error) {
 	}
 	s.running = true
 	groups := append([]GroupVersion(nil), s.groups...)
+	if s.namespaceStore != nil {
+		s.lifecycle = namespaces.New(s.namespaceStore, s.collections, namespaces.Options{Logger: s.log})
+		s.namespaceStore.SetHooks(s.lifecycle.Hooks())
+	}
 	s.mu.Unlock()
 	defer func() {
 		if cerr := s.Close(); cerr != nil {
@@ -276,16 +300,16 @@ func (s *Server) Run(ctx context.Context) (err error) {
 	go func() { serveErr <- srv.Serve(ln) }()
 
 	var wg sync.WaitGroup
-	compactCtx, stopCompactor := context.WithCancel(context.Background())
+	workerCtx, stopWorkers := context.WithCancel(context.Background())
 	defer func() {
-		stopCompactor()
+		stopWorkers()
 		wg.Wait()
 	}()
 	if s.cfg.CompactionInterval > 0 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.backend.RunCompactor(compactCtx, s.cfg.CompactionInterval)
+			s.backend.RunCompactor(workerCtx, s.cfg.CompactionInterval)
 		}()
 	}
 
@@ -295,6 +319,23 @@ func (s *Server) Run(ctx context.Context) (err error) {
 			return nil
 		}
 		return fmt.Errorf("run apiserver: %w", err)
+	}
+	if s.lifecycle != nil {
+		nsCtx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+		err := s.lifecycle.EnsureSystemNamespaces(nsCtx)
+		cancel()
+		if err != nil {
+			_ = srv.Close()
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("run apiserver: %w", err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.lifecycle.Run(workerCtx)
+		}()
 	}
 	url := hostURL(s.cfg.BindAddress, port)
 	if err := writeKubeconfig(s.KubeconfigPath(), url); err != nil {
@@ -351,5 +392,18 @@ func (s *Server) waitForEtcd(ctx context.Context, serveErr <-chan error) error {
 		if delay < 2*time.Second {
 			delay *= 2
 		}
+	}
+}
+
+// eventTTL gives core events and events.k8s.io events their time to live.
+func eventTTL(ttl time.Duration) func(schema.GroupResource) time.Duration {
+	return func(gr schema.GroupResource) time.Duration {
+		if ttl <= 0 || gr.Resource != "events" {
+			return 0
+		}
+		if gr.Group == "" || gr.Group == "events.k8s.io" {
+			return ttl
+		}
+		return 0
 	}
 }

@@ -72,6 +72,8 @@ const (
 	DefaultMaxReadOnlyInFlight = 200
 	DefaultCompactionInterval  = 5 * time.Minute
 	DefaultShutdownTimeout     = 30 * time.Second
+	// DefaultEventTTL is how long events are kept (kube-apiserver's --event-ttl).
+	DefaultEventTTL = time.Hour
 	// KubeconfigName is the file written into DataDir once the server is ready.
 	KubeconfigName = "admin.kubeconfig"
 )
@@ -172,6 +174,10 @@ type Config struct {
 	CompactionInterval time.Duration
 	// ShutdownTimeout bounds the drain of in-flight requests (default 30 s).
 	ShutdownTimeout time.Duration
+	// EventTTL is the time to live of core events and events.k8s.io
+	// events: each write attaches the object to an etcd lease (default 1 h;
+	// negative keeps events forever).
+	EventTTL time.Duration
 	// Logger receives the server's logs (default slog.Default()).
 	Logger *slog.Logger
 }

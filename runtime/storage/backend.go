@@ -8,6 +8,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // DefaultBookmarkInterval is how often a watch with bookmarks asks etcd for
@@ -23,6 +24,11 @@ type BackendOptions struct {
 	// BookmarkInterval is the period of BOOKMARK events on watches that
 	// allow them; DefaultBookmarkInterval when zero.
 	BookmarkInterval time.Duration
+	// TTL, when set, gives the objects of a resource a time to live (0 for
+	// none): every create and update of such an object attaches it to an
+	// etcd lease that expires no sooner than the TTL later (kube-apiserver's
+	// --event-ttl for events).
+	TTL func(schema.GroupResource) time.Duration
 }
 
 // Backend is an etcd client plus the key prefix every store writes under.
@@ -30,6 +36,7 @@ type Backend struct {
 	client *clientv3.Client
 	prefix string
 	opts   BackendOptions
+	leases *leaseManager
 }
 
 // NewBackend wraps client; prefix defaults to "/registry".
@@ -44,7 +51,7 @@ func NewBackend(client *clientv3.Client, prefix string, opts BackendOptions) *Ba
 	if opts.BookmarkInterval <= 0 {
 		opts.BookmarkInterval = DefaultBookmarkInterval
 	}
-	return &Backend{client: client, prefix: prefix, opts: opts}
+	return &Backend{client: client, prefix: prefix, opts: opts, leases: newLeaseManager(client)}
 }
 
 // Client returns the etcd client.

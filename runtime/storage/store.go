@@ -237,10 +237,7 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 			return obj, nil
 		}
 		start := time.Now()
-		resp, err := st.b.client.Txn(ctx).
-			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-			Then(clientv3.OpPut(key, string(data))).
-			Commit()
+		resp, err := st.putIf(ctx, key, clientv3.Compare(clientv3.CreateRevision(key), "=", 0), data)
 		st.observe("create", start)
 		if err != nil {
 			return zero, st.etcdError("create", obj.GetName(), err)
@@ -498,10 +495,7 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 		return newObj, false, nil
 	}
 	start := time.Now()
-	resp, err := st.b.client.Txn(ctx).
-		If(clientv3.Compare(clientv3.ModRevision(key), "=", curRev)).
-		Then(clientv3.OpPut(key, string(data))).
-		Commit()
+	resp, err := st.putIf(ctx, key, clientv3.Compare(clientv3.ModRevision(key), "=", curRev), data)
 	st.observe("update", start)
 	if err != nil {
 		return zero, false, st.etcdError("update", name, err)
@@ -570,10 +564,7 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 				return zero, false, err
 			}
 			start := time.Now()
-			resp, err := st.b.client.Txn(ctx).
-				If(clientv3.Compare(clientv3.ModRevision(key), "=", curRev)).
-				Then(clientv3.OpPut(key, string(data))).
-				Commit()
+			resp, err := st.putIf(ctx, key, clientv3.Compare(clientv3.ModRevision(key), "=", curRev), data)
 			st.observe("update", start)
 			if err != nil {
 				return zero, false, st.etcdError("delete", name, err)
