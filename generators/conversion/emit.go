@@ -33,28 +33,6 @@ func sel(base string, path []string) expr {
 
 func addr(e expr) *jen.Statement { return jen.Op("&").Add(e()) }
 
-func typeCode(r *model.TypeRef) *jen.Statement {
-	switch r.Kind {
-	case model.NamedRef:
-		pkg := refPkg(r)
-		if pkg == "" {
-			return jen.Id(r.Name)
-		}
-		return jen.Qual(pkg, r.Name)
-	case model.PointerRef:
-		return jen.Op("*").Add(typeCode(r.Elem))
-	case model.SliceRef:
-		return jen.Index().Add(typeCode(r.Elem))
-	case model.MapRef:
-		return jen.Map(typeCode(r.Key)).Add(typeCode(r.Elem))
-	case model.ArrayRef:
-		return jen.Index(jen.Lit(int(r.Len))).Add(typeCode(r.Elem))
-	case model.InterfaceRef:
-		return jen.Interface()
-	}
-	return jen.Id(r.Name)
-}
-
 func emit(api *model.API, p *planner) ([]genall.File, error) {
 	tf, err := p.typesFile()
 	if err != nil {
@@ -163,7 +141,7 @@ func (p *planner) conv(from, to *model.TypeRef, in, out expr, ctx string) ([]jen
 		return p.copyIdentical(from, in, out, ctx)
 	}
 	if b := basicOf(from); b != "" && b == basicOf(to) {
-		return []jen.Code{out().Op("=").Add(typeCode(to)).Parens(in())}, nil
+		return []jen.Code{out().Op("=").Add(genall.TypeCode(to)).Parens(in())}, nil
 	}
 	if fn, ok := p.pairFunc(from, to); ok {
 		return []jen.Code{callConvert(jen.Qual(p.spoke.Package, fn), in, out, ctx)}, nil
@@ -240,10 +218,10 @@ func (p *planner) structural(from, to *model.TypeRef, in, out expr, ctx string) 
 		if err != nil {
 			return nil, err
 		}
-		body := append([]jen.Code{rebind, jen.Op("*").Id("out").Op("=").New(typeCode(ts.Elem))}, inner...)
+		body := append([]jen.Code{rebind, jen.Op("*").Id("out").Op("=").New(genall.TypeCode(ts.Elem))}, inner...)
 		return []jen.Code{jen.If(in().Op("!=").Nil()).Block(body...).Else().Block(out().Op("=").Nil())}, nil
 	case model.SliceRef:
-		body := []jen.Code{rebind, jen.Op("*").Id("out").Op("=").Make(typeCode(to), jen.Len(jen.Op("*").Id("in")))}
+		body := []jen.Code{rebind, jen.Op("*").Id("out").Op("=").Make(genall.TypeCode(to), jen.Len(jen.Op("*").Id("in")))}
 		if identical(fs.Elem, ts.Elem) && basicOf(fs.Elem) != "" {
 			body = append(body, jen.Copy(jen.Op("*").Id("out"), jen.Op("*").Id("in")))
 		} else {
@@ -263,16 +241,16 @@ func (p *planner) structural(from, to *model.TypeRef, in, out expr, ctx string) 
 	case model.MapRef:
 		key := jen.Id("key")
 		if !identical(fs.Key, ts.Key) {
-			key = typeCode(ts.Key).Call(jen.Id("key"))
+			key = genall.TypeCode(ts.Key).Call(jen.Id("key"))
 		}
 		inner, err := p.conv(fs.Elem, ts.Elem, func() *jen.Statement { return jen.Id("val") }, func() *jen.Statement { return jen.Id("newVal") }, ctx)
 		if err != nil {
 			return nil, err
 		}
-		loop := append([]jen.Code{jen.Var().Id("newVal").Add(typeCode(ts.Elem))}, inner...)
+		loop := append([]jen.Code{jen.Var().Id("newVal").Add(genall.TypeCode(ts.Elem))}, inner...)
 		loop = append(loop, jen.Parens(jen.Op("*").Id("out")).Index(key).Op("=").Id("newVal"))
 		body := []jen.Code{rebind,
-			jen.Op("*").Id("out").Op("=").Make(typeCode(to), jen.Len(jen.Op("*").Id("in"))),
+			jen.Op("*").Id("out").Op("=").Make(genall.TypeCode(to), jen.Len(jen.Op("*").Id("in"))),
 			jen.For(jen.List(jen.Id("key"), jen.Id("val")).Op(":=").Range().Op("*").Id("in")).Block(loop...),
 		}
 		return []jen.Code{jen.If(in().Op("!=").Nil()).Block(body...).Else().Block(out().Op("=").Nil())}, nil

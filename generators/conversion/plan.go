@@ -328,7 +328,7 @@ func canCopy(r *model.TypeRef) bool {
 		if e == nil {
 			return false
 		}
-		if knownShallow[e.Known] || knownMethod[e.Known] || e.HasDeepCopyInto || (e.Struct && strings.HasPrefix(r.Package, "k8s.io/")) {
+		if knownShallow[e.Known] || knownMethod[e.Known] || e.HasDeepCopyInto {
 			return true
 		}
 		if e.Struct {

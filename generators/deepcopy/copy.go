@@ -6,6 +6,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/model"
 )
 
@@ -221,32 +222,6 @@ func (c *copier) classifyExternal(r *model.TypeRef) (class, *model.TypeRef, erro
 	return 0, nil, fmt.Errorf("external type %s has no DeepCopyInto method and its shape is unknown: %w", refString(r), errNoDeepCopy)
 }
 
-// typeCode renders r as Go type syntax.
-func typeCode(r *model.TypeRef) *jen.Statement {
-	switch r.Kind {
-	case model.NamedRef:
-		pkg := r.Package
-		if pkg == "" && r.Local != nil && r.Local.Version != nil {
-			pkg = r.Local.Version.Package
-		}
-		if pkg == "" {
-			return jen.Id(r.Name)
-		}
-		return jen.Qual(pkg, r.Name)
-	case model.PointerRef:
-		return jen.Op("*").Add(typeCode(r.Elem))
-	case model.SliceRef:
-		return jen.Index().Add(typeCode(r.Elem))
-	case model.MapRef:
-		return jen.Map(typeCode(r.Key)).Add(typeCode(r.Elem))
-	case model.ArrayRef:
-		return jen.Index(jen.Lit(int(r.Len))).Add(typeCode(r.Elem))
-	case model.InterfaceRef:
-		return jen.Interface()
-	}
-	return jen.Id(r.Name)
-}
-
 // loc is a place holding a value: val is the value, recv the expression to
 // call methods on, ptr a pointer to it. Functions, because jennifer
 // statements are appended to in place and must not be shared.
@@ -361,10 +336,10 @@ func (c *copier) inner(r, shape *model.TypeRef) ([]jen.Code, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pointer %s: %w", refString(r), err)
 		}
-		return append([]jen.Code{out().Op("=").New(typeCode(shape.Elem))}, s...), nil
+		return append([]jen.Code{out().Op("=").New(genall.TypeCode(shape.Elem))}, s...), nil
 
 	case model.SliceRef:
-		mk := out().Op("=").Make(typeCode(r), jen.Len(in()))
+		mk := out().Op("=").Make(genall.TypeCode(r), jen.Len(in()))
 		ec, _, err := c.classify(shape.Elem)
 		if err != nil {
 			return nil, fmt.Errorf("slice %s: %w", refString(r), err)
@@ -406,11 +381,11 @@ func (c *copier) inner(r, shape *model.TypeRef) ([]jen.Code, error) {
 			if err != nil {
 				return nil, fmt.Errorf("map %s: %w", refString(r), err)
 			}
-			body = append([]jen.Code{jen.Var().Id("outVal").Add(typeCode(shape.Elem))}, s...)
+			body = append([]jen.Code{jen.Var().Id("outVal").Add(genall.TypeCode(shape.Elem))}, s...)
 			body = append(body, set(jen.Id("outVal")))
 		}
 		return []jen.Code{
-			out().Op("=").Make(typeCode(r), jen.Len(in())),
+			out().Op("=").Make(genall.TypeCode(r), jen.Len(in())),
 			jen.For(jen.List(jen.Id("key"), jen.Id("val")).Op(":=").Range().Add(in())).Block(body...),
 		}, nil
 	}

@@ -57,3 +57,30 @@ func GeneratedPackage(api *model.API, v *model.Version) (importPath, dir, name s
 	dir = "generated/" + v.Group.Short + "/" + v.Name
 	return api.Module + "/" + dir, dir, v.Group.Short + v.Name
 }
+
+// TypeCode renders r as Go type syntax, qualifying named types by their
+// package (a local type's version package when r.Package is empty).
+func TypeCode(r *model.TypeRef) *jen.Statement {
+	switch r.Kind {
+	case model.NamedRef:
+		pkg := r.Package
+		if pkg == "" && r.Local != nil && r.Local.Version != nil {
+			pkg = r.Local.Version.Package
+		}
+		if pkg == "" {
+			return jen.Id(r.Name)
+		}
+		return jen.Qual(pkg, r.Name)
+	case model.PointerRef:
+		return jen.Op("*").Add(TypeCode(r.Elem))
+	case model.SliceRef:
+		return jen.Index().Add(TypeCode(r.Elem))
+	case model.MapRef:
+		return jen.Map(TypeCode(r.Key)).Add(TypeCode(r.Elem))
+	case model.ArrayRef:
+		return jen.Index(jen.Lit(int(r.Len))).Add(TypeCode(r.Elem))
+	case model.InterfaceRef:
+		return jen.Interface()
+	}
+	return jen.Id(r.Name)
+}
