@@ -35,6 +35,15 @@
 //     theirs up by group-version-kind on first use, so building handlers
 //     before AddGroupVersion is fine). Call it before Run; a group-version
 //     may be added once.
+//   - (*Server).AddCollection(storage.Collection) error: registers the hub
+//     store of a resource (generated.Install calls it for every hub store).
+//     Namespaced collections are emptied when their namespace is deleted;
+//     the core/v1 namespaces store (a *storage.Store of *corev1.Namespace)
+//     turns on the namespace lifecycle (package runtime/namespaces):
+//     default, kube-system and kube-public are created at start-up,
+//     creates in a missing namespace are 404 and in a terminating one 403,
+//     and a namespace controller empties and removes deleted namespaces.
+//     Call it before Run.
 //
 // Route metadata that feeds OpenAPI (group-version-kind, action, request and
 // response schema names) is described in package runtime/openapi.
