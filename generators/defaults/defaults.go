@@ -74,20 +74,7 @@ func (*Generator) Name() string { return "defaults" }
 // Generate implements genall.Generator: one file per group-version that
 // declares at least one kind.
 func (*Generator) Generate(api *model.API) ([]genall.File, error) {
-	var files []genall.File
-	for _, g := range api.Groups {
-		for _, v := range g.Versions {
-			if len(v.Kinds) == 0 {
-				continue
-			}
-			f, err := generateVersion(api, v)
-			if err != nil {
-				return nil, fmt.Errorf("generate defaults for %s: %w", v.GroupVersion(), err)
-			}
-			files = append(files, f)
-		}
-	}
-	return files, nil
+	return genall.PerVersion(api, "defaults", generateVersion)
 }
 
 type gen struct {

@@ -9,6 +9,8 @@
 package genall
 
 import (
+	"fmt"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/kubeforge/kubeforge/generators/model"
@@ -83,4 +85,24 @@ func TypeCode(r *model.TypeRef) *jen.Statement {
 		return jen.Interface()
 	}
 	return jen.Id(r.Name)
+}
+
+// PerVersion calls gen for every group-version that declares at least one
+// kind, in model order, and returns the files; an error names the
+// generator (what) and the group-version.
+func PerVersion(api *model.API, what string, gen func(api *model.API, v *model.Version) (File, error)) ([]File, error) {
+	var files []File
+	for _, g := range api.Groups {
+		for _, v := range g.Versions {
+			if len(v.Kinds) == 0 {
+				continue
+			}
+			f, err := gen(api, v)
+			if err != nil {
+				return nil, fmt.Errorf("generate %s for %s: %w", what, v.GroupVersion(), err)
+			}
+			files = append(files, f)
+		}
+	}
+	return files, nil
 }

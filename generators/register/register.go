@@ -44,20 +44,7 @@ func (Generator) Name() string { return "register" }
 
 // Generate implements genall.Generator.
 func (Generator) Generate(api *model.API) ([]genall.File, error) {
-	var files []genall.File
-	for _, g := range api.Groups {
-		for _, v := range g.Versions {
-			if len(v.Kinds) == 0 {
-				continue
-			}
-			f, err := generateVersion(api, v)
-			if err != nil {
-				return nil, fmt.Errorf("generate register for %s: %w", v.GroupVersion(), err)
-			}
-			files = append(files, f)
-		}
-	}
-	return files, nil
+	return genall.PerVersion(api, "register", generateVersion)
 }
 
 // TypesAlias is the import alias of the types package in generated files.
