@@ -108,6 +108,20 @@ func (l *Lifecycle) Hooks() storage.Hooks[*corev1.Namespace] {
 				ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
 			}
 		},
+		PrepareForUpdate: func(ctx context.Context, ns, cur *corev1.Namespace, subresource string) {
+			if subresource != "" {
+				return
+			}
+			// As kube's namespace strategy: the status is only written
+			// through /status, and spec.finalizers only by the finalize
+			// step of the namespace controller (kube's /finalize), so that
+			// a PUT without them cannot let a namespace go before its
+			// contents.
+			ns.Status = *cur.Status.DeepCopy()
+			if ctx.Value(finalizeKey{}) == nil {
+				ns.Spec.Finalizers = slices.Clone(cur.Spec.Finalizers)
+			}
+		},
 		SpecFinalizers: func(ns *corev1.Namespace) []string {
 			out := make([]string, 0, len(ns.Spec.Finalizers))
 			for _, f := range ns.Spec.Finalizers {
@@ -126,6 +140,10 @@ func (l *Lifecycle) Hooks() storage.Hooks[*corev1.Namespace] {
 		},
 	}
 }
+
+// finalizeKey marks the context of the controller's finalize update: the
+// only update that may change spec.finalizers.
+type finalizeKey struct{}
 
 // terminating reports whether ns is being deleted.
 func terminating(ns *corev1.Namespace) bool {
@@ -285,7 +303,7 @@ func (l *Lifecycle) Sync(ctx context.Context, name string) (done bool, err error
 	if remaining > 0 {
 		return false, nil
 	}
-	_, err = l.store.GuaranteedUpdate(ctx, "", name, "", func(cur *corev1.Namespace) (*corev1.Namespace, error) {
+	_, err = l.store.GuaranteedUpdate(context.WithValue(ctx, finalizeKey{}, true), "", name, "", func(cur *corev1.Namespace) (*corev1.Namespace, error) {
 		cur.Spec.Finalizers = slices.DeleteFunc(cur.Spec.Finalizers, func(f corev1.FinalizerName) bool {
 			return f == corev1.FinalizerKubernetes
 		})

@@ -634,3 +634,41 @@ func TestAddCollection(t *testing.T) {
 		t.Errorf("DeleteAllInNamespace again = %d, %v; want 1 remaining", n, err)
 	}
 }
+
+func TestNamespaceUpdateKeepsFinalizersAndStatus(t *testing.T) {
+	ts := startServer(t, time.Hour, true)
+	wantCode(t, ts.create(t, "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n1"},"spec":{"finalizers":["example.dev/other"]}}`), http.StatusCreated)
+	r := ts.do(t, http.MethodGet, "/api/v1/namespaces/n1", "", "")
+	wantCode(t, r, http.StatusOK)
+	ns := decode[corev1.Namespace](t, r)
+	if strings.Join(finalizerNames(ns), ",") != "example.dev/other,kubernetes" || ns.Status.Phase != corev1.NamespaceActive {
+		t.Fatalf("created namespace: %s", r.body)
+	}
+	ns.Spec.Finalizers = nil
+	ns.Status.Phase = corev1.NamespaceTerminating
+	ns.Labels = map[string]string{"a": "b"}
+	body, _ := json.Marshal(ns)
+	r = ts.do(t, http.MethodPut, "/api/v1/namespaces/n1", "application/json", string(body))
+	wantCode(t, r, http.StatusOK)
+	got := decode[corev1.Namespace](t, r)
+	if strings.Join(finalizerNames(got), ",") != "example.dev/other,kubernetes" || got.Status.Phase != corev1.NamespaceActive || got.Labels["a"] != "b" {
+		t.Errorf("after PUT: %s", r.body)
+	}
+	// A finalizer the lifecycle does not own holds the namespace once its
+	// contents are gone (kube's /finalize would remove it).
+	wantCode(t, ts.create(t, "/api/v1/namespaces/n1/configmaps", cm("n1", "c1")), http.StatusCreated)
+	wantCode(t, ts.do(t, http.MethodDelete, "/api/v1/namespaces/n1", "", ""), http.StatusOK)
+	eventually(t, 10*time.Second, "the kubernetes finalizer removed", func() bool {
+		r := ts.do(t, http.MethodGet, "/api/v1/namespaces/n1", "", "")
+		return r.code == http.StatusOK && strings.Join(finalizerNames(decode[corev1.Namespace](t, r)), ",") == "example.dev/other"
+	})
+	wantCode(t, ts.do(t, http.MethodGet, "/api/v1/namespaces/n1/configmaps/c1", "", ""), http.StatusNotFound)
+}
+
+func finalizerNames(ns *corev1.Namespace) []string {
+	var out []string
+	for _, f := range ns.Spec.Finalizers {
+		out = append(out, string(f))
+	}
+	return out
+}

@@ -1,6 +1,10 @@
 package storage
 
-import "github.com/kubeforge/kubeforge/runtime/resource"
+import (
+	"context"
+
+	"github.com/kubeforge/kubeforge/runtime/resource"
+)
 
 // Hooks add kind-specific storage behaviour a generated Strategy does not
 // express, set by the runtime on the hub store (for example the namespace
@@ -11,6 +15,12 @@ type Hooks[T resource.Object] struct {
 	// after the system fields are set and the status is reset, before
 	// validation.
 	PrepareForCreate func(obj T)
+	// PrepareForUpdate is called on every update (PUT, PATCH, apply,
+	// GuaranteedUpdate) with the new object, the current one and the
+	// subresource ("" or "status") before the update rules apply; it may
+	// carry fields over from cur (kube's PrepareForUpdate). ctx is the
+	// caller's.
+	PrepareForUpdate func(ctx context.Context, newObj, cur T, subresource string)
 	// SpecFinalizers returns finalizers the kind keeps outside
 	// metadata.finalizers (a namespace's spec.finalizers). Like metadata
 	// finalizers they turn Delete into marking the object (deletionTimestamp

@@ -420,6 +420,9 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 	if len(errs) > 0 {
 		return zero, false, apierrors.NewInvalid(st.groupKind(), name, errs)
 	}
+	if st.hooks.PrepareForUpdate != nil {
+		st.hooks.PrepareForUpdate(ctx, newObj, cur, opts.Subresource)
+	}
 
 	if opts.Subresource == "status" {
 		// Start from the old object and take only status (and managedFields,
