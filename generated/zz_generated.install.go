@@ -6,6 +6,9 @@ package generated
 
 import (
 	"fmt"
+	coordinationv1 "github.com/kubeforge/kubeforge/generated/coordination/v1"
+	corev1 "github.com/kubeforge/kubeforge/generated/core/v1"
+	eventsv1 "github.com/kubeforge/kubeforge/generated/events/v1"
 	infrav1 "github.com/kubeforge/kubeforge/generated/infra/v1"
 	shippingv1 "github.com/kubeforge/kubeforge/generated/shipping/v1"
 	shippingv1alpha1 "github.com/kubeforge/kubeforge/generated/shipping/v1alpha1"
@@ -17,10 +20,43 @@ import (
 // over those stores, in sorted order. cmd/apiserver calls it.
 func Install(s *server.Server) error {
 	b := s.Backend()
+	// core group: one store per kind, shared by every served version.
+	coreEventStore := corev1.NewEventStore(b)
+	coreNamespaceStore := corev1.NewNamespaceStore(b)
+	// coordination.k8s.io: one store per kind, shared by every served version.
+	coordinationLeaseStore := coordinationv1.NewLeaseStore(b)
+	// events.k8s.io: one store per kind, shared by every served version.
+	eventsEventStore := eventsv1.NewEventStore(b)
 	// infra.kubeforge.dev: one store per kind, shared by every served version.
 	infraWarehouseStore := infrav1.NewWarehouseStore(b)
 	// shipping.kubeforge.dev: one store per kind, shared by every served version.
 	shippingShipmentStore := shippingv1.NewShipmentStore(b)
+	// Every hub store is a collection: work across resources (emptying a
+	// namespace being deleted) reaches each one.
+	if err := s.AddCollection(coreEventStore); err != nil {
+		return fmt.Errorf("install events: %w", err)
+	}
+	if err := s.AddCollection(coreNamespaceStore); err != nil {
+		return fmt.Errorf("install namespaces: %w", err)
+	}
+	if err := s.AddCollection(coordinationLeaseStore); err != nil {
+		return fmt.Errorf("install leases.coordination.k8s.io: %w", err)
+	}
+	if err := s.AddCollection(eventsEventStore); err != nil {
+		return fmt.Errorf("install events.events.k8s.io: %w", err)
+	}
+	if err := s.AddCollection(infraWarehouseStore); err != nil {
+		return fmt.Errorf("install warehouses.infra.kubeforge.dev: %w", err)
+	}
+	if err := s.AddCollection(shippingShipmentStore); err != nil {
+		return fmt.Errorf("install shipments.shipping.kubeforge.dev: %w", err)
+	}
+	if err := coordinationv1.Install(s, coordinationv1.Stores{Lease: coordinationLeaseStore}); err != nil {
+		return fmt.Errorf("install coordination.k8s.io/v1: %w", err)
+	}
+	if err := eventsv1.Install(s, eventsv1.Stores{Event: eventsEventStore}); err != nil {
+		return fmt.Errorf("install events.k8s.io/v1: %w", err)
+	}
 	if err := infrav1.Install(s, infrav1.Stores{Warehouse: infraWarehouseStore}); err != nil {
 		return fmt.Errorf("install infra.kubeforge.dev/v1: %w", err)
 	}
@@ -30,12 +66,24 @@ func Install(s *server.Server) error {
 	if err := shippingv1alpha1.Install(s, shippingv1alpha1.Stores{Shipment: shippingShipmentStore}); err != nil {
 		return fmt.Errorf("install shipping.kubeforge.dev/v1alpha1: %w", err)
 	}
+	if err := corev1.Install(s, corev1.Stores{
+		Event:     coreEventStore,
+		Namespace: coreNamespaceStore,
+	}); err != nil {
+		return fmt.Errorf("install v1: %w", err)
+	}
 	return nil
 }
 
 // AddToScheme registers the types of every group-version with scheme, for
 // client-go and controller-runtime users.
 func AddToScheme(scheme *runtime.Scheme) error {
+	if err := coordinationv1.AddToScheme(scheme); err != nil {
+		return fmt.Errorf("add coordination.k8s.io/v1 to scheme: %w", err)
+	}
+	if err := eventsv1.AddToScheme(scheme); err != nil {
+		return fmt.Errorf("add events.k8s.io/v1 to scheme: %w", err)
+	}
 	if err := infrav1.AddToScheme(scheme); err != nil {
 		return fmt.Errorf("add infra.kubeforge.dev/v1 to scheme: %w", err)
 	}
@@ -44,6 +92,9 @@ func AddToScheme(scheme *runtime.Scheme) error {
 	}
 	if err := shippingv1alpha1.AddToScheme(scheme); err != nil {
 		return fmt.Errorf("add shipping.kubeforge.dev/v1alpha1 to scheme: %w", err)
+	}
+	if err := corev1.AddToScheme(scheme); err != nil {
+		return fmt.Errorf("add v1 to scheme: %w", err)
 	}
 	return nil
 }

@@ -56,6 +56,8 @@ func (e *MissingError) Error() string {
 
 // Generate implements genall.Generator.
 func (*Generator) Generate(api *model.API) ([]genall.File, error) {
+	// External packages (k8s.io/api, +kubeforge:external) carry their own.
+	api = api.Owned()
 	var files []genall.File
 	var problems []string
 	for _, g := range api.Groups {

@@ -43,6 +43,8 @@ func (Generator) Name() string { return "deepcopy" }
 // Generate implements genall.Generator: one file per types package that
 // declares at least one type needing a method.
 func (Generator) Generate(api *model.API) ([]genall.File, error) {
+	// External packages (k8s.io/api, +kubeforge:external) carry their own.
+	api = api.Owned()
 	c := newCopier()
 	var files []genall.File
 	for _, g := range api.Groups {

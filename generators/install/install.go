@@ -2,8 +2,8 @@
 // generated/zz_generated.install.go (package generated) with Install, which
 // builds the one store of every served kind (New<Kind>Store of its storage
 // version) and serves every group-version that has served kinds over those
-// stores (each version's Install gets the same store of a kind), and
-// AddToScheme, which
+// stores (each version's Install gets the same store of a kind) and passes
+// every store to (*server.Server).AddCollection, and AddToScheme, which
 // registers every group-version's types (handy for controller-runtime and
 // client-go users).
 package install
@@ -69,7 +69,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	}
 	// One store per kind served anywhere, built from its storage version.
 	storeVar := map[string]string{} // group/kind -> variable
-	var install, scheme []jen.Code
+	var install, scheme, collections []jen.Code
 	for _, g := range api.Groups {
 		var names []string
 		hubs := map[string]*model.Kind{}
@@ -93,13 +93,27 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 			storeVar[g.Name+"/"+n] = id
 			stmt := jen.Id(id).Op(":=").Qual(pkgOf[hk.Version], storage.StoreFunc(hk)).Call(jen.Id("b"))
 			if i == 0 {
-				install = append(install, jen.Commentf("%s: one store per kind, shared by every served version.", g.Name))
+				label := g.Name
+				if label == "" {
+					label = "core group"
+				}
+				install = append(install, jen.Commentf("%s: one store per kind, shared by every served version.", label))
 			}
 			install = append(install, stmt)
+			gr := hk.Plural
+			if g.Name != "" {
+				gr += "." + g.Name
+			}
+			collections = append(collections, jen.If(jen.Err().Op(":=").Id("s").Dot("AddCollection").Call(jen.Id(id)), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+gr+": %w"), jen.Err())),
+			))
 		}
 	}
 	if len(storeVar) > 0 {
 		install = append([]jen.Code{jen.Id("b").Op(":=").Id("s").Dot("Backend").Call()}, install...)
+		install = append(install, jen.Comment("Every hub store is a collection: work across resources (emptying a"),
+			jen.Comment("namespace being deleted) reaches each one."))
+		install = append(install, collections...)
 	}
 	for _, x := range gvs {
 		if x.served {

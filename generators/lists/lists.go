@@ -39,6 +39,8 @@ func (Generator) Name() string { return "lists" }
 
 // Generate implements genall.Generator.
 func (Generator) Generate(api *model.API) ([]genall.File, error) {
+	// External packages (k8s.io/api, +kubeforge:external) carry their own.
+	api = api.Owned()
 	var files []genall.File
 	for _, g := range api.Groups {
 		for _, v := range g.Versions {

@@ -48,6 +48,16 @@ func newBuiltin() (*Registry, error) {
 	add(Definition{Name: "versionName", Target: PackageTarget, Value: val(StringArg, "the version"),
 		Help: "Accepted for kubebuilder compatibility; the version is always the directory name and must match."})
 
+	add(Definition{Name: "kubeforge:external", Target: PackageTarget, Repeatable: true, Args: []Arg{
+		{Name: "package", Type: StringArg, Required: true, Help: "import path of a types package kubeforge does not own (k8s.io/api/core/v1); its +groupName gives the group, its directory the version"},
+		{Name: "kind", Type: StringArg, Required: true, Help: "the kind to serve: a struct of the package embedding metav1.TypeMeta and metav1.ObjectMeta, with its <Kind>List"},
+		{Name: "scope", Type: StringArg, Enum: []string{"Namespaced", "Cluster"}, Help: "Namespaced (default) or Cluster; +genclient:nonNamespaced on the type also means Cluster"},
+		{Name: "plural", Type: StringArg, Help: "plural resource name (default: lower-case English plural of the kind)"},
+		{Name: "singular", Type: StringArg, Help: "singular name (default: lower-case kind)"},
+		{Name: "shortName", Type: StringListArg, Help: "short names for kubectl (a;b)"},
+		{Name: "categories", Type: StringListArg, Help: "categories such as all (a;b)"},
+	}, Help: "Only in types/doc.go: serve a kind of a types package kubeforge does not own (k8s.io/api). Storage, routes, OpenAPI, defaults and validation are generated in generated/<short>/<version>; deepcopy, lists, conversion and scheme registration are the package's own. The status subresource is served when the kind has a status field."})
+
 	// Optional / required.
 	add(Definition{Name: "optional", Target: FieldTarget,
 		Help: "The field may be omitted. Without +optional or +required, a field is required unless its json tag has omitempty (Kubernetes' rule)."})

@@ -85,7 +85,8 @@ func TestParseLine(t *testing.T) {
 		{"//+kubebuilder:validation:maxlength=3", FieldTarget, "", nil, `a/types.go:7:4: unknown marker "kubebuilder:validation:maxlength": did you mean "kubebuilder:validation:MaxLength"?`},
 		{"// +optinal", FieldTarget, "", nil, `a/types.go:7:5: unknown marker "optinal": did you mean "optional"?`},
 		{"// +listtype=set", FieldTarget, "", nil, `a/types.go:7:5: unknown marker "listtype": did you mean "listType"?`},
-		{"// +kubeforge:nothing", FieldTarget, "", nil, `a/types.go:7:5: unknown marker "kubeforge:nothing" (see: go run ./cmd/gen markers)`},
+		{"// +kubeforge:nothing", FieldTarget, "", nil, `a/types.go:7:5: unknown marker "kubeforge:nothing": did you mean "kubeforge:external"?`},
+		{"// +kubeforge:zzzzzzzzzzzzzzzzzz", FieldTarget, "", nil, `a/types.go:7:5: unknown marker "kubeforge:zzzzzzzzzzzzzzzzzz" (see: go run ./cmd/gen markers)`},
 		// Malformed arguments.
 		{"// +kubebuilder:validation:Minimum=abc", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:validation:Minimum": invalid number "abc"`},
 		{"// +kubebuilder:validation:MaxLength", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:validation:MaxLength" needs a value: +kubebuilder:validation:MaxLength=<integer>`},

@@ -131,6 +131,7 @@ func (l *loader) kind(t *Type) *Kind {
 		Singular:   strings.ToLower(t.Name),
 		Namespaced: true,
 		Served:     !t.Markers.Has("kubebuilder:unservedversion"),
+		NameRule:   NameDNSSubdomain,
 	}
 	if r, ok := first(t.Markers, "kubebuilder:resource").(map[string]any); ok {
 		if p, ok := r["path"].(string); ok {

@@ -212,6 +212,10 @@ type loader struct {
 	extFiles map[string]*ast.File
 	extFset  *token.FileSet
 	external map[string]*External
+	// extPkgs are the external packages declared in <TypesDir>/doc.go by
+	// import path; extDirs maps their absolute directories to import paths.
+	extPkgs map[string]*extPackage
+	extDirs map[string]string
 	// per version: AST info
 	pkgs []*pkgInfo
 }
@@ -248,6 +252,11 @@ func (l *loader) errorf(pos Position, format string, args ...any) {
 
 func (l *loader) position(p token.Pos) Position {
 	pp := l.fset.Position(p)
+	if ip, ok := l.extDirs[filepath.Dir(pp.Filename)]; ok {
+		// An external package's file: named by import path, never by the
+		// machine's module cache directory.
+		return Position{File: ip + "/" + filepath.Base(pp.Filename), Line: pp.Line, Column: pp.Column}
+	}
 	rel, err := filepath.Rel(l.root, pp.Filename)
 	if err != nil {
 		rel = pp.Filename
@@ -260,15 +269,34 @@ func (l *loader) run() error {
 	if err != nil {
 		return err
 	}
-	if len(dirs) == 0 {
+	decls, err := l.declarations()
+	if err != nil {
+		return err
+	}
+	if len(dirs) == 0 && len(decls) == 0 {
+		if err := l.errs.Err(); err != nil {
+			return err
+		}
 		return fmt.Errorf("find types packages: none under %s/<group>/<version>", l.opts.TypesDir)
 	}
 	l.hidden = map[string]bool{}
+	l.extPkgs, l.extDirs = map[string]*extPackage{}, map[string]string{}
 	byDir := map[string]*Version{}
 	patterns := make([]string, 0, len(dirs))
 	for _, v := range dirs {
 		byDir[filepath.Join(l.root, filepath.FromSlash(v.Dir))] = v
 		patterns = append(patterns, "./"+v.Dir)
+	}
+	var extPaths []string
+	for _, d := range decls {
+		x := l.extPkgs[d.pkg]
+		if x == nil {
+			x = &extPackage{keep: map[string]bool{}}
+			l.extPkgs[d.pkg] = x
+			extPaths = append(extPaths, d.pkg)
+			patterns = append(patterns, d.pkg)
+		}
+		x.decls = append(x.decls, d)
 	}
 	cfg := &packages.Config{
 		Mode:      loadMode,
@@ -283,6 +311,13 @@ func (l *loader) run() error {
 	loaded := map[*Version]*packages.Package{}
 	var msgs []string
 	for _, p := range pkgs {
+		if x := l.extPkgs[p.PkgPath]; x != nil {
+			if v := l.externalVersion(p, x); v != nil {
+				dirs = append(dirs, v)
+				loaded[v] = p
+			}
+			continue
+		}
 		for _, e := range p.Errors {
 			if e.Kind == packages.TypeError {
 				continue // declarations are complete; see Load
@@ -322,6 +357,13 @@ func (l *loader) run() error {
 		if g == nil {
 			g = &Group{Short: short}
 			groups[short] = g
+		} else if g.External() != v.External {
+			own, ext := g.Versions[0], v
+			if v.External == false {
+				own, ext = v, g.Versions[0]
+			}
+			l.errorf(l.extPkgs[ext.Package].pos(), "+%s: package %s would be generated into generated/%s/%s, like %s: rename the %s directory", ExternalMarker, ext.Package, short, ext.Name, own.Dir, path.Dir(own.Dir))
+			continue
 		}
 		v.Group = g
 		g.Versions = append(g.Versions, v)
@@ -329,6 +371,9 @@ func (l *loader) run() error {
 	}
 	for _, pi := range l.pkgs {
 		l.packageInfo(pi)
+	}
+	if len(l.extPkgs) > 0 {
+		l.keepExternal()
 	}
 	for _, g := range groups {
 		l.checkGroup(g)
@@ -357,6 +402,10 @@ func (l *loader) run() error {
 			for _, f := range t.Fields {
 				l.finishField(pi, f)
 			}
+		}
+		if pi.v.External {
+			l.externalKinds(pi)
+			continue
 		}
 		l.kinds(pi)
 	}
@@ -463,6 +512,16 @@ func (l *loader) relPaths(msg string) string {
 func (l *loader) parseFile(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
 	const mode = goparser.AllErrors | goparser.ParseComments | goparser.SkipObjectResolution
 	head, err := goparser.ParseFile(token.NewFileSet(), filename, src, goparser.PackageClauseOnly|goparser.ParseComments)
+	if err == nil && l.generatedExternal(filename) {
+		// A generated file of an external package (generated.pb.go,
+		// zz_generated.deepcopy.go, ...): nothing the model needs, and
+		// by far the largest files. Type-check errors it leaves are
+		// tolerated like in the types packages.
+		l.mu.Lock()
+		l.hidden[filename] = true
+		l.mu.Unlock()
+		return goparser.ParseFile(fset, filename, "package "+head.Name.Name+"\n", mode)
+	}
 	if err != nil || !excludedByTag(head) {
 		return goparser.ParseFile(fset, filename, src, mode)
 	}
@@ -563,7 +622,12 @@ func (l *loader) lines(g *ast.CommentGroup) []markers.Line {
 
 func (l *loader) parseMarkers(lines []markers.Line, target markers.Target) Markers {
 	ms, errs := l.reg.ParseBlock(lines, target)
-	l.errs = append(l.errs, errs...)
+	if len(lines) == 0 || !l.isExternalFile(lines[0].Pos.File) {
+		// External packages (k8s.io/api) use markers of tools we do not
+		// know, or know with other arguments: tolerated there, we do not
+		// own them. Strict only in the user's own types.
+		l.errs = append(l.errs, errs...)
+	}
 	out := Markers{}
 	for _, m := range ms {
 		out[m.Name] = append(out[m.Name], MarkerValue{Value: m.Value, Pos: Position(m.Pos)})
@@ -627,6 +691,9 @@ func (l *loader) packageInfo(pi *pkgInfo) {
 			}
 			groupName, groupPos = name, mv.Pos
 		}
+		for _, mv := range ms[ExternalMarker] {
+			l.errorf(mv.Pos, "package %s: +%s belongs in %s/doc.go only", v.Dir, ExternalMarker, l.opts.TypesDir)
+		}
 		for _, mv := range ms["versionName"] {
 			if name, _ := mv.Value.(string); name != v.Name {
 				l.errorf(mv.Pos, "package %s: +versionName=%s does not match the directory name %q", v.Dir, name, v.Name)
@@ -670,7 +737,13 @@ func (l *loader) packageInfo(pi *pkgInfo) {
 			}
 		}
 	}
-	if groupName == "" {
+	if v.External {
+		name, ok := externalGroupName(pi)
+		if !ok {
+			l.errorf(l.extPkgs[v.Package].pos(), "+%s: package %s has no +groupName marker in its package doc", ExternalMarker, v.Package)
+		}
+		groupName, groupPos = name, v.Pos
+	} else if groupName == "" {
 		l.errorf(v.Pos, "package %s: no +groupName=<group> marker in the package doc comment (doc.go)", v.Dir)
 	}
 	if v.Group.Name == "" {
@@ -709,7 +782,11 @@ func isIdent(s string) bool {
 func (l *loader) declareTypes(pi *pkgInfo) {
 	v := pi.v
 	names := make([]string, 0, len(pi.specs))
+	x := l.extPkgs[v.Package]
 	for n := range pi.specs {
+		if x != nil && !x.keep[n] {
+			continue // not reached from a declared kind
+		}
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -759,4 +836,50 @@ func (l *loader) declareTypes(pi *pkgInfo) {
 func (l *loader) namedOf(pi *pkgInfo, name string) *types.TypeName {
 	tn, _ := pi.tpkg.Scope().Lookup(name).(*types.TypeName)
 	return tn
+}
+
+// generatedExternal reports whether filename is a generated file outside
+// the module (an external package loaded from the module cache).
+func (l *loader) generatedExternal(filename string) bool {
+	if len(l.extPkgs) == 0 {
+		return false
+	}
+	if rel, err := filepath.Rel(l.modRoot, filename); err == nil && !strings.HasPrefix(rel, "..") {
+		return false
+	}
+	base := filepath.Base(filename)
+	return strings.HasPrefix(base, "zz_generated") || strings.HasPrefix(base, "generated.") ||
+		strings.HasSuffix(base, "_generated.go") || strings.HasSuffix(base, ".pb.go")
+}
+
+// externalVersion checks a loaded external package and returns its
+// version, or nil after recording why it cannot be served.
+func (l *loader) externalVersion(p *packages.Package, x *extPackage) *Version {
+	var msgs []string
+	for _, e := range p.Errors {
+		if e.Kind == packages.TypeError {
+			continue // its generated files are stubs; declarations are complete
+		}
+		if e.Kind == packages.ListError && strings.HasPrefix(e.Msg, "# "+p.PkgPath+"\n") {
+			continue
+		}
+		msgs = append(msgs, e.Msg)
+	}
+	if len(msgs) > 0 || p.Types == nil || len(p.GoFiles) == 0 {
+		if len(msgs) == 0 {
+			msgs = append(msgs, "no Go files")
+		}
+		l.errorf(x.pos(), "+%s: cannot load package %s: %s", ExternalMarker, p.PkgPath, strings.Join(msgs, "; "))
+		return nil
+	}
+	x.dir = packageDir(p)
+	l.extDirs[x.dir] = p.PkgPath
+	return &Version{
+		Name:             path.Base(p.PkgPath),
+		Package:          p.PkgPath,
+		Dir:              p.PkgPath,
+		Funcs:            map[string]bool{},
+		External:         true,
+		HasSchemeBuilder: true,
+	}
 }

@@ -56,6 +56,13 @@ type Version struct {
 	// Funcs are the names of top-level functions in the package (hook lookup:
 	// SetDefaults_<Type>, Validate_<Type>, Convert_...).
 	Funcs map[string]bool
+	// External is true for a types package kubeforge does not own (k8s.io/api
+	// packages), declared by a +kubeforge:external marker in types/doc.go.
+	// Dir is then the import path, Kinds only the declared kinds and Types
+	// only what they reach. The package has its own deepcopy and
+	// registration: only storage, routes, OpenAPI, defaults, validation and
+	// the resource table are generated (see API.Owned).
+	External bool
 }
 
 // Kind is a root object: a struct marked +kubebuilder:object:root=true that
@@ -89,7 +96,19 @@ type Kind struct {
 	Storage bool
 	// Served is false only when +kubebuilder:unservedversion is set.
 	Served bool
+
+	// NameRule is the rule metadata.name must follow: "DNSSubdomain" (the
+	// default), "DNSLabel" (core Namespace, as kube-apiserver) or
+	// "DNS1035Label" (core Service).
+	NameRule string
 }
+
+// Name rules of metadata.name (Kind.NameRule).
+const (
+	NameDNSSubdomain = "DNSSubdomain"
+	NameDNSLabel     = "DNSLabel"
+	NameDNS1035Label = "DNS1035Label"
+)
 
 // PrinterColumn is one +kubebuilder:printcolumn.
 type PrinterColumn struct {
@@ -339,8 +358,14 @@ func itoa(i int) string {
 	return string(b[n:])
 }
 
-// GroupVersion returns "group/version".
-func (v *Version) GroupVersion() string { return v.Group.Name + "/" + v.Name }
+// GroupVersion returns "group/version", or "version" for the core group ""
+// (as Kubernetes writes apiVersion: v1).
+func (v *Version) GroupVersion() string {
+	if v.Group.Name == "" {
+		return v.Name
+	}
+	return v.Group.Name + "/" + v.Name
+}
 
 // StorageVersion returns the version of g that stores kind, or nil.
 func (g *Group) StorageVersion(kind string) *Version {
@@ -372,4 +397,27 @@ func (v *Version) Type(name string) *Type {
 		}
 	}
 	return nil
+}
+
+// Owned returns a view of the API without the groups of external types
+// packages (Version.External): what the deepcopy, lists and conversion
+// generators see, since those packages carry their own.
+func (a *API) Owned() *API {
+	out := &API{Module: a.Module, Root: a.Root}
+	for _, g := range a.Groups {
+		if !g.External() {
+			out.Groups = append(out.Groups, g)
+		}
+	}
+	return out
+}
+
+// External reports whether the group's versions are external packages.
+func (g *Group) External() bool {
+	for _, v := range g.Versions {
+		if v.External {
+			return true
+		}
+	}
+	return false
 }

@@ -108,7 +108,7 @@ func Schemas(v *model.Version) (map[string]json.RawMessage, error) {
 		if listKind == "" {
 			listKind = k.Name + "List"
 		}
-		listName := openapidefs.LocalName(v.Group.Name, v.Name, listKind)
+		listName := versionTypeName(v, listKind)
 		var ls map[string]any
 		if k.List != nil {
 			ls, err = b.structSchema(k.List, listName)
@@ -182,7 +182,18 @@ func encode(v any) (json.RawMessage, error) {
 }
 
 func localName(t *model.Type) string {
-	return openapidefs.LocalName(t.Version.Group.Name, t.Version.Name, t.Name)
+	return versionTypeName(t.Version, t.Name)
+}
+
+// versionTypeName names a type of a types package: by group and version
+// ("dev.kubeforge.shipping.v1.Shipment"), or, for an external package
+// (k8s.io/api), by reversed import path as Kubernetes does
+// ("io.k8s.api.core.v1.Namespace").
+func versionTypeName(v *model.Version, typeName string) string {
+	if v.External {
+		return openapidefs.Name(v.Package, typeName)
+	}
+	return openapidefs.LocalName(v.Group.Name, v.Name, typeName)
 }
 
 // builder collects schemas by name; queued types are built by drain.

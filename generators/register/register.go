@@ -69,6 +69,25 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		jen.Id("Version"): jen.Lit(v.Name),
 	})
 	f.Line()
+	if v.External {
+		// k8s.io/api packages register their kinds themselves: delegate.
+		f.Var().Defs(
+			jen.Comment("SchemeBuilder is the types package's own: "+v.Package+" registers its kinds itself."),
+			jen.Id("SchemeBuilder").Op("=").Qual(v.Package, "SchemeBuilder"),
+			jen.Comment("AddToScheme is the types package's own AddToScheme: every kind of "+v.Package+","),
+			jen.Comment("served or not, and its list."),
+			jen.Id("AddToScheme").Op("=").Qual(v.Package, "AddToScheme"),
+		)
+		f.Line()
+	} else {
+		addKnownTypes(f, v)
+	}
+	return resourceTable(f, v, dir)
+}
+
+// addKnownTypes writes SchemeBuilder, AddToScheme and addKnownTypes for a
+// types package this module owns.
+func addKnownTypes(f *jen.File, v *model.Version) {
 	f.Var().Defs(
 		jen.Comment("SchemeBuilder collects the functions that add the types to a scheme."),
 		jen.Id("SchemeBuilder").Op("=").Qual(runtimePkg, "NewSchemeBuilder").Call(jen.Id("addKnownTypes")),
@@ -91,6 +110,10 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		jen.Return(jen.Nil()),
 	)
 	f.Line()
+}
+
+// resourceTable writes Kind, Resource, the <Kind>Info rows and Resources.
+func resourceTable(f *jen.File, v *model.Version, dir string) (genall.File, error) {
 	f.Comment("Kind takes an unqualified kind and returns a group-qualified GroupKind.")
 	f.Func().Id("Kind").Params(jen.Id("kind").String()).Qual(schemaPkg, "GroupKind").Block(
 		jen.Return(jen.Id("SchemeGroupVersion").Dot("WithKind").Call(jen.Id("kind")).Dot("GroupKind").Call()),
@@ -108,7 +131,11 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 			return genall.File{}, fmt.Errorf("describe kind %s: %w", k.Name, err)
 		}
 		f.Line()
-		f.Commentf("%s is the resource table row of %s.", InfoName(k), k.Plural+"."+v.Group.Name)
+		gr := k.Plural
+		if v.Group.Name != "" {
+			gr += "." + v.Group.Name
+		}
+		f.Commentf("%s is the resource table row of %s.", InfoName(k), gr)
 		f.Var().Id(InfoName(k)).Op("=").Qual(resourcePkg, "Info").Values(info...)
 		if k.Served {
 			served = append(served, k)

@@ -21,6 +21,7 @@ import (
 	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/model"
 	"github.com/kubeforge/kubeforge/generators/storage"
+	"github.com/kubeforge/kubeforge/runtime/openapidefs"
 )
 
 const (
@@ -285,7 +286,7 @@ func installKind(k *model.Kind) jen.Code {
 		scope = "namespaced"
 	}
 	return jen.Commentf("Install%sRoutes registers every route of %s (%s, %s) on ws,", k.Name, k.Plural, scope, k.Version.GroupVersion()).Line().
-		Commentf("served by h. Paths are relative to ws's root, /apis/%s.", k.Version.GroupVersion()).Line().
+		Commentf("served by h. Paths are relative to ws's root, %s.", rootPath(k.Version)).Line().
 		Func().Id("Install"+k.Name+"Routes").Params(
 		jen.Id("ws").Op("*").Qual(restfulPkg, "WebService"),
 		jen.Id("h").Op("*").Qual(endpointsPkg, "Handler").Types(jen.Op("*").Qual(pkg, k.Name), jen.Op("*").Qual(pkg, k.ListName)),
@@ -347,11 +348,25 @@ func httpText(code int) string {
 }
 
 // SchemaName is the OpenAPI component name of a local type:
-// <reversed group>.<version>.<Type> ("dev.kubeforge.shipping.v1.Shipment").
+// <reversed group>.<version>.<Type> ("dev.kubeforge.shipping.v1.Shipment"),
+// or, in an external package, its reversed import path
+// ("io.k8s.api.core.v1.Namespace").
 func SchemaName(v *model.Version, typeName string) string {
+	if v.External {
+		return openapidefs.Name(v.Package, typeName)
+	}
 	parts := strings.Split(v.Group.Name, ".")
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
 		parts[i], parts[j] = parts[j], parts[i]
 	}
 	return strings.Join(parts, ".") + "." + v.Name + "." + typeName
+}
+
+// rootPath is the WebService root of v: /apis/<group>/<version>, or
+// /api/<version> for the core group "".
+func rootPath(v *model.Version) string {
+	if v.Group.Name == "" {
+		return "/api/" + v.Name
+	}
+	return "/apis/" + v.GroupVersion()
 }

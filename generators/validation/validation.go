@@ -136,7 +136,7 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		stmts := []jen.Code{
 			jen.Id("errs").Op(":=").Qual(apiValPkg, "ValidateObjectMeta").Call(
 				jen.Op("&").Id("obj").Dot("ObjectMeta"), jen.Lit(k.Namespaced),
-				jen.Qual(apiValPkg, "NameIsDNSSubdomain"), jen.Qual(fieldPkg, "NewPath").Call(jen.Lit("metadata"))),
+				jen.Qual(apiValPkg, nameFunc(k)), jen.Qual(fieldPkg, "NewPath").Call(jen.Lit("metadata"))),
 		}
 		if g.graph.Needs[root.Key] {
 			stmts = append(stmts, appendAll(jen.Id(root.Fn).Call(jen.Id("obj"), jen.Nil())))
@@ -147,7 +147,7 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 			scope = "namespaced"
 		}
 		decls = append(decls,
-			jen.Commentf("Validate%s validates a %s: its metadata (a %s object named as a DNS subdomain),", k.Name, k.Name, scope),
+			jen.Commentf("Validate%s validates a %s: its metadata (a %s object named as a %s),", k.Name, k.Name, scope, nameText(k)),
 			jen.Comment("every validation marker and the hand-written Validate_ hooks. Error paths start at the"),
 			jen.Comment("object's root (spec.parcels[1].count)."),
 			jen.Func().Id("Validate"+k.Name).Params(jen.Id("obj").Op("*").Qual(v.Package, k.Type.Name)).
@@ -1019,4 +1019,27 @@ func enumLiteral(b string, v any) (jen.Code, string, error) {
 		return enumLiteral(b, json.Number(strconv.Itoa(val)))
 	}
 	return nil, "", fmt.Errorf("unsupported enum value of type %T", v)
+}
+
+// nameFunc is apimachinery's validation of metadata.name for k
+// (Kind.NameRule): kube-apiserver names namespaces as DNS-1123 labels,
+// services as DNS-1035 labels and everything else as DNS subdomains.
+func nameFunc(k *model.Kind) string {
+	switch k.NameRule {
+	case model.NameDNSLabel:
+		return "NameIsDNSLabel"
+	case model.NameDNS1035Label:
+		return "NameIsDNS1035Label"
+	}
+	return "NameIsDNSSubdomain"
+}
+
+func nameText(k *model.Kind) string {
+	switch k.NameRule {
+	case model.NameDNSLabel:
+		return "DNS label"
+	case model.NameDNS1035Label:
+		return "DNS-1035 label"
+	}
+	return "DNS subdomain"
 }

@@ -22,6 +22,17 @@ func Install(s *server.Server) error {
 	fleetTruckStore := fleetv1.NewTruckStore(b)
 	// sites.example.dev: one store per kind, shared by every served version.
 	sitesSiteStore := sitesv1.NewSiteStore(b)
+	// Every hub store is a collection: work across resources (emptying a
+	// namespace being deleted) reaches each one.
+	if err := s.AddCollection(fleetDepotStore); err != nil {
+		return fmt.Errorf("install depots.fleet.example.dev: %w", err)
+	}
+	if err := s.AddCollection(fleetTruckStore); err != nil {
+		return fmt.Errorf("install trucks.fleet.example.dev: %w", err)
+	}
+	if err := s.AddCollection(sitesSiteStore); err != nil {
+		return fmt.Errorf("install sites.sites.example.dev: %w", err)
+	}
 	if err := fleetv1.Install(s, fleetv1.Stores{
 		Depot: fleetDepotStore,
 		Truck: fleetTruckStore,
