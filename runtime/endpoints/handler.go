@@ -250,6 +250,18 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive str
 	if err != nil {
 		return zero, err
 	}
+	if isProtobuf(r.Header.Get("Content-Type")) {
+		obj := h.s.New()
+		gvk, err := decodeProtobuf(body, obj, "request body")
+		if err != nil {
+			return zero, err
+		}
+		obj.GetObjectKind().SetGroupVersionKind(gvk)
+		if err := checkTypeMeta(obj, h.gvk); err != nil {
+			return zero, err
+		}
+		return obj, nil
+	}
 	data, yamlStrict, err := bodyToJSON(r.Header.Get("Content-Type"), body, directive)
 	if err != nil {
 		return zero, err
@@ -565,7 +577,15 @@ func (h *Handler[T, L]) deleteOptions(r *http.Request) (storage.DeleteOptions, e
 	if err != nil {
 		return storage.DeleteOptions{}, err
 	}
-	if len(body) > 0 {
+	if len(body) > 0 && isProtobuf(r.Header.Get("Content-Type")) {
+		gvk, err := decodeProtobuf(body, &o, "delete options")
+		if err != nil {
+			return storage.DeleteOptions{}, err
+		}
+		if gvk.Kind != "" && gvk.Kind != "DeleteOptions" {
+			return storage.DeleteOptions{}, apierrors.NewBadRequest("decoded object cannot be converted to DeleteOptions")
+		}
+	} else if len(body) > 0 {
 		data, _, err := bodyToJSON(r.Header.Get("Content-Type"), body, metav1.FieldValidationIgnore)
 		if err != nil {
 			return storage.DeleteOptions{}, err

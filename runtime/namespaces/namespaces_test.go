@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -671,4 +672,37 @@ func finalizerNames(ns *corev1.Namespace) []string {
 		out = append(out, string(f))
 	}
 	return out
+}
+
+// protobufBody is what client-go's typed clients send for k8s.io/api kinds.
+func protobufBody(t *testing.T, apiVersion, kind string, obj interface{ Marshal() ([]byte, error) }) string {
+	t.Helper()
+	raw, err := obj.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unk := k8sruntime.Unknown{TypeMeta: k8sruntime.TypeMeta{APIVersion: apiVersion, Kind: kind}, Raw: raw, ContentType: endpoints.MediaTypeProtobuf}
+	env, err := unk.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "k8s\x00" + string(env)
+}
+
+func TestProtobufRequestBodies(t *testing.T) {
+	ts := startServer(t, time.Hour, true)
+	body := protobufBody(t, "v1", "Namespace", &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "pb", Labels: map[string]string{"a": "b"}}})
+	r := ts.do(t, http.MethodPost, "/api/v1/namespaces", endpoints.MediaTypeProtobuf, body)
+	wantCode(t, r, http.StatusCreated)
+	if ns := decode[corev1.Namespace](t, r); ns.Name != "pb" || ns.Labels["a"] != "b" || ns.Status.Phase != corev1.NamespaceActive {
+		t.Errorf("created %s", r.body)
+	}
+	r = ts.do(t, http.MethodPost, "/api/v1/namespaces", endpoints.MediaTypeProtobuf, protobufBody(t, "v1", "ConfigMap", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}))
+	wantCode(t, r, http.StatusBadRequest)
+	wantCode(t, ts.do(t, http.MethodPost, "/api/v1/namespaces", endpoints.MediaTypeProtobuf, "not protobuf"), http.StatusBadRequest)
+	r = ts.do(t, http.MethodDelete, "/api/v1/namespaces/pb", endpoints.MediaTypeProtobuf, protobufBody(t, "v1", "DeleteOptions", &metav1.DeleteOptions{}))
+	wantCode(t, r, http.StatusOK)
+	if ns := decode[corev1.Namespace](t, r); ns.Status.Phase != corev1.NamespaceTerminating {
+		t.Errorf("deleted %s", r.body)
+	}
 }

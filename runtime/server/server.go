@@ -61,6 +61,7 @@ import (
 	restful "github.com/emicklei/go-restful/v3"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
@@ -126,11 +127,13 @@ func RootPath(group, version string) string {
 }
 
 // NewWebService returns a WebService rooted at RootPath(group, version)
-// that consumes and produces JSON and YAML.
+// that consumes JSON, YAML and Kubernetes protobuf (decoded by the handlers
+// for kinds with generated protobuf methods, a 415 for the others) and
+// produces JSON and YAML.
 func NewWebService(group, version string) *restful.WebService {
 	ws := new(restful.WebService)
 	ws.Path(RootPath(group, version)).
-		Consumes(MediaTypeJSON, MediaTypeYAML).
+		Consumes(MediaTypeJSON, MediaTypeYAML, endpoints.MediaTypeProtobuf).
 		Produces(MediaTypeJSON, MediaTypeYAML).
 		ApiVersion(GroupVersion{Group: group, Version: version}.String())
 	return ws
