@@ -863,7 +863,7 @@ func (l *loader) externalVersion(p *packages.Package, x *extPackage) *Version {
 		if e.Kind == packages.ListError && strings.HasPrefix(e.Msg, "# "+p.PkgPath+"\n") {
 			continue
 		}
-		msgs = append(msgs, e.Msg)
+		msgs = append(msgs, strings.Join(strings.Fields(e.Msg), " ")) // one line
 	}
 	if len(msgs) > 0 || p.Types == nil || len(p.GoFiles) == 0 {
 		if len(msgs) == 0 {
