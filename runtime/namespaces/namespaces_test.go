@@ -136,11 +136,11 @@ type testServer struct {
 
 // startServer runs a server serving core/v1 namespaces, configmaps and
 // events, with events kept eventTTL.
-func startServer(t *testing.T, eventTTL time.Duration, withNamespaces bool) *testServer {
+func startServer(t *testing.T, eventTTL time.Duration, withNamespaces bool, etcdServers ...string) *testServer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := server.New(ctx, server.Config{
-		DataDir: t.TempDir(), EventTTL: eventTTL,
+		DataDir: t.TempDir(), EventTTL: eventTTL, EtcdServers: etcdServers,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
@@ -705,4 +705,26 @@ func TestProtobufRequestBodies(t *testing.T) {
 	if ns := decode[corev1.Namespace](t, r); ns.Status.Phase != corev1.NamespaceTerminating {
 		t.Errorf("deleted %s", r.body)
 	}
+}
+
+func TestTwoReplicas(t *testing.T) {
+	first := startServer(t, time.Hour, true)
+	second := startServer(t, time.Hour, true, first.s.Backend().Client().Endpoints()...)
+	wantCode(t, second.do(t, http.MethodGet, "/api/v1/namespaces/kube-public", "", ""), http.StatusOK)
+	wantCode(t, first.create(t, "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shared"}}`), http.StatusCreated)
+	for i, ts := range []*testServer{first, second} {
+		for j := range 5 {
+			wantCode(t, ts.create(t, "/api/v1/namespaces/shared/configmaps", cm("shared", "c"+string(rune('a'+i))+string(rune('0'+j)))), http.StatusCreated)
+		}
+	}
+	wantCode(t, second.do(t, http.MethodDelete, "/api/v1/namespaces/shared", "", ""), http.StatusOK)
+	// Both replicas refuse new content at once (quorum reads).
+	wantCode(t, first.create(t, "/api/v1/namespaces/shared/configmaps", cm("shared", "late")), http.StatusForbidden)
+	eventually(t, 10*time.Second, "the namespace to go", func() bool {
+		return first.do(t, http.MethodGet, "/api/v1/namespaces/shared", "", "").code == http.StatusNotFound
+	})
+	if k := first.keys(t, "/configmaps/shared/"); len(k) != 0 {
+		t.Errorf("left in etcd: %v", k)
+	}
+	wantCode(t, second.create(t, "/api/v1/namespaces/shared/configmaps", cm("shared", "after")), http.StatusNotFound)
 }
