@@ -34,6 +34,7 @@ func validShipmentJSON(meta string) string {
 // directly.
 func TestBadInput(t *testing.T) {
 	s := sharedServer(t)
+	s.ensureNamespaces(t, "bad-input")
 	httpc, err := rest.HTTPClientFor(s.config)
 	if err != nil {
 		t.Fatalf("http client: %v", err)

@@ -18,6 +18,7 @@ import (
 // built with the generated AddToScheme: typed CRUD and the status subresource.
 func TestControllerRuntimeClient(t *testing.T) {
 	s := sharedServer(t)
+	s.ensureNamespaces(t, "crt")
 	scheme := runtime.NewScheme()
 	if err := shippingv1.AddToScheme(scheme); err != nil {
 		t.Fatalf("AddToScheme: %v", err)

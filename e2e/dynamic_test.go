@@ -41,6 +41,7 @@ func warehouse(name string) *unstructured.Unstructured {
 
 func TestDynamicShipmentCRUD(t *testing.T) {
 	s := sharedServer(t)
+	s.ensureNamespaces(t, "crud")
 	c := s.dynamic(t).Resource(shipmentsGVR).Namespace("crud")
 	ctx := ctx(t, time.Minute)
 
@@ -174,6 +175,7 @@ func TestDynamicWarehouseCRUD(t *testing.T) {
 
 func TestDynamicSelectors(t *testing.T) {
 	s := sharedServer(t)
+	s.ensureNamespaces(t, "sel-a", "sel-b")
 	dyn := s.dynamic(t)
 	ctx := ctx(t, time.Minute)
 	for i, ns := range []string{"sel-a", "sel-b"} {
@@ -235,6 +237,7 @@ func TestDynamicSelectors(t *testing.T) {
 
 func TestDynamicPagination(t *testing.T) {
 	s := sharedServer(t)
+	s.ensureNamespaces(t, "pages")
 	c := s.dynamic(t).Resource(shipmentsGVR).Namespace("pages")
 	ctx := ctx(t, 2*time.Minute)
 	const n = 50
@@ -296,6 +299,7 @@ func TestDynamicPagination(t *testing.T) {
 
 func TestDynamicConflict(t *testing.T) {
 	s := sharedServer(t)
+	s.ensureNamespaces(t, "conflict")
 	c := s.dynamic(t).Resource(shipmentsGVR).Namespace("conflict")
 	ctx := ctx(t, time.Minute)
 	created, err := c.Create(ctx, shipment("conflict", "c1", nil), metav1.CreateOptions{})

@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -226,5 +229,25 @@ func eventually(t *testing.T, d time.Duration, what string, f func() error) {
 			t.Fatalf("%s: not within %s: %v", what, d, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// ensureNamespaces creates the namespaces a test writes into: the server
+// serves real namespaces, so a create in a missing one is a 404.
+func (s *apiserver) ensureNamespaces(t *testing.T, names ...string) {
+	t.Helper()
+	c := s.dynamic(t).Resource(namespacesGVR)
+	for _, name := range names {
+		ns := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1",
+			"kind":       "Namespace",
+			"metadata":   map[string]any{"name": name},
+		}}
+		_, err := c.Create(context.Background(), ns, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("create namespace %s: %v", name, err)
+		}
 	}
 }

@@ -74,6 +74,7 @@ func (r *recorder) check(f func(r *recorder) error) func() error {
 // apiserver is restarted on the same data dir and port.
 func TestInformer(t *testing.T) {
 	s := newServer(t)
+	s.ensureNamespaces(t, "inf")
 	dyn := s.dynamic(t)
 	c := dyn.Resource(shipmentsGVR).Namespace("inf")
 	ctx := ctx(t, 3*time.Minute)
