@@ -37,9 +37,13 @@ func tableOptions(req *http.Request) (metav1.IncludeObjectPolicy, error) {
 }
 
 // columnDefinitions: Name first, then the printer columns, or Name and
-// Created At when the kind has none.
+// Created At when the kind has none; only the printer columns when they
+// include the name (Info.PrinterColumnsWithName).
 func columnDefinitions(info *resource.Info) []metav1.TableColumnDefinition {
-	cols := []metav1.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name", Description: objectMetaDocs["name"]}}
+	var cols []metav1.TableColumnDefinition
+	if !ownNameColumn(info) {
+		cols = append(cols, metav1.TableColumnDefinition{Name: "Name", Type: "string", Format: "name", Description: objectMetaDocs["name"]})
+	}
 	if len(info.PrinterColumns) == 0 {
 		return append(cols, metav1.TableColumnDefinition{Name: "Created At", Type: "date", Description: objectMetaDocs["creationTimestamp"]})
 	}
@@ -55,13 +59,23 @@ func columnDefinitions(info *resource.Info) []metav1.TableColumnDefinition {
 	return cols
 }
 
+// ownNameColumn reports whether the printer columns carry the name column
+// themselves (so the runtime adds none).
+func ownNameColumn(info *resource.Info) bool {
+	return info.PrinterColumnsWithName && len(info.PrinterColumns) > 0
+}
+
 // tableRows converts objects to rows. Cells come from Strategy.PrinterCells
-// (nil pointers become nil cells, times RFC 3339 strings) or Name and
-// Created At.
+// (nil pointers become nil cells, times RFC 3339 strings), after the name
+// unless the printer columns include it, or are Name and Created At.
 func tableRows[T resource.Object, L resource.ListObject](s *resource.Strategy[T, L], objs []T, include metav1.IncludeObjectPolicy, metaAPIVersion string) ([]metav1.TableRow, error) {
 	rows := make([]metav1.TableRow, 0, len(objs))
+	ownName := ownNameColumn(s.Info)
 	for _, obj := range objs {
-		cells := []any{obj.GetName()}
+		var cells []any
+		if !ownName {
+			cells = append(cells, obj.GetName())
+		}
 		if s.PrinterCells != nil && len(s.Info.PrinterColumns) > 0 {
 			raw := s.PrinterCells(obj)
 			for i := range s.Info.PrinterColumns {

@@ -27,6 +27,12 @@ type Info struct {
 	// PrinterColumns from +kubebuilder:printcolumn; empty means the default
 	// Name and Created At columns.
 	PrinterColumns []PrinterColumn
+	// PrinterColumnsWithName says PrinterColumns (and Strategy.PrinterCells)
+	// are the whole table, the name column included where the kind prints
+	// it: built-in kinds print as kube-apiserver prints them (an Event's
+	// Name is a wide column at the end). Otherwise the runtime puts Name
+	// first, as kube-apiserver does for custom resources.
+	PrinterColumnsWithName bool
 	// StorageVersion is the version objects of this kind are stored in.
 	StorageVersion string
 	// ServedVersions lists every served version of the kind, preferred first.
@@ -108,7 +114,8 @@ type Strategy[T Object, L ListObject] struct {
 	SpecChanged func(oldObj, newObj T) bool
 
 	// PrinterCells returns the cells of Info.PrinterColumns in order, with
-	// typed field access generated from each JSONPath. Nil when the kind has
-	// no printer columns (the runtime then prints Name and Created At).
+	// typed field access generated from each JSONPath (or, for built-in
+	// kinds, kube-apiserver's cells, the name among them). Nil when the kind
+	// has no printer columns (the runtime then prints Name and Created At).
 	PrinterCells func(obj T) []any
 }
