@@ -364,10 +364,10 @@ func zero(r *model.TypeRef, x expr, omitEmpty bool) (jen.Code, error) {
 			if !comparable(u, 0) {
 				return nil, fmt.Errorf("a default on the struct %s needs a pointer field: its zero value cannot be compared", u.Name)
 			}
-			return x().Op("==").Parens(typeExpr(u).Values()), nil
+			return x().Op("==").Parens(genall.TypeCode(u).Values()), nil
 		}
 	}
-	return nil, fmt.Errorf("defaults on %s are not supported", describe(r))
+	return nil, fmt.Errorf("defaults on %s are not supported", genall.Describe(r))
 }
 
 func comparable(r *model.TypeRef, depth int) bool {
@@ -430,46 +430,6 @@ func intRange(b string) (lo, hi int64, unsigned bool) {
 	}
 }
 
-func describe(r *model.TypeRef) string {
-	if r == nil {
-		return "nothing"
-	}
-	switch r.Kind {
-	case model.PointerRef:
-		return "*" + describe(r.Elem)
-	case model.SliceRef:
-		return "[]" + describe(r.Elem)
-	case model.ArrayRef:
-		return fmt.Sprintf("[%d]%s", r.Len, describe(r.Elem))
-	case model.MapRef:
-		return "map[" + describe(r.Key) + "]" + describe(r.Elem)
-	case model.InterfaceRef:
-		return "interface{}"
-	}
-	return r.Name
-}
-
-func typeExpr(r *model.TypeRef) *jen.Statement {
-	switch r.Kind {
-	case model.NamedRef:
-		if r.Package == "" {
-			return jen.Id(r.Name)
-		}
-		return jen.Qual(r.Package, r.Name)
-	case model.PointerRef:
-		return jen.Op("*").Add(typeExpr(r.Elem))
-	case model.SliceRef:
-		return jen.Index().Add(typeExpr(r.Elem))
-	case model.ArrayRef:
-		return jen.Index(jen.Lit(int(r.Len))).Add(typeExpr(r.Elem))
-	case model.MapRef:
-		return jen.Map(typeExpr(r.Key)).Add(typeExpr(r.Elem))
-	case model.InterfaceRef:
-		return jen.Any()
-	}
-	return jen.Id(r.Name)
-}
-
 // --- literals ------------------------------------------------------------------
 
 // literal renders the JSON value v (decoded with UseNumber) as a Go
@@ -480,7 +440,7 @@ func literal(r *model.TypeRef, v any, typed bool, depth int) (jen.Code, error) {
 		return nil, fmt.Errorf("value nested deeper than %d", maxNestDepth)
 	}
 	if v == nil {
-		return nil, fmt.Errorf("null is not a default for %s", describe(r))
+		return nil, fmt.Errorf("null is not a default for %s", genall.Describe(r))
 	}
 	switch known(r) {
 	case "Duration":
@@ -557,7 +517,7 @@ func literal(r *model.TypeRef, v any, typed bool, depth int) (jen.Code, error) {
 		if err != nil {
 			return nil, err
 		}
-		return typeExpr(r).Values(dict), nil
+		return genall.TypeCode(r).Values(dict), nil
 	}
 
 	u := underlying(r)
@@ -586,14 +546,14 @@ func literal(r *model.TypeRef, v any, typed bool, depth int) (jen.Code, error) {
 			if err != nil {
 				return nil, fmt.Errorf("decode base64: %w", err)
 			}
-			return typeExpr(r).Call(jen.Lit(string(b))), nil
+			return genall.TypeCode(r).Call(jen.Lit(string(b))), nil
 		}
 		arr, ok := v.([]any)
 		if !ok {
 			return nil, fmt.Errorf("a list default must be a JSON array, not %v", v)
 		}
 		if u.Kind == model.ArrayRef && int64(len(arr)) > u.Len {
-			return nil, fmt.Errorf("%d items do not fit %s", len(arr), describe(u))
+			return nil, fmt.Errorf("%d items do not fit %s", len(arr), genall.Describe(u))
 		}
 		var items []jen.Code
 		for i, item := range arr {
@@ -603,7 +563,7 @@ func literal(r *model.TypeRef, v any, typed bool, depth int) (jen.Code, error) {
 			}
 			items = append(items, lit)
 		}
-		return typeExpr(r).Values(items...), nil
+		return genall.TypeCode(r).Values(items...), nil
 	case model.MapRef:
 		obj, ok := v.(map[string]any)
 		if !ok {
@@ -626,18 +586,18 @@ func literal(r *model.TypeRef, v any, typed bool, depth int) (jen.Code, error) {
 			}
 			dict[kl] = vl
 		}
-		return typeExpr(r).Values(dict), nil
+		return genall.TypeCode(r).Values(dict), nil
 	case model.BuiltinRef:
 		lit, err := scalarLiteral(u.Name, v)
 		if err != nil {
 			return nil, err
 		}
 		if typed || (named && u.Name != "string" && u.Name != "bool") {
-			return typeExpr(r).Call(lit), nil
+			return genall.TypeCode(r).Call(lit), nil
 		}
 		return lit, nil
 	}
-	return nil, fmt.Errorf("defaults on %s are not supported", describe(r))
+	return nil, fmt.Errorf("defaults on %s are not supported", genall.Describe(r))
 }
 
 func scalarLiteral(b string, v any) (jen.Code, error) {
@@ -735,7 +695,7 @@ func fillStruct(dict jen.Dict, fields []*model.Field, obj map[string]any, used m
 				return err
 			}
 			if len(inner) > 0 {
-				dict[jen.Id(f.Name)] = typeExpr(f.Type).Values(inner)
+				dict[jen.Id(f.Name)] = genall.TypeCode(f.Type).Values(inner)
 			}
 			continue
 		}

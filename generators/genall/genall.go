@@ -87,6 +87,27 @@ func TypeCode(r *model.TypeRef) *jen.Statement {
 	return jen.Id(r.Name)
 }
 
+// Describe renders r as Go type syntax for messages ("[]*Part"), with
+// named types unqualified.
+func Describe(r *model.TypeRef) string {
+	if r == nil {
+		return "nothing"
+	}
+	switch r.Kind {
+	case model.PointerRef:
+		return "*" + Describe(r.Elem)
+	case model.SliceRef:
+		return "[]" + Describe(r.Elem)
+	case model.ArrayRef:
+		return fmt.Sprintf("[%d]%s", r.Len, Describe(r.Elem))
+	case model.MapRef:
+		return "map[" + Describe(r.Key) + "]" + Describe(r.Elem)
+	case model.InterfaceRef:
+		return "interface{}"
+	}
+	return r.Name
+}
+
 // PerVersion calls gen for every group-version that declares at least one
 // kind, in model order, and returns the files; an error names the
 // generator (what) and the group-version.

@@ -584,7 +584,7 @@ func (g *gen) list(r resolved, val model.Validation, f *model.Field, x, path fun
 	er := resolve(ref.Elem)
 	if listType == "set" || val.UniqueItems {
 		if !comparable(er.ref, 0) {
-			return nil, fmt.Errorf("listType=set or uniqueItems needs items that compare by value, not %s", describe(ref.Elem))
+			return nil, fmt.Errorf("listType=set or uniqueItems needs items that compare by value, not %s", genall.Describe(ref.Elem))
 		}
 		stmts = append(stmts, appendAll(jen.Qual(validatePkg, "Unique").Call(path(), x())))
 	}
@@ -705,9 +705,9 @@ func findJSON(fields []*model.Field, name string, depth int) ([]string, *model.F
 func (g *gen) mapKeys(er resolved, keys []string, x, path func() *jen.Statement) ([]jen.Code, error) {
 	fields, ok := typegraph.StructFields(er.ref)
 	if !ok {
-		return nil, fmt.Errorf("listType=map needs struct items, not %s", describe(er.ref))
+		return nil, fmt.Errorf("listType=map needs struct items, not %s", genall.Describe(er.ref))
 	}
-	itemType := typeExpr(er.ref)
+	itemType := genall.TypeCode(er.ref)
 	var sels [][]string
 	var types []*model.TypeRef
 	for _, k := range keys {
@@ -717,7 +717,7 @@ func (g *gen) mapKeys(er resolved, keys []string, x, path func() *jen.Statement)
 		}
 		kr := resolve(kf.Type)
 		if kr.ref.Kind != model.BuiltinRef {
-			return nil, fmt.Errorf("listMapKey %q: must be a string, integer or boolean field, not %s", k, describe(kf.Type))
+			return nil, fmt.Errorf("listMapKey %q: must be a string, integer or boolean field, not %s", k, genall.Describe(kf.Type))
 		}
 		sels = append(sels, sel)
 		types = append(types, kf.Type)
@@ -730,7 +730,7 @@ func (g *gen) mapKeys(er resolved, keys []string, x, path func() *jen.Statement)
 		return s
 	}
 	if len(keys) == 1 {
-		fn := jen.Func().Params(jen.Id("item").Op("*").Add(itemType)).Add(typeExpr(types[0])).
+		fn := jen.Func().Params(jen.Id("item").Op("*").Add(itemType)).Add(genall.TypeCode(types[0])).
 			Block(jen.Return(selector(sels[0])))
 		return []jen.Code{appendAll(jen.Qual(validatePkg, "MapKey").Call(path(), x(), jen.Lit(keys[0]), fn))}, nil
 	}
@@ -772,47 +772,6 @@ func comparable(r *model.TypeRef, depth int) bool {
 		}
 	}
 	return false
-}
-
-func describe(r *model.TypeRef) string {
-	if r == nil {
-		return "nothing"
-	}
-	switch r.Kind {
-	case model.PointerRef:
-		return "*" + describe(r.Elem)
-	case model.SliceRef:
-		return "[]" + describe(r.Elem)
-	case model.ArrayRef:
-		return fmt.Sprintf("[%d]%s", r.Len, describe(r.Elem))
-	case model.MapRef:
-		return "map[" + describe(r.Key) + "]" + describe(r.Elem)
-	case model.InterfaceRef:
-		return "interface{}"
-	}
-	return r.Name
-}
-
-// typeExpr renders a type reference.
-func typeExpr(r *model.TypeRef) *jen.Statement {
-	switch r.Kind {
-	case model.NamedRef:
-		if r.Package == "" {
-			return jen.Id(r.Name)
-		}
-		return jen.Qual(r.Package, r.Name)
-	case model.PointerRef:
-		return jen.Op("*").Add(typeExpr(r.Elem))
-	case model.SliceRef:
-		return jen.Index().Add(typeExpr(r.Elem))
-	case model.ArrayRef:
-		return jen.Index(jen.Lit(int(r.Len))).Add(typeExpr(r.Elem))
-	case model.MapRef:
-		return jen.Map(typeExpr(r.Key)).Add(typeExpr(r.Elem))
-	case model.InterfaceRef:
-		return jen.Any()
-	}
-	return jen.Id(r.Name)
 }
 
 // --- scalars ------------------------------------------------------------------
