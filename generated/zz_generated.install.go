@@ -25,8 +25,6 @@ func Install(s *server.Server) error {
 	coreNamespaceStore := corev1.NewNamespaceStore(b)
 	// coordination.k8s.io: one store per kind, shared by every served version.
 	coordinationLeaseStore := coordinationv1.NewLeaseStore(b)
-	// events.k8s.io: one store per kind, shared by every served version.
-	eventsEventStore := eventsv1.NewEventStore(b)
 	// infra.kubeforge.dev: one store per kind, shared by every served version.
 	infraWarehouseStore := infrav1.NewWarehouseStore(b)
 	// shipping.kubeforge.dev: one store per kind, shared by every served version.
@@ -42,9 +40,6 @@ func Install(s *server.Server) error {
 	if err := s.AddCollection(coordinationLeaseStore); err != nil {
 		return fmt.Errorf("install leases.coordination.k8s.io: %w", err)
 	}
-	if err := s.AddCollection(eventsEventStore); err != nil {
-		return fmt.Errorf("install events.events.k8s.io: %w", err)
-	}
 	if err := s.AddCollection(infraWarehouseStore); err != nil {
 		return fmt.Errorf("install warehouses.infra.kubeforge.dev: %w", err)
 	}
@@ -54,7 +49,7 @@ func Install(s *server.Server) error {
 	if err := coordinationv1.Install(s, coordinationv1.Stores{Lease: coordinationLeaseStore}); err != nil {
 		return fmt.Errorf("install coordination.k8s.io/v1: %w", err)
 	}
-	if err := eventsv1.Install(s, eventsv1.Stores{Event: eventsEventStore}); err != nil {
+	if err := eventsv1.Install(s, eventsv1.Stores{Event: coreEventStore}); err != nil {
 		return fmt.Errorf("install events.k8s.io/v1: %w", err)
 	}
 	if err := infrav1.Install(s, infrav1.Stores{Warehouse: infraWarehouseStore}); err != nil {

@@ -11,5 +11,5 @@
 // +kubeforge:external:package=k8s.io/api/core/v1,kind=Namespace,scope=Cluster,shortName=ns
 // +kubeforge:external:package=k8s.io/api/core/v1,kind=Event,shortName=ev
 // +kubeforge:external:package=k8s.io/api/coordination/v1,kind=Lease
-// +kubeforge:external:package=k8s.io/api/events/v1,kind=Event,shortName=ev
+// +kubeforge:external:package=k8s.io/api/events/v1,kind=Event,shortName=ev,storedAs=k8s.io/api/core/v1
 package types

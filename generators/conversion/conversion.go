@@ -56,13 +56,17 @@ func (e *MissingError) Error() string {
 
 // Generate implements genall.Generator.
 func (*Generator) Generate(api *model.API) ([]genall.File, error) {
-	// External packages (k8s.io/api, +kubeforge:external) carry their own.
-	api = api.Owned()
 	var files []genall.File
 	var problems []string
+	var cross []*planner
 	for _, g := range api.Groups {
 		for _, v := range g.Versions {
-			p, err := planVersion(v)
+			if v.External && !storedElsewhere(v) {
+				// External packages (k8s.io/api, +kubeforge:external)
+				// carry their own conversions.
+				continue
+			}
+			p, err := planVersion(api, v)
 			if err != nil {
 				return nil, fmt.Errorf("generate conversion for %s: %w", v.GroupVersion(), err)
 			}
@@ -72,6 +76,16 @@ func (*Generator) Generate(api *model.API) ([]genall.File, error) {
 			probs := p.problems()
 			if len(probs) > 0 {
 				problems = append(problems, probs...)
+				continue
+			}
+			if p.cross {
+				// One types-root file for every such version, below.
+				cross = append(cross, p)
+				gf, err := p.generatedFile(api)
+				if err != nil {
+					return nil, fmt.Errorf("generate conversion for %s: %w", v.GroupVersion(), err)
+				}
+				files = append(files, gf)
 				continue
 			}
 			fs, err := emit(api, p)
@@ -84,29 +98,59 @@ func (*Generator) Generate(api *model.API) ([]genall.File, error) {
 	if len(problems) > 0 {
 		return nil, &MissingError{Problems: problems}
 	}
+	if len(cross) > 0 {
+		tf, err := crossTypesFile(cross)
+		if err != nil {
+			return nil, fmt.Errorf("generate conversion for %s: %w", api.Types.Dir, err)
+		}
+		files = append(files, tf)
+	}
 	return files, nil
+}
+
+// storedElsewhere reports whether v has a kind stored as another group's
+// kind (+kubeforge:external storedAs=).
+func storedElsewhere(v *model.Version) bool {
+	for _, k := range v.Kinds {
+		if k.StoredAs != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // planVersion plans the conversions of spoke v, or returns nil when v
 // stores every kind it declares.
-func planVersion(v *model.Version) (*planner, error) {
-	p := newPlanner(v)
+func planVersion(api *model.API, v *model.Version) (*planner, error) {
+	p, err := newPlanner(api, v)
+	if err != nil {
+		return nil, err
+	}
 	for _, k := range v.Kinds {
 		if k.Storage {
 			continue
 		}
-		hv := v.Group.StorageVersion(k.Name)
-		if hv == nil {
+		if k.StoredAs != nil && !v.External {
+			return nil, fmt.Errorf("kind %s: stored as %s %s, but only kinds declared with +kubeforge:external may be stored as another group's kind", k.Name, k.StoredAs.Version.GroupVersion(), k.StoredAs.Name)
+		}
+		hk := k.Hub()
+		if hk == nil {
 			return nil, fmt.Errorf("kind %s: no storage version in group %s", k.Name, v.Group.Name)
 		}
-		hk := hv.Kind(k.Name)
-		if k.Type == nil || hk == nil || hk.Type == nil {
+		if k.StoredAs == nil && v.External {
+			return nil, fmt.Errorf("kind %s: stored in %s of its own group, which kubeforge does not convert for packages it does not own", k.Name, hk.Version.GroupVersion())
+		}
+		hv := hk.Version
+		if k.StoredAs != nil {
+			p.hubs[hv] = true
+		}
+		if k.Type == nil || hk.Type == nil {
 			return nil, fmt.Errorf("kind %s: no type in the model", k.Name)
 		}
 		kp := &kindPair{sk: k, hk: hk}
 		kp.kind = p.addPair(k.Type, hk.Type)
 		if kp.kind == nil {
-			return nil, fmt.Errorf("kind %s: %s and %s types do not pair", k.Name, v.Name, hv.Name)
+			return nil, fmt.Errorf("kind %s: %s and %s types do not pair", k.Name, p.label(v), p.label(hv))
 		}
 		sl, hl := v.Type(k.ListName), hv.Type(hk.ListName)
 		if sl != nil && hl != nil {
@@ -141,9 +185,15 @@ func (p *planner) problems() []string {
 				}
 				fmt.Fprintf(&b, "%s: %s", m.f.f.Pos, m.reason)
 			}
-			fmt.Fprintf(&b, "; write\n\tfunc %s(in *%s.%s, out *%s.%s) error\n  in %s/conversion.go (call the generated %s for the other fields)",
-				funcName(d.from, d.to, pr.name), d.from.PackageName, pr.name, d.to.PackageName, pr.name,
-				p.spoke.Dir, autoName(d.from, d.to, pr.name))
+			from, to := pr.label(d.from), pr.label(d.to)
+			fmt.Fprintf(&b, "; write\n\tfunc %s(in *%s.%s, out *%s.%s) error\n  in %s/conversion.go",
+				funcName(from, to, pr.name), p.alias(d.from), pr.name, p.alias(d.to), pr.name, p.fns.dir)
+			if p.cross {
+				fmt.Fprintf(&b, " (package %s, importing %s %q and %s %q; call the generated %s for the other fields)",
+					p.fns.name, p.alias(d.from), d.from.Package, p.alias(d.to), d.to.Package, autoName(from, to, pr.name))
+			} else {
+				fmt.Fprintf(&b, " (call the generated %s for the other fields)", autoName(from, to, pr.name))
+			}
 			out = append(out, b.String())
 		}
 	}

@@ -57,9 +57,35 @@ func render(f *jen.File, path string) (genall.File, error) {
 func (p *planner) typesFile() (genall.File, error) {
 	v := p.spoke
 	f := genall.NewFile(v.PackageName, v.Package)
+	if err := p.typesFuncs(f); err != nil {
+		return genall.File{}, err
+	}
+	return render(f, v.Dir+"/"+FileName)
+}
+
+// crossTypesFile writes the field-by-field functions of every version
+// whose kinds are stored as another group's kinds into one file of the
+// types root package (model.API.Types), beside the hand-written ones.
+func crossTypesFile(ps []*planner) (genall.File, error) {
+	c := ps[0].fns
+	f := genall.NewFile(c.name, c.pkg)
+	for _, p := range ps {
+		if err := p.typesFuncs(f); err != nil {
+			return genall.File{}, fmt.Errorf("%s: %w", p.spoke.Package, err)
+		}
+	}
+	return render(f, c.dir+"/"+FileName)
+}
+
+// typesFuncs adds the autoConvert_ and (unless hand-written) Convert_
+// functions of every pair, in both directions, to f.
+func (p *planner) typesFuncs(f *jen.File) error {
 	f.ImportName(fmtPkg, "fmt")
 	for _, pr := range p.sorted() {
-		f.ImportAlias(pr.hv.Package, pr.hv.PackageName)
+		if p.cross {
+			f.ImportAlias(pr.sv.Package, p.alias(pr.sv))
+		}
+		f.ImportAlias(pr.hv.Package, p.alias(pr.hv))
 	}
 	for _, pr := range p.sorted() {
 		for _, s2h := range []bool{true, false} {
@@ -68,26 +94,26 @@ func (p *planner) typesFile() (genall.File, error) {
 			if !s2h {
 				from, to, hand = pr.hv, pr.sv, pr.handH2S
 			}
-			auto := autoName(from, to, pr.name)
+			auto := autoName(pr.label(from), pr.label(to), pr.name)
 			body, err := p.pairBody(pr, s2h)
 			if err != nil {
-				return genall.File{}, fmt.Errorf("type %s: %w", pr.name, err)
+				return fmt.Errorf("type %s: %w", pr.name, err)
 			}
-			f.Commentf("%s converts the fields of %s.%s that %s.%s has under the same JSON name with a compatible type.", auto, from.Name, pr.name, to.Name, pr.name)
+			f.Commentf("%s converts the fields of %s.%s that %s.%s has under the same JSON name with a compatible type.", auto, pr.label(from), pr.name, pr.label(to), pr.name)
 			f.Func().Id(auto).Params(jen.Id("in").Op("*").Qual(from.Package, pr.name), jen.Id("out").Op("*").Qual(to.Package, pr.name)).Error().Block(body...)
 			f.Line()
 			if hand {
 				continue
 			}
-			fn := funcName(from, to, pr.name)
-			f.Commentf("%s converts %s.%s to %s.%s.", fn, from.Name, pr.name, to.Name, pr.name)
+			fn := funcName(pr.label(from), pr.label(to), pr.name)
+			f.Commentf("%s converts %s.%s to %s.%s.", fn, pr.label(from), pr.name, pr.label(to), pr.name)
 			f.Func().Id(fn).Params(jen.Id("in").Op("*").Qual(from.Package, pr.name), jen.Id("out").Op("*").Qual(to.Package, pr.name)).Error().Block(
 				jen.Return(jen.Id(auto).Call(jen.Id("in"), jen.Id("out"))),
 			)
 			f.Line()
 		}
 	}
-	return render(f, v.Dir+"/"+FileName)
+	return nil
 }
 
 func (p *planner) pairBody(pr *pair, s2h bool) ([]jen.Code, error) {
@@ -112,11 +138,11 @@ func (p *planner) pairBody(pr *pair, s2h bool) ([]jen.Code, error) {
 		need = pr.needH2S
 	}
 	for _, m := range need {
-		body = append(body, jen.Commentf("WARNING: %s.%s needs hand-written code in %s: %s", m.side.Name, m.f.goName(), funcName(from, to, pr.name), m.reason))
+		body = append(body, jen.Commentf("WARNING: %s.%s needs hand-written code in %s: %s", pr.label(m.side), m.f.goName(), funcName(pr.label(from), pr.label(to), pr.name), m.reason))
 	}
 	if s2h {
 		for _, h := range pr.hubOnly {
-			body = append(body, jen.Commentf("out.%s (json %q) has no %s counterpart: kept in the %s annotation by the generated FromHub/ToHub.", h.goName(), h.json, from.Name, annotationDoc))
+			body = append(body, jen.Commentf("out.%s (json %q) has no %s counterpart: kept in the %s annotation by the generated FromHub/ToHub.", h.goName(), h.json, pr.label(from), annotationDoc))
 		}
 	}
 	body = append(body, jen.Return(jen.Nil()))
@@ -144,7 +170,7 @@ func (p *planner) conv(from, to *model.TypeRef, in, out expr, ctx string) ([]jen
 		return []jen.Code{out().Op("=").Add(genall.TypeCode(to)).Parens(in())}, nil
 	}
 	if fn, ok := p.pairFunc(from, to); ok {
-		return []jen.Code{callConvert(jen.Qual(p.spoke.Package, fn), in, out, ctx)}, nil
+		return []jen.Code{callConvert(jen.Qual(p.fns.pkg, fn), in, out, ctx)}, nil
 	}
 	return p.structural(from, to, in, out, ctx)
 }
@@ -264,9 +290,12 @@ func (p *planner) generatedFile(api *model.API) (genall.File, error) {
 	v := p.spoke
 	importPath, dir, pkgName := genall.GeneratedPackage(api, v)
 	f := genall.NewFile(pkgName, importPath)
-	f.ImportAlias(v.Package, v.PackageName)
+	f.ImportAlias(v.Package, p.alias(v))
 	for _, pr := range p.sorted() {
-		f.ImportAlias(pr.hv.Package, pr.hv.PackageName)
+		f.ImportAlias(pr.hv.Package, p.alias(pr.hv))
+	}
+	if p.cross {
+		f.ImportAlias(p.fns.pkg, p.fns.name)
 	}
 	f.ImportName(fmtPkg, "fmt")
 	f.ImportAlias(kfconvPkg, "kfconversion")
@@ -306,8 +335,8 @@ func (p *planner) generatedFile(api *model.API) (genall.File, error) {
 	return render(f, dir+"/"+FileName)
 }
 
-func saveName(pr *pair) string    { return "save_" + pr.hv.Name + "_" + pr.name }
-func restoreName(pr *pair) string { return "restore_" + pr.hv.Name + "_" + pr.name }
+func saveName(pr *pair) string    { return "save_" + pr.hl + "_" + pr.name }
+func restoreName(pr *pair) string { return "restore_" + pr.hl + "_" + pr.name }
 
 func objectMetaField(t *model.Type) string {
 	for _, f := range t.Fields {
@@ -336,8 +365,8 @@ func (p *planner) kindFuncs(f *jen.File, kp *kindPair) error {
 	// ToHub.
 	toHub := []jen.Code{
 		jen.Id("out").Op(":=").New(hT.Clone()),
-		jen.If(jen.Err().Op(":=").Qual(sv.Package, pr.s2h()).Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
-			errf("convert "+name+" %q from "+sv.GroupVersion()+" to "+hv.Name+": %w", jen.Id("in").Dot("Name"), jen.Err())),
+		jen.If(jen.Err().Op(":=").Qual(p.fns.pkg, pr.s2h()).Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
+			errf("convert "+name+" %q from "+sv.GroupVersion()+" to "+pr.hl+": %w", jen.Id("in").Dot("Name"), jen.Err())),
 		jen.List(jen.Id("out").Dot("APIVersion"), jen.Id("out").Dot("Kind")).Op("=").List(jen.Lit(hv.GroupVersion()), jen.Lit(name)),
 	}
 	if data {
@@ -345,36 +374,36 @@ func (p *planner) kindFuncs(f *jen.File, kp *kindPair) error {
 			jen.Id("saved").Op(":=").New(hT.Clone()),
 			jen.If(jen.List(jen.Id("raw"), jen.Id("ok")).Op(":=").Qual(kfconvPkg, "Load").Call(jen.Op("&").Id("out").Dot(meta), jen.Id("saved")), jen.Id("ok")).Block(
 				jen.If(jen.Err().Op(":=").Id(restoreName(pr)).Call(jen.Id("saved"), jen.Id("out"), jen.Id("raw")), jen.Err().Op("!=").Nil()).Block(
-					errf("restore "+name+" %q fields of "+hv.Name+" from annotation "+annotationDoc+": %w", jen.Id("in").Dot("Name"), jen.Err())),
+					errf("restore "+name+" %q fields of "+pr.hl+" from annotation "+annotationDoc+": %w", jen.Id("in").Dot("Name"), jen.Err())),
 			))
 	} else {
 		toHub = append(toHub, jen.Qual(kfconvPkg, "Strip").Call(jen.Op("&").Id("out").Dot(meta)))
 	}
 	toHub = append(toHub, jen.Return(jen.Id("out"), jen.Nil()))
-	f.Commentf("%sToHub converts a %s %s to the hub (storage) version %s, restoring the %s-only fields kept in the %s annotation, which it removes.", name, sv.Name, name, hv.Name, hv.Name, annotationDoc)
+	f.Commentf("%sToHub converts a %s %s to the hub (storage) version %s, restoring the %s-only fields kept in the %s annotation, which it removes.", name, pr.sl, name, pr.hl, pr.hl, annotationDoc)
 	f.Func().Id(name+"ToHub").Params(jen.Id("in").Op("*").Add(sT.Clone())).Params(jen.Op("*").Add(hT.Clone()), jen.Error()).Block(toHub...)
 	f.Line()
 
 	// FromHub.
 	fromHub := []jen.Code{
 		jen.Id("out").Op(":=").New(sT.Clone()),
-		jen.If(jen.Err().Op(":=").Qual(sv.Package, pr.h2s()).Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
-			errf("convert "+name+" %q from "+hv.GroupVersion()+" to "+sv.Name+": %w", jen.Id("in").Dot("Name"), jen.Err())),
+		jen.If(jen.Err().Op(":=").Qual(p.fns.pkg, pr.h2s()).Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
+			errf("convert "+name+" %q from "+hv.GroupVersion()+" to "+pr.sl+": %w", jen.Id("in").Dot("Name"), jen.Err())),
 		jen.List(jen.Id("out").Dot("APIVersion"), jen.Id("out").Dot("Kind")).Op("=").List(jen.Lit(sv.GroupVersion()), jen.Lit(name)),
 	}
 	if data {
 		fromHub = append(fromHub,
 			jen.Id("back").Op(":=").New(hT.Clone()),
-			jen.If(jen.Err().Op(":=").Qual(sv.Package, pr.s2h()).Call(jen.Id("out"), jen.Id("back")), jen.Err().Op("!=").Nil()).Block(
-				errf("convert "+name+" %q back from "+sv.Name+" to "+hv.Name+": %w", jen.Id("in").Dot("Name"), jen.Err())),
+			jen.If(jen.Err().Op(":=").Qual(p.fns.pkg, pr.s2h()).Call(jen.Id("out"), jen.Id("back")), jen.Err().Op("!=").Nil()).Block(
+				errf("convert "+name+" %q back from "+pr.sl+" to "+pr.hl+": %w", jen.Id("in").Dot("Name"), jen.Err())),
 			jen.If(jen.Err().Op(":=").Qual(kfconvPkg, "Store").Call(jen.Op("&").Id("out").Dot(meta), jen.Id(saveName(pr)).Call(jen.Id("in"), jen.Id("back"))), jen.Err().Op("!=").Nil()).Block(
-				errf("keep "+name+" %q fields of "+hv.Name+": %w", jen.Id("in").Dot("Name"), jen.Err())),
+				errf("keep "+name+" %q fields of "+pr.hl+": %w", jen.Id("in").Dot("Name"), jen.Err())),
 		)
 	} else {
 		fromHub = append(fromHub, jen.Qual(kfconvPkg, "Strip").Call(jen.Op("&").Id("out").Dot(meta)))
 	}
 	fromHub = append(fromHub, jen.Return(jen.Id("out"), jen.Nil()))
-	f.Commentf("%sFromHub converts a %s %s from the hub (storage) version to %s, keeping the fields %s cannot express in the %s annotation.", name, hv.Name, name, sv.Name, sv.Name, annotationDoc)
+	f.Commentf("%sFromHub converts a %s %s from the hub (storage) version to %s, keeping the fields %s cannot express in the %s annotation.", name, pr.hl, name, pr.sl, pr.sl, annotationDoc)
 	f.Func().Id(name+"FromHub").Params(jen.Id("in").Op("*").Add(hT.Clone())).Params(jen.Op("*").Add(sT.Clone()), jen.Error()).Block(fromHub...)
 	f.Line()
 
@@ -392,8 +421,8 @@ func (p *planner) kindFuncs(f *jen.File, kp *kindPair) error {
 	} {
 		body := []jen.Code{
 			jen.Id("out").Op(":=").New(jen.Qual(dir.to.Package, lp.name)),
-			jen.If(jen.Err().Op(":=").Qual(sv.Package, dir.conv).Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
-				errf("convert "+lp.name+" from "+dir.from.GroupVersion()+" to "+dir.to.Name+": %w", jen.Err())),
+			jen.If(jen.Err().Op(":=").Qual(p.fns.pkg, dir.conv).Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(
+				errf("convert "+lp.name+" from "+dir.from.GroupVersion()+" to "+lp.label(dir.to)+": %w", jen.Err())),
 			jen.List(jen.Id("out").Dot("APIVersion"), jen.Id("out").Dot("Kind")).Op("=").List(jen.Lit(dir.to.GroupVersion()), jen.Lit(lp.name)),
 		}
 		if items != nil {
@@ -404,7 +433,7 @@ func (p *planner) kindFuncs(f *jen.File, kp *kindPair) error {
 			))
 		}
 		body = append(body, jen.Return(jen.Id("out"), jen.Nil()))
-		f.Commentf("%s converts a %s %s to %s, each item as %s does.", dir.fn, dir.from.Name, lp.name, dir.to.Name, dir.item)
+		f.Commentf("%s converts a %s %s to %s, each item as %s does.", dir.fn, lp.label(dir.from), lp.name, lp.label(dir.to), dir.item)
 		f.Func().Id(dir.fn).Params(jen.Id("in").Op("*").Qual(dir.from.Package, lp.name)).Params(jen.Op("*").Qual(dir.to.Package, lp.name), jen.Error()).Block(body...)
 		f.Line()
 	}
@@ -495,7 +524,7 @@ func (p *planner) saveFunc(f *jen.File, pr *pair) {
 		}
 	}
 	body = append(body, jen.Return(jen.Id("m")))
-	f.Commentf("%s returns, by JSON name, the fields of in that the %s value converted back (back) lost.", saveName(pr), pr.sv.Name)
+	f.Commentf("%s returns, by JSON name, the fields of in that the %s value converted back (back) lost.", saveName(pr), pr.sl)
 	f.Func().Id(saveName(pr)).Params(jen.List(jen.Id("in"), jen.Id("back")).Op("*").Add(hT)).Map(jen.String()).Any().Block(body...)
 	f.Line()
 }
@@ -579,7 +608,7 @@ func (p *planner) restoreFunc(f *jen.File, pr *pair) {
 		// stays what the client sent.
 		body = append(body,
 			jen.Var().Id("base").Add(sT.Clone()),
-			check(jen.Qual(pr.sv.Package, pr.h2s()), jen.Id("out"), jen.Op("&").Id("base")))
+			check(jen.Qual(p.fns.pkg, pr.h2s()), jen.Id("out"), jen.Op("&").Id("base")))
 		// Fast path: every kept field at once.
 		all := []jen.Code{jen.Id("cand").Op(":=").Op("*").Id("out")}
 		var assign []jen.Code
@@ -589,7 +618,7 @@ func (p *planner) restoreFunc(f *jen.File, pr *pair) {
 		}
 		all = append(all,
 			jen.Var().Id("got").Add(sT.Clone()),
-			check(jen.Qual(pr.sv.Package, pr.h2s()), jen.Op("&").Id("cand"), jen.Op("&").Id("got")),
+			check(jen.Qual(p.fns.pkg, pr.h2s()), jen.Op("&").Id("cand"), jen.Op("&").Id("got")),
 			jen.If(jen.Qual(equalityPkg, "Semantic").Dot("DeepEqual").Call(jen.Op("&").Id("got"), jen.Op("&").Id("base"))).Block(
 				append(assign, jen.Return(jen.Nil()))...))
 		body = append(body, jen.Block(all...))
@@ -598,7 +627,7 @@ func (p *planner) restoreFunc(f *jen.File, pr *pair) {
 				jen.Id("cand").Op(":=").Op("*").Id("out"),
 				sel("cand", h.path)().Op("=").Add(sel("saved", h.path)()),
 				jen.Var().Id("got").Add(sT.Clone()),
-				check(jen.Qual(pr.sv.Package, pr.h2s()), jen.Op("&").Id("cand"), jen.Op("&").Id("got")),
+				check(jen.Qual(p.fns.pkg, pr.h2s()), jen.Op("&").Id("cand"), jen.Op("&").Id("got")),
 				jen.If(jen.Qual(equalityPkg, "Semantic").Dot("DeepEqual").Call(jen.Op("&").Id("got"), jen.Op("&").Id("base"))).Block(
 					sel("out", h.path)().Op("=").Add(sel("saved", h.path)())),
 			))
@@ -609,7 +638,7 @@ func (p *planner) restoreFunc(f *jen.File, pr *pair) {
 		}
 	}
 	body = append(body, jen.Return(jen.Nil()))
-	f.Commentf("%s copies into out the fields of saved that %s cannot express and the %s annotation kept (raw is that annotation's JSON at this level).", restoreName(pr), pr.sv.Name, annotationDoc)
+	f.Commentf("%s copies into out the fields of saved that %s cannot express and the %s annotation kept (raw is that annotation's JSON at this level).", restoreName(pr), pr.sl, annotationDoc)
 	f.Func().Id(restoreName(pr)).Params(jen.List(jen.Id("saved"), jen.Id("out")).Op("*").Add(hT), jen.Id("raw").Map(jen.String()).Any()).Error().Block(body...)
 	f.Line()
 }
@@ -638,7 +667,7 @@ func (p *planner) register(f *jen.File) {
 					jen.Return(jen.Nil()),
 				}
 			} else {
-				fn = []jen.Code{jen.Return(jen.Qual(p.spoke.Package, dir.conv).Call(
+				fn = []jen.Code{jen.Return(jen.Qual(p.fns.pkg, dir.conv).Call(
 					jen.Id("a").Assert(jen.Op("*").Add(fromT.Clone())), jen.Id("b").Assert(jen.Op("*").Add(toT.Clone()))))}
 			}
 			body = append(body, jen.If(jen.Err().Op(":=").Id("s").Dot("AddConversionFunc").Call(
@@ -646,7 +675,7 @@ func (p *planner) register(f *jen.File) {
 				jen.Parens(jen.Op("*").Add(toT.Clone())).Parens(jen.Nil()),
 				jen.Func().Params(jen.List(jen.Id("a"), jen.Id("b")).Interface(), jen.Id("scope").Qual(apiconvPkg, "Scope")).Error().Block(fn...),
 			), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Qual(fmtPkg, "Errorf").Call(jen.Lit(fmt.Sprintf("register conversion from %s.%s to %s.%s: %%w", dir.from.Name, pr.name, dir.to.Name, pr.name)), jen.Err())),
+				jen.Return(jen.Qual(fmtPkg, "Errorf").Call(jen.Lit(fmt.Sprintf("register conversion from %s.%s to %s.%s: %%w", pr.label(dir.from), pr.name, pr.label(dir.to), pr.name)), jen.Err())),
 			))
 		}
 	}

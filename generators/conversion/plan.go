@@ -35,6 +35,10 @@ type pair struct {
 	name   string
 	s, h   *model.Type
 	sv, hv *model.Version
+	// sl, hl label the versions in function names: the version name
+	// ("v1alpha1"), or the generated package name ("eventsv1") for kinds
+	// stored as another group's kind.
+	sl, hl string
 
 	matches []match
 	// hubOnly are hub fields without a compatible spoke field: kept in the
@@ -51,15 +55,23 @@ type pair struct {
 	analyzed bool
 }
 
-func (p *pair) s2h() string { return funcName(p.sv, p.hv, p.name) }
-func (p *pair) h2s() string { return funcName(p.hv, p.sv, p.name) }
+func (p *pair) s2h() string { return funcName(p.sl, p.hl, p.name) }
+func (p *pair) h2s() string { return funcName(p.hl, p.sl, p.name) }
 
-func funcName(from, to *model.Version, name string) string {
-	return "Convert_" + from.Name + "_" + name + "_To_" + to.Name + "_" + name
+// label returns the label of v in this pair's function names.
+func (p *pair) label(v *model.Version) string {
+	if v == p.sv {
+		return p.sl
+	}
+	return p.hl
 }
 
-func autoName(from, to *model.Version, name string) string {
-	return "autoConvert_" + from.Name + "_" + name + "_To_" + to.Name + "_" + name
+func funcName(from, to, name string) string {
+	return "Convert_" + from + "_" + name + "_To_" + to + "_" + name
+}
+
+func autoName(from, to, name string) string {
+	return "autoConvert_" + from + "_" + name + "_To_" + to + "_" + name
 }
 
 // kindPair is a kind served in the spoke and stored in the hub.
@@ -72,14 +84,58 @@ type kindPair struct {
 // planner plans the conversions of one spoke version.
 type planner struct {
 	spoke *model.Version
-	pairs map[string]*pair // hub version + "." + type name
+	// cross is set when the spoke's kinds are stored as kinds of other
+	// groups (model.Kind.StoredAs): the spoke is then an external package
+	// and the Convert_ functions live in the types root package.
+	cross bool
+	// hubs are the hub versions of other groups (cross only).
+	hubs map[*model.Version]bool
+	// fns is the package of the Convert_ and autoConvert_ functions.
+	fns   convPackage
+	pairs map[string]*pair // hub package + "." + type name
 	queue []*pair
 	kinds []*kindPair
 	errs  []string // hub-package hand-written functions
 }
 
-func newPlanner(spoke *model.Version) *planner {
-	return &planner{spoke: spoke, pairs: map[string]*pair{}}
+// convPackage is where the field-by-field functions are written, beside
+// the hand-written ones: the spoke's types package, or for kinds stored as
+// another group's kind the types root package (model.API.Types).
+type convPackage struct {
+	pkg, dir, name string
+	funcs          map[string]bool
+}
+
+func newPlanner(api *model.API, spoke *model.Version) (*planner, error) {
+	p := &planner{spoke: spoke, pairs: map[string]*pair{}, hubs: map[*model.Version]bool{}}
+	p.fns = convPackage{pkg: spoke.Package, dir: spoke.Dir, name: spoke.PackageName, funcs: spoke.Funcs}
+	if spoke.External {
+		if api.Types == nil {
+			return nil, fmt.Errorf("no types root package in the model for the conversions of %s", spoke.Package)
+		}
+		p.cross = true
+		p.fns = convPackage{pkg: api.Types.Package, dir: api.Types.Dir, name: api.Types.Name, funcs: api.Types.Funcs}
+	}
+	return p, nil
+}
+
+// label names v in function names: its version ("v1alpha1"), or, across
+// groups, its generated package name ("eventsv1", "corev1").
+func (p *planner) label(v *model.Version) string {
+	if p.cross {
+		return v.Group.Short + v.Name
+	}
+	return v.Name
+}
+
+// alias is the import alias of v's types package in generated code and
+// signatures: its package name, or across groups its label (k8s.io/api
+// packages are all named v1).
+func (p *planner) alias(v *model.Version) string {
+	if p.cross {
+		return p.label(v)
+	}
+	return v.PackageName
 }
 
 // addPair returns the pair of the local struct types s (spoke) and h (hub)
@@ -88,18 +144,21 @@ func (p *planner) addPair(s, h *model.Type) *pair {
 	if s == nil || h == nil || s.Name != h.Name || s.Kind != model.StructKind || h.Kind != model.StructKind {
 		return nil
 	}
-	if s.Version != p.spoke || h.Version == nil || h.Version.Group != p.spoke.Group || h.Version == p.spoke {
+	if s.Version != p.spoke || h.Version == nil || h.Version == p.spoke {
 		return nil
 	}
-	key := h.Version.Name + "." + h.Name
+	if p.cross && !p.hubs[h.Version] || !p.cross && h.Version.Group != p.spoke.Group {
+		return nil
+	}
+	key := h.Version.Package + "." + h.Name
 	if pr, ok := p.pairs[key]; ok {
 		return pr
 	}
-	pr := &pair{name: s.Name, s: s, h: h, sv: s.Version, hv: h.Version}
-	pr.handS2H = p.spoke.Funcs[pr.s2h()]
-	pr.handH2S = p.spoke.Funcs[pr.h2s()]
+	pr := &pair{name: s.Name, s: s, h: h, sv: s.Version, hv: h.Version, sl: p.label(s.Version), hl: p.label(h.Version)}
+	pr.handS2H = p.fns.funcs[pr.s2h()]
+	pr.handH2S = p.fns.funcs[pr.h2s()]
 	for _, fn := range []string{pr.s2h(), pr.h2s()} {
-		if h.Version.Funcs[fn] {
+		if !p.cross && h.Version.Funcs[fn] {
 			p.errs = append(p.errs, fmt.Sprintf("%s: hand-written %s is declared in the hub package %s; move it to %s/conversion.go: the generated conversions of %s import %s, so %s cannot import %s",
 				h.Version.Dir, fn, h.Version.Package, p.spoke.Dir, p.spoke.Name, h.Version.Name, h.Version.Name, p.spoke.Name))
 		}
@@ -127,8 +186,8 @@ func (p *planner) sorted() []*pair {
 		out = append(out, pr)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].hv.Name != out[j].hv.Name {
-			return out[i].hv.Name < out[j].hv.Name
+		if out[i].hv.Package != out[j].hv.Package {
+			return out[i].hv.Package < out[j].hv.Package
 		}
 		return out[i].name < out[j].name
 	})
@@ -212,9 +271,9 @@ func (p *planner) matchFields(pr *pair) {
 		h, ok := hByKey[k]
 		desc := fmt.Sprintf("%s.%s (json %q)", pr.name, s.goName(), s.json)
 		if !ok {
-			why := fmt.Sprintf("no field %q in %s.%s", s.json, pr.hv.Name, pr.name)
-			pr.needS2H = append(pr.needS2H, missing{f: s, side: pr.sv, reason: fmt.Sprintf("cannot convert field %s to %s: %s", desc, pr.hv.Name, why)})
-			pr.needH2S = append(pr.needH2S, missing{f: s, side: pr.sv, reason: fmt.Sprintf("cannot fill field %s from %s: %s", desc, pr.hv.Name, why)})
+			why := fmt.Sprintf("no field %q in %s.%s", s.json, pr.hl, pr.name)
+			pr.needS2H = append(pr.needS2H, missing{f: s, side: pr.sv, reason: fmt.Sprintf("cannot convert field %s to %s: %s", desc, pr.hl, why)})
+			pr.needH2S = append(pr.needH2S, missing{f: s, side: pr.sv, reason: fmt.Sprintf("cannot fill field %s from %s: %s", desc, pr.hl, why)})
 			continue
 		}
 		used[k] = true
@@ -222,9 +281,9 @@ func (p *planner) matchFields(pr *pair) {
 			pr.matches = append(pr.matches, match{s: s, h: h})
 			continue
 		}
-		why := fmt.Sprintf("%s type %s, %s type %s", pr.sv.Name, refString(s.f.Type), pr.hv.Name, refString(h.f.Type))
-		pr.needS2H = append(pr.needS2H, missing{f: s, side: pr.sv, reason: fmt.Sprintf("cannot convert field %s to %s: %s", desc, pr.hv.Name, why)})
-		pr.needH2S = append(pr.needH2S, missing{f: h, side: pr.hv, reason: fmt.Sprintf("cannot convert field %s.%s (json %q) to %s: %s", pr.name, h.goName(), h.json, pr.sv.Name, why)})
+		why := fmt.Sprintf("%s type %s, %s type %s", pr.sl, refString(s.f.Type), pr.hl, refString(h.f.Type))
+		pr.needS2H = append(pr.needS2H, missing{f: s, side: pr.sv, reason: fmt.Sprintf("cannot convert field %s to %s: %s", desc, pr.hl, why)})
+		pr.needH2S = append(pr.needH2S, missing{f: h, side: pr.hv, reason: fmt.Sprintf("cannot convert field %s.%s (json %q) to %s: %s", pr.name, h.goName(), h.json, pr.sl, why)})
 		pr.hubOnly = append(pr.hubOnly, h)
 	}
 	for _, h := range hfl {
@@ -385,7 +444,7 @@ func (p *planner) pairOf(s, h *model.TypeRef) *pair {
 	if h.Local.Version == nil {
 		return nil
 	}
-	return p.pairs[h.Local.Version.Name+"."+h.Name]
+	return p.pairs[h.Local.Version.Package+"."+h.Name]
 }
 
 // nesting says how hub-only data under a matched field is reached.

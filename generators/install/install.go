@@ -2,10 +2,11 @@
 // generated/zz_generated.install.go (package generated) with Install, which
 // builds the one store of every served kind (New<Kind>Store of its storage
 // version) and serves every group-version that has served kinds over those
-// stores (each version's Install gets the same store of a kind) and passes
-// every store to (*server.Server).AddCollection, and AddToScheme, which
-// registers every group-version's types (handy for controller-runtime and
-// client-go users).
+// stores (each version's Install gets the same store of a kind; a kind
+// stored as another group's kind, model.Kind.StoredAs, gets that kind's
+// store) and passes every store to (*server.Server).AddCollection, and
+// AddToScheme, which registers every group-version's types (handy for
+// controller-runtime and client-go users).
 package install
 
 import (
@@ -75,6 +76,9 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 		hubs := map[string]*model.Kind{}
 		for _, v := range g.Versions {
 			for _, k := range storage.ServedKinds(v) {
+				if k.StoredAs != nil {
+					continue // served over the store of another group's kind
+				}
 				if _, ok := hubs[k.Name]; ok {
 					continue
 				}
@@ -119,7 +123,15 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 		if x.served {
 			dict := jen.Dict{}
 			for _, k := range storage.ServedKinds(x.v) {
-				dict[jen.Id(k.Name)] = jen.Id(storeVar[x.v.Group.Name+"/"+k.Name])
+				hk := k.Hub()
+				id := ""
+				if hk != nil {
+					id = storeVar[hk.Version.Group.Name+"/"+hk.Name]
+				}
+				if id == "" {
+					return nil, fmt.Errorf("generate install: kind %s of %s has no store", k.Name, x.v.GroupVersion())
+				}
+				dict[jen.Id(k.Name)] = jen.Id(id)
 			}
 			stores := jen.Qual(x.importPath, "Stores").Values(dict)
 			install = append(install, jen.If(jen.Err().Op(":=").Qual(x.importPath, "Install").Call(jen.Id("s"), stores), jen.Err().Op("!=").Nil()).Block(

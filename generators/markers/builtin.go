@@ -56,7 +56,8 @@ func newBuiltin() (*Registry, error) {
 		{Name: "singular", Type: StringArg, Help: "singular name (default: lower-case kind)"},
 		{Name: "shortName", Type: StringListArg, Help: "short names for kubectl (a;b)"},
 		{Name: "categories", Type: StringListArg, Help: "categories such as all (a;b)"},
-	}, Help: "Only in types/doc.go: serve a kind of a types package kubeforge does not own (k8s.io/api). Storage, routes, OpenAPI, defaults and validation are generated in generated/<short>/<version>; deepcopy, lists, conversion and scheme registration are the package's own. The status subresource is served when the kind has a status field."})
+		{Name: "storedAs", Type: StringArg, Help: "import path of another declared package whose kind of the same name stores this one (k8s.io/api/core/v1 for the Event of k8s.io/api/events/v1, as kube-apiserver does): no store of its own, the kind is served as a converted view over that kind's store (same etcd keys, TTL and watch). The two must be in different groups and have the same scope; the conversions are generated into types/zz_generated.conversion.go, with hand-written Convert_<short><version>_<Type>_To_<short><version>_<Type> functions in package types for fields that differ (docs/conversion.md)"},
+	}, Help: "Only in types/doc.go: serve a kind of a types package kubeforge does not own (k8s.io/api). Storage, routes, OpenAPI, defaults and validation are generated in generated/<short>/<version>; deepcopy, lists and scheme registration are the package's own. The status subresource is served when the kind has a status field. With storedAs the kind shares the store of the same kind of another declared package."})
 
 	// Optional / required.
 	add(Definition{Name: "optional", Target: FieldTarget,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	goparser "go/parser"
+	"go/token"
 	"go/types"
 	"os"
 	"path"
@@ -26,6 +27,7 @@ type externalDecl struct {
 	scope              string
 	plural, singular   string
 	shortNames, categs []string
+	storedAs           string // import path of the package whose kind stores this one
 	pos                Position
 }
 
@@ -76,6 +78,7 @@ func (l *loader) declarations() ([]*externalDecl, error) {
 		d.singular, _ = m["singular"].(string)
 		d.shortNames, _ = m["shortName"].([]string)
 		d.categs, _ = m["categories"].([]string)
+		d.storedAs, _ = m["storedAs"].(string)
 		if d.pkg == "" || d.kind == "" {
 			l.errorf(mv.Pos, "+%s: package and kind must not be empty", ExternalMarker)
 			continue
@@ -86,6 +89,14 @@ func (l *loader) declarations() ([]*externalDecl, error) {
 		}
 		if l.api.Module != "" && (d.pkg == l.api.Module || strings.HasPrefix(d.pkg, l.api.Module+"/")) {
 			l.errorf(mv.Pos, "+%s: package %s is in this module; mark its kinds with +kubebuilder:object:root=true under %s/ instead", ExternalMarker, d.pkg, l.opts.TypesDir)
+			continue
+		}
+		if _, set := m["storedAs"]; set && (d.storedAs == "" || strings.HasPrefix(d.storedAs, ".") || strings.HasPrefix(d.storedAs, "/")) {
+			l.errorf(mv.Pos, "+%s: storedAs=%q must be the import path of another declared package", ExternalMarker, d.storedAs)
+			continue
+		}
+		if d.storedAs == d.pkg {
+			l.errorf(mv.Pos, "+%s: kind %s of %s cannot be stored as itself (storedAs=%s)", ExternalMarker, d.kind, d.pkg, d.storedAs)
 			continue
 		}
 		key := d.pkg + "." + d.kind
@@ -289,3 +300,116 @@ type extPackage struct {
 // externalPos is where errors about an external package are reported: its
 // first declaration.
 func (x *extPackage) pos() Position { return x.decls[0].pos }
+
+// resolveStoredAs links every declared kind with storedAs= to the kind of
+// the same name declared for that package (Kind.StoredAs), after every
+// external kind is built and before storage versions are decided. The
+// target must be declared, not stored elsewhere itself, in another group
+// and of the same scope; errors are reported at the declaration.
+func (l *loader) resolveStoredAs() {
+	pkgs := make([]string, 0, len(l.extPkgs))
+	for p := range l.extPkgs {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		for _, d := range l.extPkgs[p].decls {
+			if d.storedAs == "" {
+				continue
+			}
+			v := l.locals[d.pkg]
+			if v == nil || v.Kind(d.kind) == nil {
+				continue // the package or the kind failed to load: reported
+			}
+			k := v.Kind(d.kind)
+			tx := l.extPkgs[d.storedAs]
+			if tx == nil {
+				l.errorf(d.pos, "+%s: storedAs=%s: package %s is not declared; add // +%s:package=%s,kind=%s", ExternalMarker, d.storedAs, d.storedAs, ExternalMarker, d.storedAs, d.kind)
+				continue
+			}
+			var td *externalDecl
+			var declared []string
+			for _, o := range tx.decls {
+				declared = append(declared, o.kind)
+				if o.kind == d.kind {
+					td = o
+				}
+			}
+			if td == nil {
+				sort.Strings(declared)
+				l.errorf(d.pos, "+%s: storedAs=%s: kind %s of %s is not declared (declared there: %s); a kind is stored as the kind of the same name", ExternalMarker, d.storedAs, d.kind, d.storedAs, strings.Join(declared, ", "))
+				continue
+			}
+			if td.storedAs != "" {
+				l.errorf(d.pos, "+%s: storedAs=%s: kind %s of %s is itself stored as %s (declared at %s); name the package that stores it", ExternalMarker, d.storedAs, d.kind, d.storedAs, td.storedAs, td.pos)
+				continue
+			}
+			tv := l.locals[d.storedAs]
+			if tv == nil || tv.Kind(d.kind) == nil {
+				continue // reported at the target's declaration
+			}
+			tk := tv.Kind(d.kind)
+			if tv.Group == v.Group {
+				l.errorf(d.pos, "+%s: storedAs=%s: %s and %s are versions of the same group %q; versions of one group share a store through its storage version", ExternalMarker, d.storedAs, d.pkg, d.storedAs, v.Group.Name)
+				continue
+			}
+			if tk.Namespaced != k.Namespaced {
+				l.errorf(d.pos, "+%s: storedAs=%s: kind %s is %s in %s but %s in %s", ExternalMarker, d.storedAs, d.kind, scopeName(k.Namespaced), d.pkg, scopeName(tk.Namespaced), d.storedAs)
+				continue
+			}
+			k.StoredAs = tk
+		}
+	}
+}
+
+func scopeName(namespaced bool) string {
+	if namespaced {
+		return "namespaced"
+	}
+	return "cluster-scoped"
+}
+
+// typesPackage records the package at the root of the types tree
+// (API.Types): its import path, name and the top-level functions of its
+// hand-written files. Generated files (excluded by BuildTag) and tests are
+// skipped, so only hand-written Convert_ functions count.
+func (l *loader) typesPackage() error {
+	dir := filepath.Join(l.root, l.opts.TypesDir)
+	tp := &TypesPackage{
+		Package: l.api.Module + "/" + filepath.ToSlash(l.opts.TypesDir),
+		Dir:     filepath.ToSlash(l.opts.TypesDir),
+		Name:    filepath.Base(dir),
+		Funcs:   map[string]bool{},
+	}
+	l.api.Types = tp
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read types package %s: %w", tp.Dir, err)
+	}
+	named := false
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		f, err := goparser.ParseFile(token.NewFileSet(), filepath.Join(dir, n), nil, goparser.ParseComments|goparser.SkipObjectResolution)
+		if err != nil {
+			return fmt.Errorf("parse types package %s: %s", tp.Dir, l.relPaths(err.Error()))
+		}
+		if excludedByTag(f) {
+			continue
+		}
+		if !named || n == "doc.go" {
+			tp.Name, named = f.Name.Name, true
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+				tp.Funcs[fd.Name.Name] = true
+			}
+		}
+	}
+	return nil
+}

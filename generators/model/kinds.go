@@ -243,6 +243,9 @@ func (l *loader) storage(g *Group) {
 	var names []string
 	for _, v := range g.Versions {
 		for _, k := range v.Kinds {
+			if k.StoredAs != nil {
+				continue // stored by a kind of another group
+			}
 			if byKind[k.Name] == nil {
 				names = append(names, k.Name)
 			}

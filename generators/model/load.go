@@ -409,8 +409,14 @@ func (l *loader) run() error {
 		}
 		l.kinds(pi)
 	}
+	if len(l.extPkgs) > 0 {
+		l.resolveStoredAs()
+	}
 	for _, g := range l.api.Groups {
 		l.storage(g)
+	}
+	if err := l.typesPackage(); err != nil {
+		return err
 	}
 	return l.errs.Err()
 }

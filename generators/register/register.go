@@ -184,10 +184,13 @@ func fields(fs []field) []jen.Code {
 
 func infoValue(v *model.Version, k *model.Kind) ([]jen.Code, error) {
 	g := v.Group
-	storage := g.StorageVersion(k.Name)
-	if storage == nil {
+	// A kind stored as a kind of another group (+kubeforge:external
+	// storedAs=) names the version of that kind.
+	hub := k.Hub()
+	if hub == nil {
 		return nil, fmt.Errorf("find storage version of %s in group %s: no version is marked +kubebuilder:storageversion", k.Name, g.Name)
 	}
+	storage := hub.Version
 	d := []field{
 		{"Group", jen.Id("GroupName")},
 		{"Version", jen.Lit(v.Name)},

@@ -72,17 +72,25 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 			}
 			hubs := map[*model.Kind]*model.Kind{}
 			for _, k := range kinds {
-				hv := v.Group.StorageVersion(k.Name)
-				if hv == nil || hv.Kind(k.Name) == nil {
+				hk := k.Hub()
+				if hk == nil {
 					return nil, fmt.Errorf("generate routes for %s %s: no storage version of the kind in group %s", v.GroupVersion(), k.Name, v.Group.Name)
 				}
-				hubs[k] = hv.Kind(k.Name)
+				hubs[k] = hk
 			}
 			importPath, dir, name := genall.GeneratedPackage(api, v)
 			f := genall.NewFile(name, importPath)
 			f.ImportAlias(metav1Pkg, "metav1")
 			f.ImportName(restfulPkg, "restful")
 			f.ImportName(v.Package, v.PackageName)
+			for _, k := range kinds {
+				if hk := hubs[k]; k.StoredAs != nil && hk.Version.Package != v.Package {
+					// Another group's types package, often with the same
+					// package name (k8s.io/api/core/v1 beside events/v1).
+					_, _, alias := genall.GeneratedPackage(api, hk.Version)
+					f.ImportAlias(hk.Version.Package, alias)
+				}
+			}
 			f.Add(stores(v, kinds, hubs))
 			f.Add(install(v, kinds, hubs))
 			for _, k := range kinds {
@@ -113,7 +121,11 @@ func stores(v *model.Version, kinds []*model.Kind, hubs map[*model.Kind]*model.K
 	for _, k := range kinds {
 		hk := hubs[k]
 		t, l := hubTypes(hk)
-		fields = append(fields, jen.Commentf("%s is the store of %s, in its storage version %s.", k.Name, k.Plural, hk.Version.Name).Line().
+		doc := jen.Commentf("%s is the store of %s, in its storage version %s.", k.Name, k.Plural, hk.Version.Name)
+		if k.StoredAs != nil {
+			doc = jen.Commentf("%s is the store of %s: the store of %s %s, which stores them.", k.Name, k.Plural, hk.Version.GroupVersion(), hk.Name)
+		}
+		fields = append(fields, doc.Line().
 			Id(k.Name).Qual(storagePkg, "Interface").Types(t, l))
 	}
 	return jen.Commentf("Stores are the stores of the kinds %s serves, each over the kind's", v.GroupVersion()).Line().

@@ -6,7 +6,8 @@
 // A kind's storage (hub) version also gets New<Kind>Store, the one store of
 // the kind: every served version shares it, the storage version directly and
 // the others through storage.NewConverted with their own strategy (see the
-// routes and install generators).
+// routes and install generators). A kind stored as a kind of another group
+// (model.Kind.StoredAs) gets no store: it is served over that kind's.
 package storage
 
 import (
@@ -202,8 +203,10 @@ func strategyDoc(k *model.Kind) *jen.Statement {
 	}
 	if !k.Storage {
 		hub := "its storage version"
-		if hv := k.Version.Group.StorageVersion(k.Name); hv != nil {
-			hub = hv.Name
+		if h := k.Hub(); h != nil && k.StoredAs != nil {
+			hub = h.Version.GroupVersion() + " " + h.Name // another group's kind
+		} else if h != nil {
+			hub = h.Version.Name
 		}
 		return jen.Commentf("%sStrategy is the typed behaviour of %s (%s, %s) for the handlers and the converting store over %s.", k.Name, k.Plural, scope, k.Version.GroupVersion(), hub)
 	}

@@ -12,6 +12,7 @@ import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	server "github.com/kubeforge/kubeforge/runtime/server"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -20,8 +21,8 @@ import (
 // storage version: build each once per server (New<Kind>Store in the storage
 // version's package) and give the same one to every version's Install.
 type Stores struct {
-	// Event is the store of events, in its storage version v1.
-	Event storage.Interface[*v1.Event, *v1.EventList]
+	// Event is the store of events: the store of v1 Event, which stores them.
+	Event storage.Interface[*corev1.Event, *corev1.EventList]
 }
 
 // Install serves events.k8s.io/v1 (events): a handler per kind over its store
@@ -32,7 +33,11 @@ func Install(s *server.Server, stores Stores) error {
 		return fmt.Errorf("install events.k8s.io/v1: no store for events")
 	}
 	ws := server.NewWebService(GroupName, "v1")
-	InstallEventRoutes(ws, endpoints.NewHandler(stores.Event, EventStrategy, s.EndpointOptions()))
+	InstallEventRoutes(ws, endpoints.NewHandler(storage.NewConverted(stores.Event, EventStrategy, storage.Converter[*v1.Event, *v1.EventList, *corev1.Event, *corev1.EventList]{
+		FromHub:     EventFromHub,
+		ListFromHub: EventListFromHub,
+		ToHub:       EventToHub,
+	}), EventStrategy, s.EndpointOptions()))
 	if err := s.AddGroupVersion(server.GroupVersion{
 		Group:      GroupName,
 		Resources:  []*resource.Info{&EventInfo},

@@ -6,12 +6,11 @@ package eventsv1
 
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
-	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	"k8s.io/api/events/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
 )
 
-// EventStrategy is the typed behaviour of events (namespaced, events.k8s.io/v1) for the generic store and handlers.
+// EventStrategy is the typed behaviour of events (namespaced, events.k8s.io/v1) for the handlers and the converting store over v1 Event.
 var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 	Info: &EventInfo,
 	New: func() *v1.Event {
@@ -53,10 +52,4 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 			!equality.Semantic.DeepEqual(oldObj.DeprecatedLastTimestamp, newObj.DeprecatedLastTimestamp) ||
 			!equality.Semantic.DeepEqual(oldObj.DeprecatedCount, newObj.DeprecatedCount)
 	},
-}
-
-// NewEventStore returns the store of events.events.k8s.io, stored in v1. Build it once per
-// server: every served version of the kind shares it (the others convert).
-func NewEventStore(b *storage.Backend) *storage.Store[*v1.Event, *v1.EventList] {
-	return storage.NewStore(b, EventStrategy)
 }
