@@ -115,10 +115,12 @@ func TestExternalGolden(t *testing.T) {
 	}
 	contains("generated/core/v1/zz_generated.register.go",
 		"package corev1", `const GroupName = ""`, "AddToScheme = types.AddToScheme", "SchemeBuilder = types.SchemeBuilder",
-		"var ConfigMapInfo = resource.Info{", `ShortNames:     []string{"cm"}`)
+		"var ConfigMapInfo = resource.Info{", `ShortNames: []string{"cm"}`,
+		`{Name: "Data", Type: "string", Description: types.ConfigMap{}.SwaggerDoc()["data"]}`, "PrinterColumnsWithName: true")
 	lacks("generated/core/v1/zz_generated.register.go", "addKnownTypes", "Subresources")
 	contains("generated/coordination/v1/zz_generated.register.go",
-		"package coordinationv1", `const GroupName = "coordination.k8s.io"`, "AddToScheme = types.AddToScheme", `Plural:         "leases"`)
+		"package coordinationv1", `const GroupName = "coordination.k8s.io"`, "AddToScheme = types.AddToScheme", `Plural:     "leases"`,
+		`{Name: "Holder", Type: "string", Description: types.LeaseSpec{}.SwaggerDoc()["holderIdentity"]}`)
 	contains("generated/core/v1/zz_generated.routes.go",
 		`Operation("listNamespacedConfigMap")`, `Operation("createNamespacedConfigMap")`, `Operation("readNamespacedConfigMap")`,
 		`Operation("listConfigMapForAllNamespaces")`, `"io.k8s.api.core.v1.ConfigMap"`, `"io.k8s.api.core.v1.ConfigMapList"`,

@@ -22,6 +22,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/kubeforge/kubeforge/generators/builtinprinters"
 	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/model"
 )
@@ -229,12 +230,40 @@ func infoValue(v *model.Version, k *model.Kind) ([]jen.Code, error) {
 			cols = append(cols, jen.Values(col...))
 		}
 		d = append(d, field{"PrinterColumns", jen.Index().Qual(resourcePkg, "PrinterColumn").Values(listLines(cols)...)})
+	} else if t, err := builtinprinters.For(k); err != nil {
+		return nil, err
+	} else if t != nil {
+		d = append(d,
+			field{"PrinterColumns", builtinColumns(t)},
+			field{"PrinterColumnsWithName", jen.True()},
+		)
 	}
 	d = append(d,
 		field{"StorageVersion", jen.Lit(storage.Name)},
 		field{"ServedVersions", stringSlice(ServedVersions(g, k.Name))},
 	)
 	return fields(d), nil
+}
+
+// builtinColumns is kube-apiserver's column list of a built-in kind, the
+// name column included (see generators/builtinprinters).
+func builtinColumns(t *builtinprinters.Table) jen.Code {
+	var cols []jen.Code
+	for _, c := range t.Columns {
+		col := []jen.Code{
+			jen.Id("Name").Op(":").Lit(c.Name),
+			jen.Id("Type").Op(":").Lit(c.Type),
+		}
+		if c.Format != "" {
+			col = append(col, jen.Id("Format").Op(":").Lit(c.Format))
+		}
+		col = append(col, jen.Id("Description").Op(":").Add(c.Description))
+		if c.Priority != 0 {
+			col = append(col, jen.Id("Priority").Op(":").Lit(int(c.Priority)))
+		}
+		cols = append(cols, jen.Values(col...))
+	}
+	return jen.Index().Qual(resourcePkg, "PrinterColumn").Values(listLines(cols)...)
 }
 
 // ServedVersions returns the served versions of kind in g, preferred first:

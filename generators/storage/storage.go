@@ -17,6 +17,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/kubeforge/kubeforge/generators/builtinprinters"
 	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/model"
 )
@@ -53,6 +54,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 			f := genall.NewFile(name, importPath)
 			f.ImportAlias(metav1Pkg, "metav1")
 			f.ImportName(v.Package, v.PackageName)
+			var builtins []*builtinprinters.Table
 			for _, k := range kinds {
 				code, err := strategy(k)
 				if err != nil {
@@ -64,6 +66,12 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 				if k.Storage {
 					f.Add(newStore(k))
 				}
+				if t, _ := builtinprinters.For(k); t != nil { // strategy reported any error
+					builtins = append(builtins, t)
+				}
+			}
+			for _, h := range builtinprinters.Helpers(builtins) {
+				f.Add(h)
 			}
 			var buf bytes.Buffer
 			if err := f.Render(&buf); err != nil {
@@ -177,6 +185,16 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 	fields = append(fields, jen.Id("SpecChanged").Op(":").Func().Params(
 		jen.List(jen.Id("oldObj"), jen.Id("newObj")).Op("*").Qual(pkg, k.Name),
 	).Bool().Block(specChanged...))
+
+	builtin, err := builtinprinters.For(k)
+	if err != nil {
+		return nil, err
+	}
+	if builtin != nil {
+		// kube-apiserver's cells of a built-in kind (generators/builtinprinters).
+		fields = append(fields, jen.Id("PrinterCells").Op(":").Id(builtinprinters.RowFunc(k)))
+		return []jen.Code{strategyVar(k, fields), builtinprinters.Row(k, builtin)}, nil
+	}
 
 	if len(k.PrinterColumns) > 0 {
 		cells, helpers, err := printerCells(k)

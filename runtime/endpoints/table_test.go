@@ -1,14 +1,23 @@
 package endpoints_test
 
 import (
+	"context"
 	"encoding/json"
-	"k8s.io/apimachinery/pkg/util/duration"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/emicklei/go-restful/v3"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+
+	"github.com/kubeforge/kubeforge/runtime/endpoints"
+	"github.com/kubeforge/kubeforge/runtime/resource"
+	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
 const (
@@ -160,5 +169,56 @@ func TestPartialObjectMetadata(t *testing.T) {
 	_ = json.Unmarshal(r.body, &p)
 	if p.Kind != "PartialObjectMetadata" || p.Name != "p1" {
 		t.Errorf("partial object %s", r.body)
+	}
+}
+
+// TestTableColumnsWithName: printer columns that include the name column
+// (built-in kinds, printed as kube-apiserver prints them) are the whole
+// table: no Name column is added first and the cells are the strategy's.
+func TestTableColumnsWithName(t *testing.T) {
+	info := widgetInfo
+	info.PrinterColumns = []resource.PrinterColumn{
+		{Name: "Size", Type: "string"},
+		{Name: "Note", Type: "string"},
+		{Name: "Name", Type: "string", Format: "name", Priority: 1},
+	}
+	info.PrinterColumnsWithName = true
+	s := newStrategy(&info)
+	s.PrinterCells = func(w *Widget) []any { return []any{w.Spec.Size, "  kept as given ", w.Name} }
+	ts := &testServer{prefix: "/" + t.Name(), stop: make(chan struct{})}
+	ws := new(restful.WebService).Path(apiPath).Produces(endpoints.Produces...)
+	install(ws, storage.NewBackend(etcdClient, ts.prefix, storage.BackendOptions{}), s, endpoints.Options{Stop: ts.stop, MaxRequestBodyBytes: 64 * 1024})
+	c := restful.NewContainer()
+	c.ServiceErrorHandler(endpoints.ServiceErrorHandler)
+	c.Add(ws)
+	ts.Server = httptest.NewServer(c)
+	t.Cleanup(func() {
+		close(ts.stop)
+		ts.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, _ = etcdClient.Delete(ctx, ts.prefix+"/", clientv3.WithPrefix())
+	})
+	ts.createWidget(t, "default", "w1", `{"size":"large"}`)
+
+	for _, path := range []string{widgetsPath("default"), widgetsPath("default") + "/w1"} {
+		r := ts.do(t, "GET", path, "", "", "Accept", kubectlGet)
+		var table metav1.Table
+		if err := json.Unmarshal(r.body, &table); err != nil || r.code != http.StatusOK {
+			t.Fatalf("GET %s as Table: %v %s", path, err, r)
+		}
+		var names []string
+		for _, c := range table.ColumnDefinitions {
+			names = append(names, fmt.Sprintf("%s/%s/%d", c.Name, c.Format, c.Priority))
+		}
+		if got := strings.Join(names, ","); got != "Size//0,Note//0,Name/name/1" {
+			t.Errorf("GET %s: columns %s", path, got)
+		}
+		if len(table.Rows) != 1 {
+			t.Fatalf("GET %s: rows %s", path, r.body)
+		}
+		if cells, _ := json.Marshal(table.Rows[0].Cells); string(cells) != `["large","  kept as given ","w1"]` {
+			t.Errorf("GET %s: cells %s", path, cells)
+		}
 	}
 }

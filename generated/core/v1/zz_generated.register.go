@@ -8,6 +8,7 @@ package corev1
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	types "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -40,31 +41,50 @@ func Resource(resource string) schema.GroupResource {
 
 // EventInfo is the resource table row of events.
 var EventInfo = resource.Info{
-	Group:          GroupName,
-	Version:        "v1",
-	Kind:           "Event",
-	ListKind:       "EventList",
-	Plural:         "events",
-	Singular:       "event",
-	Namespaced:     true,
-	ShortNames:     []string{"ev"},
-	StorageVersion: "v1",
-	ServedVersions: []string{"v1"},
+	Group:      GroupName,
+	Version:    "v1",
+	Kind:       "Event",
+	ListKind:   "EventList",
+	Plural:     "events",
+	Singular:   "event",
+	Namespaced: true,
+	ShortNames: []string{"ev"},
+	PrinterColumns: []resource.PrinterColumn{
+		{Name: "Last Seen", Type: "string", Description: types.Event{}.SwaggerDoc()["lastTimestamp"]},
+		{Name: "Type", Type: "string", Description: types.Event{}.SwaggerDoc()["type"]},
+		{Name: "Reason", Type: "string", Description: types.Event{}.SwaggerDoc()["reason"]},
+		{Name: "Object", Type: "string", Description: types.Event{}.SwaggerDoc()["involvedObject"]},
+		{Name: "Subobject", Type: "string", Description: types.ObjectReference{}.SwaggerDoc()["fieldPath"], Priority: 1},
+		{Name: "Source", Type: "string", Description: types.Event{}.SwaggerDoc()["source"], Priority: 1},
+		{Name: "Message", Type: "string", Description: types.Event{}.SwaggerDoc()["message"]},
+		{Name: "First Seen", Type: "string", Description: types.Event{}.SwaggerDoc()["firstTimestamp"], Priority: 1},
+		{Name: "Count", Type: "string", Description: types.Event{}.SwaggerDoc()["count"], Priority: 1},
+		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"], Priority: 1},
+	},
+	PrinterColumnsWithName: true,
+	StorageVersion:         "v1",
+	ServedVersions:         []string{"v1"},
 }
 
 // NamespaceInfo is the resource table row of namespaces.
 var NamespaceInfo = resource.Info{
-	Group:          GroupName,
-	Version:        "v1",
-	Kind:           "Namespace",
-	ListKind:       "NamespaceList",
-	Plural:         "namespaces",
-	Singular:       "namespace",
-	Namespaced:     false,
-	ShortNames:     []string{"ns"},
-	Subresources:   []string{"status"},
-	StorageVersion: "v1",
-	ServedVersions: []string{"v1"},
+	Group:        GroupName,
+	Version:      "v1",
+	Kind:         "Namespace",
+	ListKind:     "NamespaceList",
+	Plural:       "namespaces",
+	Singular:     "namespace",
+	Namespaced:   false,
+	ShortNames:   []string{"ns"},
+	Subresources: []string{"status"},
+	PrinterColumns: []resource.PrinterColumn{
+		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+		{Name: "Status", Type: "string", Description: "The status of the namespace"},
+		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+	},
+	PrinterColumnsWithName: true,
+	StorageVersion:         "v1",
+	ServedVersions:         []string{"v1"},
 }
 
 // Resources lists the served resources of v1, sorted by plural.

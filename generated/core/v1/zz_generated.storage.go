@@ -9,6 +9,9 @@ import (
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	"k8s.io/api/core/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
+	duration "k8s.io/apimachinery/pkg/util/duration"
+	"strings"
+	"time"
 )
 
 // EventStrategy is the typed behaviour of events (namespaced, v1) for the generic store and handlers.
@@ -53,6 +56,60 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 			!equality.Semantic.DeepEqual(oldObj.ReportingController, newObj.ReportingController) ||
 			!equality.Semantic.DeepEqual(oldObj.ReportingInstance, newObj.ReportingInstance)
 	},
+	PrinterCells: eventPrinterCells,
+}
+
+// eventPrinterCells returns kube-apiserver's table row of an Event:
+// LAST SEEN, TYPE, REASON, OBJECT, MESSAGE.
+// With -o wide also SUBOBJECT, SOURCE, FIRST SEEN, COUNT, NAME.
+func eventPrinterCells(obj *v1.Event) []any {
+	// FIRST SEEN: firstTimestamp, else eventTime.
+	firstSeen := printerAge(obj.FirstTimestamp.Time)
+	if obj.FirstTimestamp.IsZero() {
+		firstSeen = printerAge(obj.EventTime.Time)
+	}
+	// LAST SEEN: lastTimestamp, else FIRST SEEN; a series' last observation wins.
+	lastSeen := printerAge(obj.LastTimestamp.Time)
+	if obj.LastTimestamp.IsZero() {
+		lastSeen = firstSeen
+	}
+	count := obj.Count
+	if obj.Series != nil {
+		lastSeen = printerAge(obj.Series.LastObservedTime.Time)
+		count = obj.Series.Count
+	} else if count == 0 {
+		// A singleton event of the events.k8s.io API has no count.
+		count = 1
+	}
+	// OBJECT: <lowercased kind>/<name> of the object the event is about.
+	object := strings.ToLower(obj.InvolvedObject.Kind)
+	if obj.InvolvedObject.Name != "" {
+		object += "/" + obj.InvolvedObject.Name
+	}
+	// SOURCE: "<component>, <host>", each else the reporting controller and instance.
+	source := obj.Source.Component
+	if source == "" {
+		source = obj.ReportingController
+	}
+	instance := obj.Source.Host
+	if instance == "" {
+		instance = obj.ReportingInstance
+	}
+	if instance != "" {
+		source += ", " + instance
+	}
+	return []any{
+		lastSeen,
+		obj.Type,
+		obj.Reason,
+		object,
+		obj.InvolvedObject.FieldPath,
+		source,
+		strings.TrimSpace(obj.Message),
+		firstSeen,
+		int64(count),
+		obj.Name,
+	}
 }
 
 // NewEventStore returns the store of events., stored in v1. Build it once per
@@ -96,10 +153,30 @@ var NamespaceStrategy = &resource.Strategy[*v1.Namespace, *v1.NamespaceList]{
 	SpecChanged: func(oldObj, newObj *v1.Namespace) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},
+	PrinterCells: namespacePrinterCells,
+}
+
+// namespacePrinterCells returns kube-apiserver's table row of a Namespace:
+// NAME, STATUS, AGE.
+func namespacePrinterCells(obj *v1.Namespace) []any {
+	return []any{
+		obj.Name,
+		string(obj.Status.Phase),
+		printerAge(obj.CreationTimestamp.Time),
+	}
 }
 
 // NewNamespaceStore returns the store of namespaces., stored in v1. Build it once per
 // server: every served version of the kind shares it (the others convert).
 func NewNamespaceStore(b *storage.Backend) *storage.Store[*v1.Namespace, *v1.NamespaceList] {
 	return storage.NewStore(b, NamespaceStrategy)
+}
+
+// printerAge is a timestamp as kube-apiserver prints it in tables: the time
+// since t ("5m", "3d"), or "<unknown>" when t is zero.
+func printerAge(t time.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(time.Since(t))
 }

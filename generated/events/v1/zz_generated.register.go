@@ -7,7 +7,9 @@ package eventsv1
 
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
+	v1 "k8s.io/api/core/v1"
 	types "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -40,16 +42,29 @@ func Resource(resource string) schema.GroupResource {
 
 // EventInfo is the resource table row of events.events.k8s.io.
 var EventInfo = resource.Info{
-	Group:          GroupName,
-	Version:        "v1",
-	Kind:           "Event",
-	ListKind:       "EventList",
-	Plural:         "events",
-	Singular:       "event",
-	Namespaced:     true,
-	ShortNames:     []string{"ev"},
-	StorageVersion: "v1",
-	ServedVersions: []string{"v1"},
+	Group:      GroupName,
+	Version:    "v1",
+	Kind:       "Event",
+	ListKind:   "EventList",
+	Plural:     "events",
+	Singular:   "event",
+	Namespaced: true,
+	ShortNames: []string{"ev"},
+	PrinterColumns: []resource.PrinterColumn{
+		{Name: "Last Seen", Type: "string", Description: v1.Event{}.SwaggerDoc()["lastTimestamp"]},
+		{Name: "Type", Type: "string", Description: v1.Event{}.SwaggerDoc()["type"]},
+		{Name: "Reason", Type: "string", Description: v1.Event{}.SwaggerDoc()["reason"]},
+		{Name: "Object", Type: "string", Description: v1.Event{}.SwaggerDoc()["involvedObject"]},
+		{Name: "Subobject", Type: "string", Description: v1.ObjectReference{}.SwaggerDoc()["fieldPath"], Priority: 1},
+		{Name: "Source", Type: "string", Description: v1.Event{}.SwaggerDoc()["source"], Priority: 1},
+		{Name: "Message", Type: "string", Description: v1.Event{}.SwaggerDoc()["message"]},
+		{Name: "First Seen", Type: "string", Description: v1.Event{}.SwaggerDoc()["firstTimestamp"], Priority: 1},
+		{Name: "Count", Type: "string", Description: v1.Event{}.SwaggerDoc()["count"], Priority: 1},
+		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"], Priority: 1},
+	},
+	PrinterColumnsWithName: true,
+	StorageVersion:         "v1",
+	ServedVersions:         []string{"v1"},
 }
 
 // Resources lists the served resources of events.k8s.io/v1, sorted by plural.

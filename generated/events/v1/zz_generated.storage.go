@@ -8,6 +8,9 @@ import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	"k8s.io/api/events/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
+	duration "k8s.io/apimachinery/pkg/util/duration"
+	"strings"
+	"time"
 )
 
 // EventStrategy is the typed behaviour of events (namespaced, events.k8s.io/v1) for the handlers and the converting store over v1 Event.
@@ -52,4 +55,67 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 			!equality.Semantic.DeepEqual(oldObj.DeprecatedLastTimestamp, newObj.DeprecatedLastTimestamp) ||
 			!equality.Semantic.DeepEqual(oldObj.DeprecatedCount, newObj.DeprecatedCount)
 	},
+	PrinterCells: eventPrinterCells,
+}
+
+// eventPrinterCells returns kube-apiserver's table row of an Event:
+// LAST SEEN, TYPE, REASON, OBJECT, MESSAGE.
+// With -o wide also SUBOBJECT, SOURCE, FIRST SEEN, COUNT, NAME.
+func eventPrinterCells(obj *v1.Event) []any {
+	// FIRST SEEN: deprecatedFirstTimestamp, else eventTime.
+	firstSeen := printerAge(obj.DeprecatedFirstTimestamp.Time)
+	if obj.DeprecatedFirstTimestamp.IsZero() {
+		firstSeen = printerAge(obj.EventTime.Time)
+	}
+	// LAST SEEN: deprecatedLastTimestamp, else FIRST SEEN; a series' last observation wins.
+	lastSeen := printerAge(obj.DeprecatedLastTimestamp.Time)
+	if obj.DeprecatedLastTimestamp.IsZero() {
+		lastSeen = firstSeen
+	}
+	count := obj.DeprecatedCount
+	if obj.Series != nil {
+		lastSeen = printerAge(obj.Series.LastObservedTime.Time)
+		count = obj.Series.Count
+	} else if count == 0 {
+		// A singleton event of the events.k8s.io API has no count.
+		count = 1
+	}
+	// OBJECT: <lowercased kind>/<name> of the object the event is about.
+	object := strings.ToLower(obj.Regarding.Kind)
+	if obj.Regarding.Name != "" {
+		object += "/" + obj.Regarding.Name
+	}
+	// SOURCE: "<component>, <host>", each else the reporting controller and instance.
+	source := obj.DeprecatedSource.Component
+	if source == "" {
+		source = obj.ReportingController
+	}
+	instance := obj.DeprecatedSource.Host
+	if instance == "" {
+		instance = obj.ReportingInstance
+	}
+	if instance != "" {
+		source += ", " + instance
+	}
+	return []any{
+		lastSeen,
+		obj.Type,
+		obj.Reason,
+		object,
+		obj.Regarding.FieldPath,
+		source,
+		strings.TrimSpace(obj.Note),
+		firstSeen,
+		int64(count),
+		obj.Name,
+	}
+}
+
+// printerAge is a timestamp as kube-apiserver prints it in tables: the time
+// since t ("5m", "3d"), or "<unknown>" when t is zero.
+func printerAge(t time.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(time.Since(t))
 }

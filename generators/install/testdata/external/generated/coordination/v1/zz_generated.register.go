@@ -8,6 +8,7 @@ package coordinationv1
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	types "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -40,15 +41,21 @@ func Resource(resource string) schema.GroupResource {
 
 // LeaseInfo is the resource table row of leases.coordination.k8s.io.
 var LeaseInfo = resource.Info{
-	Group:          GroupName,
-	Version:        "v1",
-	Kind:           "Lease",
-	ListKind:       "LeaseList",
-	Plural:         "leases",
-	Singular:       "lease",
-	Namespaced:     true,
-	StorageVersion: "v1",
-	ServedVersions: []string{"v1"},
+	Group:      GroupName,
+	Version:    "v1",
+	Kind:       "Lease",
+	ListKind:   "LeaseList",
+	Plural:     "leases",
+	Singular:   "lease",
+	Namespaced: true,
+	PrinterColumns: []resource.PrinterColumn{
+		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+		{Name: "Holder", Type: "string", Description: types.LeaseSpec{}.SwaggerDoc()["holderIdentity"]},
+		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+	},
+	PrinterColumnsWithName: true,
+	StorageVersion:         "v1",
+	ServedVersions:         []string{"v1"},
 }
 
 // Resources lists the served resources of coordination.k8s.io/v1, sorted by plural.

@@ -9,6 +9,8 @@ import (
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	"k8s.io/api/coordination/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
+	duration "k8s.io/apimachinery/pkg/util/duration"
+	"time"
 )
 
 // LeaseStrategy is the typed behaviour of leases (namespaced, coordination.k8s.io/v1) for the generic store and handlers.
@@ -40,10 +42,34 @@ var LeaseStrategy = &resource.Strategy[*v1.Lease, *v1.LeaseList]{
 	SpecChanged: func(oldObj, newObj *v1.Lease) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},
+	PrinterCells: leasePrinterCells,
+}
+
+// leasePrinterCells returns kube-apiserver's table row of a Lease:
+// NAME, HOLDER, AGE.
+func leasePrinterCells(obj *v1.Lease) []any {
+	holder := ""
+	if obj.Spec.HolderIdentity != nil {
+		holder = *obj.Spec.HolderIdentity
+	}
+	return []any{
+		obj.Name,
+		holder,
+		printerAge(obj.CreationTimestamp.Time),
+	}
 }
 
 // NewLeaseStore returns the store of leases.coordination.k8s.io, stored in v1. Build it once per
 // server: every served version of the kind shares it (the others convert).
 func NewLeaseStore(b *storage.Backend) *storage.Store[*v1.Lease, *v1.LeaseList] {
 	return storage.NewStore(b, LeaseStrategy)
+}
+
+// printerAge is a timestamp as kube-apiserver prints it in tables: the time
+// since t ("5m", "3d"), or "<unknown>" when t is zero.
+func printerAge(t time.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(time.Since(t))
 }

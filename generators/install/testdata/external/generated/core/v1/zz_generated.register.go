@@ -8,6 +8,7 @@ package corev1
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	types "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -40,16 +41,22 @@ func Resource(resource string) schema.GroupResource {
 
 // ConfigMapInfo is the resource table row of configmaps.
 var ConfigMapInfo = resource.Info{
-	Group:          GroupName,
-	Version:        "v1",
-	Kind:           "ConfigMap",
-	ListKind:       "ConfigMapList",
-	Plural:         "configmaps",
-	Singular:       "configmap",
-	Namespaced:     true,
-	ShortNames:     []string{"cm"},
-	StorageVersion: "v1",
-	ServedVersions: []string{"v1"},
+	Group:      GroupName,
+	Version:    "v1",
+	Kind:       "ConfigMap",
+	ListKind:   "ConfigMapList",
+	Plural:     "configmaps",
+	Singular:   "configmap",
+	Namespaced: true,
+	ShortNames: []string{"cm"},
+	PrinterColumns: []resource.PrinterColumn{
+		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+		{Name: "Data", Type: "string", Description: types.ConfigMap{}.SwaggerDoc()["data"]},
+		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+	},
+	PrinterColumnsWithName: true,
+	StorageVersion:         "v1",
+	ServedVersions:         []string{"v1"},
 }
 
 // Resources lists the served resources of v1, sorted by plural.

@@ -9,6 +9,8 @@ import (
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	"k8s.io/api/core/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
+	duration "k8s.io/apimachinery/pkg/util/duration"
+	"time"
 )
 
 // ConfigMapStrategy is the typed behaviour of configmaps (namespaced, v1) for the generic store and handlers.
@@ -42,10 +44,30 @@ var ConfigMapStrategy = &resource.Strategy[*v1.ConfigMap, *v1.ConfigMapList]{
 			!equality.Semantic.DeepEqual(oldObj.Data, newObj.Data) ||
 			!equality.Semantic.DeepEqual(oldObj.BinaryData, newObj.BinaryData)
 	},
+	PrinterCells: configMapPrinterCells,
+}
+
+// configMapPrinterCells returns kube-apiserver's table row of a ConfigMap:
+// NAME, DATA, AGE.
+func configMapPrinterCells(obj *v1.ConfigMap) []any {
+	return []any{
+		obj.Name,
+		int64(len(obj.Data) + len(obj.BinaryData)),
+		printerAge(obj.CreationTimestamp.Time),
+	}
 }
 
 // NewConfigMapStore returns the store of configmaps., stored in v1. Build it once per
 // server: every served version of the kind shares it (the others convert).
 func NewConfigMapStore(b *storage.Backend) *storage.Store[*v1.ConfigMap, *v1.ConfigMapList] {
 	return storage.NewStore(b, ConfigMapStrategy)
+}
+
+// printerAge is a timestamp as kube-apiserver prints it in tables: the time
+// since t ("5m", "3d"), or "<unknown>" when t is zero.
+func printerAge(t time.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(time.Since(t))
 }
