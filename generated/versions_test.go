@@ -26,8 +26,17 @@ const (
 // etcd and returns its URL.
 func startServer(t *testing.T) string {
 	t.Helper()
+	return startServerWith(t, server.Config{}).URL()
+}
+
+// startServerWith runs the apiserver with every generated group on an
+// embedded etcd, configured by cfg (data directory, port and logger are
+// the test's), and returns it ready.
+func startServerWith(t *testing.T, cfg server.Config) *server.Server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := server.New(ctx, server.Config{DataDir: t.TempDir(), Port: 0, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	cfg.DataDir, cfg.Port, cfg.Logger = t.TempDir(), 0, slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, err := server.New(ctx, cfg)
 	if err != nil {
 		cancel()
 		t.Fatalf("new server: %v", err)
@@ -53,7 +62,7 @@ func startServer(t *testing.T) string {
 	case <-time.After(60 * time.Second):
 		t.Fatal("server not ready after 60 s")
 	}
-	return s.URL()
+	return s
 }
 
 type obj = map[string]any

@@ -195,3 +195,87 @@ func TestIncompatibleType(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredAsTree: events.k8s.io/v1 Event stored as core/v1 Event
+// (+kubeforge:external storedAs=). The field-by-field functions go into the
+// types root package beside the hand-written Event conversions (which are
+// not generated again); the kind-level functions into
+// generated/events/v1. Golden files live beside the input and compile.
+func TestStoredAsTree(t *testing.T) {
+	api := gentest.Load(t, "testdata/storedas")
+	files, err := New().Generate(api)
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	want := []string{"generated/events/v1/zz_generated.conversion.go", "types/zz_generated.conversion.go"}
+	if got := paths(files); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("files = %v, want %v", got, want)
+	}
+	typesFile, generatedFile := string(files[1].Content), string(files[0].Content)
+	for _, s := range []string{
+		"package types",
+		`corev1 "k8s.io/api/core/v1"`, `eventsv1 "k8s.io/api/events/v1"`,
+		"func autoConvert_eventsv1_Event_To_corev1_Event(in *eventsv1.Event, out *corev1.Event) error",
+		"func autoConvert_corev1_Event_To_eventsv1_Event(in *corev1.Event, out *eventsv1.Event) error",
+		"func Convert_eventsv1_EventSeries_To_corev1_EventSeries(in *eventsv1.EventSeries, out *corev1.EventSeries) error",
+		"func Convert_corev1_EventList_To_eventsv1_EventList(in *corev1.EventList, out *eventsv1.EventList) error",
+	} {
+		if !strings.Contains(typesFile, s) {
+			t.Errorf("types/zz_generated.conversion.go lacks %q", s)
+		}
+	}
+	for _, s := range []string{"func Convert_eventsv1_Event_To_corev1_Event(", "func Convert_corev1_Event_To_eventsv1_Event("} {
+		if strings.Contains(typesFile, s) {
+			t.Errorf("types/zz_generated.conversion.go generates the hand-written %s", s)
+		}
+	}
+	for _, s := range []string{
+		"package eventsv1",
+		"func EventToHub(in *eventsv1.Event) (*corev1.Event, error)",
+		"func EventFromHub(in *corev1.Event) (*eventsv1.Event, error)",
+		"func EventListFromHub(in *corev1.EventList) (*eventsv1.EventList, error)",
+		"types.Convert_eventsv1_Event_To_corev1_Event(in, out)",
+		`out.APIVersion, out.Kind = "v1", "Event"`,
+		`out.APIVersion, out.Kind = "events.k8s.io/v1", "Event"`,
+		"func RegisterConversions(s *runtime.Scheme) error",
+	} {
+		if !strings.Contains(generatedFile, s) {
+			t.Errorf("generated/events/v1/zz_generated.conversion.go lacks %q", s)
+		}
+	}
+	inPlace(t, "testdata/storedas", files)
+	gentest.Compile(t, "testdata/storedas", files)
+}
+
+// TestStoredAsMissingFunctions: without the hand-written Event conversions
+// generation fails, naming both functions with their exact signatures, the
+// file and the imports.
+func TestStoredAsMissingFunctions(t *testing.T) {
+	api := gentest.Load(t, "testdata/nohandstoredas")
+	files, err := New().Generate(api)
+	var me *MissingError
+	if !errors.As(err, &me) {
+		t.Fatalf("generate: %v (files %v), want a *MissingError", err, paths(files))
+	}
+	if len(me.Problems) != 2 {
+		t.Fatalf("problems:\n%s\nwant 2", strings.Join(me.Problems, "\n---\n"))
+	}
+	for i, want := range []struct{ field, tail string }{
+		{`k8s.io/api/events/v1/types.go:69:2: cannot convert field Event.Regarding (json "regarding") to corev1: no field "regarding" in corev1.Event`, `; write
+	func Convert_eventsv1_Event_To_corev1_Event(in *eventsv1.Event, out *corev1.Event) error
+  in types/conversion.go (package types, importing eventsv1 "k8s.io/api/events/v1" and corev1 "k8s.io/api/core/v1"; call the generated autoConvert_eventsv1_Event_To_corev1_Event for the other fields)`},
+		{`k8s.io/api/events/v1/types.go:69:2: cannot fill field Event.Regarding (json "regarding") from corev1: no field "regarding" in corev1.Event`, `; write
+	func Convert_corev1_Event_To_eventsv1_Event(in *corev1.Event, out *eventsv1.Event) error
+  in types/conversion.go (package types, importing corev1 "k8s.io/api/core/v1" and eventsv1 "k8s.io/api/events/v1"; call the generated autoConvert_corev1_Event_To_eventsv1_Event for the other fields)`},
+	} {
+		p := me.Problems[i]
+		if !strings.Contains(p, want.field) || !strings.HasSuffix(p, want.tail) {
+			t.Errorf("problem %d:\n%s\nwant a line %q and the ending\n%s", i, p, want.field, want.tail)
+		}
+		for _, f := range []string{"reportingController", "note", "deprecatedSource", "deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount"} {
+			if !strings.Contains(p, `(json "`+f+`")`) {
+				t.Errorf("problem %d does not name field %s:\n%s", i, f, p)
+			}
+		}
+	}
+}

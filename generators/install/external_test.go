@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/kubeforge/kubeforge/generators/defaults"
 	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/install"
+	"github.com/kubeforge/kubeforge/generators/internal/gentest"
 	"github.com/kubeforge/kubeforge/generators/lists"
 	"github.com/kubeforge/kubeforge/generators/model"
 	"github.com/kubeforge/kubeforge/generators/openapi"
@@ -177,4 +179,71 @@ func TestExternalCompiles(t *testing.T) {
 			t.Fatalf("go %s in the generated tree: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
+}
+
+// storedAsRoot declares core/v1 Event and events.k8s.io/v1 Event stored as
+// core/v1 Event (+kubeforge:external storedAs=), with the hand-written
+// Event conversions; the conversion generator's tests share it.
+const storedAsRoot = "../conversion/testdata/storedas"
+
+// TestStoredAs: a kind stored as another group's kind gets no store of its
+// own: install hands it the other kind's store (one AddCollection), and its
+// routes serve it over that store through storage.NewConverted. The whole
+// generated tree compiles.
+func TestStoredAs(t *testing.T) {
+	api, err := model.Load(storedAsRoot, model.LoadOptions{})
+	if err != nil {
+		t.Fatalf("load %s: %v", storedAsRoot, err)
+	}
+	var all []genall.File
+	files := map[string]string{}
+	for _, g := range allGenerators() {
+		fs, err := g.Generate(api)
+		if err != nil {
+			t.Fatalf("%s: %v", g.Name(), err)
+		}
+		for _, f := range fs {
+			files[f.Path] = string(f.Content)
+		}
+		all = append(all, fs...)
+	}
+	contains := func(path string, subs ...string) {
+		t.Helper()
+		for _, s := range subs {
+			if !strings.Contains(files[path], s) {
+				t.Errorf("%s lacks %q", path, s)
+			}
+		}
+	}
+	lacks := func(path string, subs ...string) {
+		t.Helper()
+		for _, s := range subs {
+			if strings.Contains(files[path], s) {
+				t.Errorf("%s has %q", path, s)
+			}
+		}
+	}
+	contains(install.Path,
+		"coreEventStore := corev1.NewEventStore(b)", "s.AddCollection(coreEventStore)",
+		"corev1.Install(s, corev1.Stores{Event: coreEventStore})",
+		"eventsv1.Install(s, eventsv1.Stores{Event: coreEventStore})",
+		"eventsv1.AddToScheme(scheme)")
+	lacks(install.Path, "eventsv1.New", "eventsEventStore")
+	if n := strings.Count(files[install.Path], "AddCollection("); n != 1 {
+		t.Errorf("%d AddCollection calls, want 1 (the core/v1 Event store)", n)
+	}
+	contains("generated/events/v1/zz_generated.routes.go",
+		`corev1 "k8s.io/api/core/v1"`,
+		"Event storage.Interface[*corev1.Event, *corev1.EventList]",
+		"storage.NewConverted(stores.Event, EventStrategy, storage.Converter[*v1.Event, *v1.EventList, *corev1.Event, *corev1.EventList]{",
+		"ToHub:       EventToHub,")
+	contains("generated/events/v1/zz_generated.storage.go", "var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{", "converting store over v1 Event")
+	lacks("generated/events/v1/zz_generated.storage.go", "NewEventStore")
+	contains("generated/core/v1/zz_generated.storage.go", "func NewEventStore(b *storage.Backend) *storage.Store[*v1.Event, *v1.EventList]")
+	// The version of the kind that stores it (aligned as gofmt likes).
+	if !regexp.MustCompile(`StorageVersion:\s+"v1",\n\s+ServedVersions:\s+\[\]string\{"v1"\}`).MatchString(files["generated/events/v1/zz_generated.register.go"]) {
+		t.Errorf("events.k8s.io/v1 EventInfo: want StorageVersion v1, ServedVersions [v1]:\n%s", files["generated/events/v1/zz_generated.register.go"])
+	}
+	lacks("generated/core/v1/zz_generated.routes.go", "NewConverted")
+	gentest.Compile(t, storedAsRoot, all)
 }

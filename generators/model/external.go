@@ -322,6 +322,10 @@ func (l *loader) resolveStoredAs() {
 				continue // the package or the kind failed to load: reported
 			}
 			k := v.Kind(d.kind)
+			// Until linked, the kind is not a storage version candidate
+			// either: one error per bad declaration, not a second one
+			// about its group's storage version.
+			l.storedElsewhere[k] = true
 			tx := l.extPkgs[d.storedAs]
 			if tx == nil {
 				l.errorf(d.pos, "+%s: storedAs=%s: package %s is not declared; add // +%s:package=%s,kind=%s", ExternalMarker, d.storedAs, d.storedAs, ExternalMarker, d.storedAs, d.kind)

@@ -243,7 +243,7 @@ func (l *loader) storage(g *Group) {
 	var names []string
 	for _, v := range g.Versions {
 		for _, k := range v.Kinds {
-			if k.StoredAs != nil {
+			if k.StoredAs != nil || l.storedElsewhere[k] {
 				continue // stored by a kind of another group
 			}
 			if byKind[k.Name] == nil {

@@ -215,7 +215,10 @@ type loader struct {
 	// extPkgs are the external packages declared in <TypesDir>/doc.go by
 	// import path; extDirs maps their absolute directories to import paths.
 	extPkgs map[string]*extPackage
-	extDirs map[string]string
+	// storedElsewhere are the external kinds declared with storedAs=
+	// (linked or not): never a storage version.
+	storedElsewhere map[*Kind]bool
+	extDirs         map[string]string
 	// per version: AST info
 	pkgs []*pkgInfo
 }
@@ -281,6 +284,7 @@ func (l *loader) run() error {
 	}
 	l.hidden = map[string]bool{}
 	l.extPkgs, l.extDirs = map[string]*extPackage{}, map[string]string{}
+	l.storedElsewhere = map[*Kind]bool{}
 	byDir := map[string]*Version{}
 	patterns := make([]string, 0, len(dirs))
 	for _, v := range dirs {

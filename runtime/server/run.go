@@ -396,6 +396,10 @@ func (s *Server) waitForEtcd(ctx context.Context, serveErr <-chan error) error {
 }
 
 // eventTTL gives core events and events.k8s.io events their time to live.
+// The store asks with its own resource (storage.Backend TTL), the stored
+// one: events.k8s.io events stored as core events (the generated install)
+// are core events here, written through either group; the events.k8s.io
+// entry covers a server that stores them on their own.
 func eventTTL(ttl time.Duration) func(schema.GroupResource) time.Duration {
 	return func(gr schema.GroupResource) time.Duration {
 		if ttl <= 0 || gr.Resource != "events" {

@@ -188,7 +188,9 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// EventTTL is the time to live of core events and events.k8s.io
 	// events: each write attaches the object to an etcd lease (default 1 h;
-	// negative keeps events forever).
+	// negative keeps events forever). It goes by the stored resource, so
+	// events.k8s.io events stored as core events (+kubeforge:external
+	// storedAs=) get it through the core store whichever group wrote them.
 	EventTTL time.Duration
 	// Logger receives the server's logs (default slog.Default()).
 	Logger *slog.Logger

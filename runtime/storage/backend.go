@@ -27,7 +27,9 @@ type BackendOptions struct {
 	// TTL, when set, gives the objects of a resource a time to live (0 for
 	// none): every create and update of such an object attaches it to an
 	// etcd lease that expires no sooner than the TTL later (kube-apiserver's
-	// --event-ttl for events).
+	// --event-ttl for events). It is asked with the resource of the Store,
+	// the stored one: a view served through NewConverted writes through its
+	// hub store and gets the hub's TTL.
 	TTL func(schema.GroupResource) time.Duration
 }
 

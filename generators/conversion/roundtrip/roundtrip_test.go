@@ -1,11 +1,16 @@
 // Package roundtrip checks the generated conversions by property: random hub
 // objects survive hub -> spoke -> hub, random spoke objects spoke -> hub ->
-// spoke, for the project's shipping types and the acceptance testdata.
+// spoke, for the project's shipping types, its events.k8s.io/v1 Event over
+// core/v1 Event and the acceptance testdata.
 package roundtrip
 
 import (
 	"encoding/json"
 	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	k8seventsv1 "k8s.io/api/events/v1"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -14,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/randfill"
 
+	eventsv1 "github.com/kubeforge/kubeforge/generated/events/v1"
 	shippingv1alpha1 "github.com/kubeforge/kubeforge/generated/shipping/v1alpha1"
 	acceptancev1alpha1 "github.com/kubeforge/kubeforge/generators/conversion/testdata/accept/generated/acceptance/v1alpha1"
 	accv1 "github.com/kubeforge/kubeforge/generators/conversion/testdata/accept/types/acceptance/v1"
@@ -34,6 +40,9 @@ func filler(seed int64) *randfill.Filler {
 		},
 		func(t *metav1.Time, c randfill.Continue) {
 			*t = metav1.Unix(c.Int63n(4e9), 0).Rfc3339Copy()
+		},
+		func(t *metav1.MicroTime, c randfill.Continue) {
+			*t = metav1.NewMicroTime(time.Unix(c.Int63n(4e9), c.Int63n(1e6)*1e3))
 		},
 		func(x *intstr.IntOrString, c randfill.Continue) {
 			if c.Bool() {
@@ -156,6 +165,111 @@ func TestAcceptanceRoundTrip(t *testing.T) {
 	t.Run("spoke", func(t *testing.T) {
 		spokeRoundTrip(t, acceptancev1alpha1.GadgetToHub, acceptancev1alpha1.GadgetFromHub, func(o *accv1alpha1.Gadget) { o.TypeMeta = metav1.TypeMeta{} })
 	})
+}
+
+// TestEventsRoundTrip: events.k8s.io/v1 Event is stored as core/v1 Event
+// (+kubeforge:external storedAs=). The two express the same fields, so
+// both directions are the identity and nothing is ever kept in the
+// conversion-data annotation.
+func TestEventsRoundTrip(t *testing.T) {
+	t.Run("core", func(t *testing.T) {
+		hubRoundTrip(t, eventsv1.EventFromHub, eventsv1.EventToHub, func(o *corev1.Event) { o.TypeMeta = metav1.TypeMeta{} })
+	})
+	t.Run("events", func(t *testing.T) {
+		spokeRoundTrip(t, eventsv1.EventToHub, eventsv1.EventFromHub, func(o *k8seventsv1.Event) { o.TypeMeta = metav1.TypeMeta{} })
+	})
+	t.Run("coreList", func(t *testing.T) {
+		hubRoundTrip(t, eventsv1.EventListFromHub, eventsv1.EventListToHub, func(o *corev1.EventList) {
+			o.TypeMeta = metav1.TypeMeta{}
+			for i := range o.Items {
+				o.Items[i].TypeMeta = metav1.TypeMeta{}
+			}
+		})
+	})
+	t.Run("no annotation", func(t *testing.T) {
+		f := filler(3)
+		for i := 0; i < iterations; i++ {
+			h := new(corev1.Event)
+			f.Fill(h)
+			s, err := eventsv1.EventFromHub(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, ok := s.Annotations[kfconversion.DataAnnotation]; ok {
+				t.Fatalf("iteration %d: core/v1 Event kept %s=%s through events.k8s.io/v1", i, kfconversion.DataAnnotation, v)
+			}
+		}
+	})
+}
+
+// TestEventsFields: the fields events.k8s.io/v1 renamed map to their core/v1
+// counterparts, as in kube-apiserver.
+func TestEventsFields(t *testing.T) {
+	first, last := metav1.Unix(100, 0), metav1.Unix(200, 0)
+	when := metav1.NewMicroTime(time.Unix(300, 123456000))
+	ev := &k8seventsv1.Event{
+		ObjectMeta:               metav1.ObjectMeta{Name: "e", Namespace: "ns"},
+		EventTime:                when,
+		Series:                   &k8seventsv1.EventSeries{Count: 2, LastObservedTime: when},
+		ReportingController:      "example.dev/ctl",
+		ReportingInstance:        "ctl-1",
+		Action:                   "Dispatch",
+		Reason:                   "Dispatched",
+		Regarding:                corev1.ObjectReference{Kind: "Shipment", Name: "first"},
+		Related:                  &corev1.ObjectReference{Kind: "Pod", Name: "p"},
+		Note:                     "in transit",
+		Type:                     corev1.EventTypeNormal,
+		DeprecatedSource:         corev1.EventSource{Component: "c", Host: "h"},
+		DeprecatedFirstTimestamp: first,
+		DeprecatedLastTimestamp:  last,
+		DeprecatedCount:          4,
+	}
+	core, err := eventsv1.EventToHub(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &corev1.Event{
+		TypeMeta:            metav1.TypeMeta{APIVersion: "v1", Kind: "Event"},
+		ObjectMeta:          ev.ObjectMeta,
+		InvolvedObject:      ev.Regarding,
+		Reason:              "Dispatched",
+		Message:             "in transit",
+		Source:              ev.DeprecatedSource,
+		FirstTimestamp:      first,
+		LastTimestamp:       last,
+		Count:               4,
+		Type:                corev1.EventTypeNormal,
+		EventTime:           when,
+		Series:              &corev1.EventSeries{Count: 2, LastObservedTime: when},
+		Action:              "Dispatch",
+		Related:             ev.Related,
+		ReportingController: "example.dev/ctl",
+		ReportingInstance:   "ctl-1",
+	}
+	if !equality.Semantic.DeepEqual(core, want) {
+		t.Errorf("core/v1 Event:\n%s\nwant:\n%s", dump(core), dump(want))
+	}
+	back, err := eventsv1.EventFromHub(core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.APIVersion != "events.k8s.io/v1" || back.Kind != "Event" {
+		t.Errorf("TypeMeta %+v", back.TypeMeta)
+	}
+	back.TypeMeta = metav1.TypeMeta{}
+	if !equality.Semantic.DeepEqual(back, ev) {
+		t.Errorf("events.k8s.io/v1 Event back:\n%s\nwant:\n%s", dump(back), dump(ev))
+	}
+	// Series of the two groups are different types, converted by the
+	// scheme functions too.
+	s := runtime.NewScheme()
+	if err := eventsv1.RegisterConversions(s); err != nil {
+		t.Fatal(err)
+	}
+	var series k8seventsv1.EventSeries
+	if err := s.Convert(&corev1.EventSeries{Count: 7, LastObservedTime: when}, &series, nil); err != nil || series.Count != 7 || !series.LastObservedTime.Equal(&when) {
+		t.Errorf("convert EventSeries: %v %+v", err, series)
+	}
 }
 
 func shipment() *v1.Shipment {

@@ -1,0 +1,282 @@
+package generated_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/kubeforge/kubeforge/runtime/server"
+)
+
+// events.k8s.io/v1 Event is stored as core/v1 Event (+kubeforge:external
+// storedAs= in types/doc.go): one store, two views.
+const (
+	corePath   = "/api/v1/namespaces/default/events"
+	eventsPath = "/apis/events.k8s.io/v1/namespaces/default/events"
+)
+
+// eventsEvent is an events.k8s.io/v1 Event as controller-runtime's
+// recorder writes it.
+func eventsEvent(name string) obj {
+	return obj{
+		"apiVersion": "events.k8s.io/v1", "kind": "Event",
+		"metadata":            obj{"name": name, "namespace": "default", "labels": obj{"via": "events"}},
+		"eventTime":           "2026-01-02T03:04:05.123456Z",
+		"series":              obj{"count": 2, "lastObservedTime": "2026-01-02T03:05:06.654321Z"},
+		"reportingController": "example.dev/shipper",
+		"reportingInstance":   "shipper-1",
+		"action":              "Dispatch",
+		"reason":              "Dispatched",
+		"type":                "Normal",
+		"note":                "shipment first is in transit",
+		"regarding":           obj{"apiVersion": "shipping.kubeforge.dev/v1", "kind": "Shipment", "namespace": "default", "name": "first", "uid": "u-1"},
+		"related":             obj{"kind": "Pod", "namespace": "default", "name": "p"},
+	}
+}
+
+// coreEvent is a core/v1 Event as client-go's legacy recorder (and
+// leader election) writes it.
+func coreEvent(name string) obj {
+	return obj{
+		"apiVersion": "v1", "kind": "Event",
+		"metadata":           obj{"name": name, "namespace": "default", "labels": obj{"via": "core"}},
+		"involvedObject":     obj{"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "namespace": "default", "name": "lock"},
+		"reason":             "LeaderElection",
+		"message":            "a became leader",
+		"source":             obj{"component": "shipper", "host": "node-1"},
+		"firstTimestamp":     "2026-01-02T03:04:05Z",
+		"lastTimestamp":      "2026-01-02T03:06:07Z",
+		"count":              3,
+		"type":               "Normal",
+		"reportingComponent": "shipper",
+		"reportingInstance":  "node-1",
+	}
+}
+
+func names(list obj) []string {
+	var out []string
+	items, _ := list["items"].([]any)
+	for _, it := range items {
+		if n, ok := get(it, "metadata", "name").(string); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func noConversionData(t *testing.T, o obj) {
+	t.Helper()
+	if a, ok := get(o, "metadata", "annotations").(obj); ok && a[annotation] != nil {
+		t.Errorf("%s shows through %v: %v", annotation, o["apiVersion"], a)
+	}
+}
+
+// TestEventsOneStore: an Event written through either group is the same
+// object through the other (get, list, selectors, watch, update, delete),
+// converted field by field as kube-apiserver does.
+func TestEventsOneStore(t *testing.T) {
+	base := startServer(t)
+	coreWatch := watch(t, base+corePath)
+	eventsWatch := watch(t, base+eventsPath)
+
+	// Written through events.k8s.io/v1, read through core/v1.
+	created := mustCall(t, 201, "POST", base+eventsPath, eventsEvent("e1"), "")
+	want(t, created, "events.k8s.io/v1", "apiVersion")
+	want(t, created, "shipment first is in transit", "note")
+	core := mustCall(t, 200, "GET", base+corePath+"/e1", nil, "")
+	for _, c := range []struct {
+		value any
+		path  []any
+	}{
+		{"v1", []any{"apiVersion"}},
+		{"Event", []any{"kind"}},
+		{get(created, "metadata", "uid"), []any{"metadata", "uid"}},
+		{get(created, "metadata", "resourceVersion"), []any{"metadata", "resourceVersion"}},
+		{"Shipment", []any{"involvedObject", "kind"}},
+		{"first", []any{"involvedObject", "name"}},
+		{"u-1", []any{"involvedObject", "uid"}},
+		{"shipment first is in transit", []any{"message"}},
+		{"example.dev/shipper", []any{"reportingComponent"}},
+		{"shipper-1", []any{"reportingInstance"}},
+		{"Dispatch", []any{"action"}},
+		{"Dispatched", []any{"reason"}},
+		{"Normal", []any{"type"}},
+		{"2026-01-02T03:04:05.123456Z", []any{"eventTime"}},
+		{2, []any{"series", "count"}},
+		{"2026-01-02T03:05:06.654321Z", []any{"series", "lastObservedTime"}},
+		{"p", []any{"related", "name"}},
+	} {
+		want(t, core, c.value, c.path...)
+	}
+	noConversionData(t, core)
+	if ev := nextEvent(t, coreWatch); ev.Type != "ADDED" || get(ev.Object, "apiVersion") != "v1" || get(ev.Object, "message") != "shipment first is in transit" {
+		t.Errorf("core/v1 watch: %s %v", ev.Type, ev.Object)
+	}
+	if ev := nextEvent(t, eventsWatch); ev.Type != "ADDED" || get(ev.Object, "apiVersion") != "events.k8s.io/v1" || get(ev.Object, "note") != "shipment first is in transit" {
+		t.Errorf("events.k8s.io/v1 watch: %s %v", ev.Type, ev.Object)
+	}
+
+	// Written through core/v1, read through events.k8s.io/v1.
+	mustCall(t, 201, "POST", base+corePath, coreEvent("e2"), "")
+	ev := mustCall(t, 200, "GET", base+eventsPath+"/e2", nil, "")
+	for _, c := range []struct {
+		value any
+		path  []any
+	}{
+		{"events.k8s.io/v1", []any{"apiVersion"}},
+		{"Event", []any{"kind"}},
+		{"Lease", []any{"regarding", "kind"}},
+		{"lock", []any{"regarding", "name"}},
+		{"a became leader", []any{"note"}},
+		{"shipper", []any{"deprecatedSource", "component"}},
+		{"node-1", []any{"deprecatedSource", "host"}},
+		{"2026-01-02T03:04:05Z", []any{"deprecatedFirstTimestamp"}},
+		{"2026-01-02T03:06:07Z", []any{"deprecatedLastTimestamp"}},
+		{3, []any{"deprecatedCount"}},
+		{"shipper", []any{"reportingController"}},
+		{"node-1", []any{"reportingInstance"}},
+		{"LeaderElection", []any{"reason"}},
+	} {
+		want(t, ev, c.value, c.path...)
+	}
+	noConversionData(t, ev)
+	if e := nextEvent(t, eventsWatch); e.Type != "ADDED" || get(e.Object, "apiVersion") != "events.k8s.io/v1" || get(e.Object, "note") != "a became leader" {
+		t.Errorf("events.k8s.io/v1 watch of a core/v1 write: %s %v", e.Type, e.Object)
+	}
+	if e := nextEvent(t, coreWatch); e.Type != "ADDED" || get(e.Object, "message") != "a became leader" {
+		t.Errorf("core/v1 watch: %s %v", e.Type, e.Object)
+	}
+
+	// Lists and selectors through both.
+	for _, p := range []string{corePath, eventsPath} {
+		list := mustCall(t, 200, "GET", base+p, nil, "")
+		if got := strings.Join(names(list), ","); got != "e1,e2" {
+			t.Errorf("list %s: %s, want e1,e2", p, got)
+		}
+		for sel, wantNames := range map[string]string{
+			"fieldSelector=metadata.name%3De2":       "e2",
+			"fieldSelector=metadata.name%21%3De2":    "e1",
+			"labelSelector=via%3Devents":             "e1",
+			"labelSelector=via%3Dcore":               "e2",
+			"fieldSelector=metadata.namespace%3Dnot": "",
+		} {
+			list := mustCall(t, 200, "GET", base+p+"?"+sel, nil, "")
+			if got := strings.Join(names(list), ","); got != wantNames {
+				t.Errorf("list %s?%s: %q, want %q", p, sel, got, wantNames)
+			}
+		}
+	}
+	all := mustCall(t, 200, "GET", base+"/apis/events.k8s.io/v1/events", nil, "")
+	want(t, all, "EventList", "kind")
+	want(t, all, "events.k8s.io/v1", "apiVersion")
+	if got := strings.Join(names(all), ","); got != "e1,e2" {
+		t.Errorf("list events.k8s.io/v1 events in all namespaces: %s", got)
+	}
+
+	// An update through one group is seen through the other, and by both
+	// watches in their own form.
+	mustCall(t, 200, "PATCH", base+eventsPath+"/e1", obj{"note": "delivered", "series": obj{"count": 3}}, "application/merge-patch+json")
+	core = mustCall(t, 200, "GET", base+corePath+"/e1", nil, "")
+	want(t, core, "delivered", "message")
+	want(t, core, 3, "series", "count")
+	if e := nextEvent(t, coreWatch); e.Type != "MODIFIED" || get(e.Object, "message") != "delivered" {
+		t.Errorf("core/v1 watch of an events.k8s.io/v1 patch: %s %v", e.Type, e.Object)
+	}
+	if e := nextEvent(t, eventsWatch); e.Type != "MODIFIED" || get(e.Object, "note") != "delivered" {
+		t.Errorf("events.k8s.io/v1 watch: %s %v", e.Type, e.Object)
+	}
+	core["message"] = "returned"
+	core["count"] = 4
+	mustCall(t, 200, "PUT", base+corePath+"/e1", core, "")
+	ev = mustCall(t, 200, "GET", base+eventsPath+"/e1", nil, "")
+	want(t, ev, "returned", "note")
+	want(t, ev, 4, "deprecatedCount")
+	want(t, ev, "example.dev/shipper", "reportingController")
+	nextEvent(t, coreWatch)
+	nextEvent(t, eventsWatch)
+
+	// Deleted through core/v1: gone through both, DELETED in each form.
+	mustCall(t, 200, "DELETE", base+corePath+"/e1", nil, "")
+	if code, _ := call(t, "GET", base+eventsPath+"/e1", nil, ""); code != http.StatusNotFound {
+		t.Errorf("get deleted e1 through events.k8s.io/v1: %d, want 404", code)
+	}
+	if e := nextEvent(t, eventsWatch); e.Type != "DELETED" || get(e.Object, "apiVersion") != "events.k8s.io/v1" || get(e.Object, "note") != "returned" {
+		t.Errorf("events.k8s.io/v1 watch of a core/v1 delete: %s %v", e.Type, e.Object)
+	}
+	if e := nextEvent(t, coreWatch); e.Type != "DELETED" {
+		t.Errorf("core/v1 watch: %s %v", e.Type, e.Object)
+	}
+	// A name taken through one group is taken through the other.
+	if code, out := call(t, "POST", base+eventsPath, eventsEvent("e2"), ""); code != http.StatusConflict {
+		t.Errorf("create e2 through events.k8s.io/v1 over the core/v1 one: %d %v, want 409", code, out)
+	}
+}
+
+// TestEventsValidation: a write through events.k8s.io/v1 is validated in
+// that form (field paths of the request) and as the stored core/v1 Event.
+func TestEventsValidation(t *testing.T) {
+	base := startServer(t)
+	bad := eventsEvent("no-time")
+	delete(bad, "eventTime")
+	code, out := call(t, "POST", base+eventsPath, bad, "")
+	if code != http.StatusUnprocessableEntity || get(out, "details", "causes", 0, "field") != "eventTime" || get(out, "details", "kind") != "Event" || get(out, "details", "group") != "events.k8s.io" {
+		t.Errorf("create without eventTime: %d %v, want 422 on eventTime of events.k8s.io Event", code, out)
+	}
+	bad = eventsEvent("Bad_Name")
+	if code, out := call(t, "POST", base+eventsPath, bad, ""); code != http.StatusUnprocessableEntity || get(out, "details", "causes", 0, "field") != "metadata.name" {
+		t.Errorf("create with a bad name: %d %v, want 422 on metadata.name", code, out)
+	}
+	for _, p := range []string{corePath, eventsPath} {
+		if list := mustCall(t, 200, "GET", base+p, nil, ""); len(names(list)) != 0 {
+			t.Errorf("%s after rejected writes: %v", p, names(list))
+		}
+	}
+	// An Event written through core/v1 without an eventTime can be updated
+	// through core/v1, but through events.k8s.io/v1 only with one.
+	mustCall(t, 201, "POST", base+corePath, coreEvent("legacy"), "")
+	mustCall(t, 200, "PATCH", base+corePath+"/legacy", obj{"count": 4}, "application/merge-patch+json")
+	if code, out := call(t, "PATCH", base+eventsPath+"/legacy", obj{"note": "x"}, "application/merge-patch+json"); code != http.StatusUnprocessableEntity || get(out, "details", "causes", 0, "field") != "eventTime" {
+		t.Errorf("patch a core/v1 Event without eventTime through events.k8s.io/v1: %d %v, want 422 on eventTime", code, out)
+	}
+	ev := mustCall(t, 200, "PATCH", base+eventsPath+"/legacy", obj{"note": "x", "eventTime": "2026-01-02T03:04:05.000000Z"}, "application/merge-patch+json")
+	want(t, ev, 4, "deprecatedCount")
+	want(t, mustCall(t, 200, "GET", base+corePath+"/legacy", nil, ""), "x", "message")
+}
+
+// TestEventsTTL: the --event-ttl lease is the store's (core/v1 events), so
+// an Event written through events.k8s.io/v1 gets it too, under the one
+// /registry/events/<namespace>/<name> key.
+func TestEventsTTL(t *testing.T) {
+	s := startServerWith(t, server.Config{EventTTL: 30 * time.Minute})
+	base := s.URL()
+	mustCall(t, 201, "POST", base+eventsPath, eventsEvent("via-events"), "")
+	mustCall(t, 201, "POST", base+corePath, coreEvent("via-core"), "")
+	c, prefix := s.Backend().Client(), s.Backend().Prefix()
+	ctx := context.Background()
+	for _, name := range []string{"via-events", "via-core"} {
+		resp, err := c.Get(ctx, prefix+"/events/default/"+name)
+		if err != nil || len(resp.Kvs) != 1 {
+			t.Fatalf("get key of event %s: %v %v", name, resp, err)
+		}
+		if !strings.Contains(string(resp.Kvs[0].Value), `"kind":"Event","apiVersion":"v1"`) {
+			t.Errorf("event %s stored as %s, want a core/v1 Event", name, resp.Kvs[0].Value)
+		}
+		lease := clientv3.LeaseID(resp.Kvs[0].Lease)
+		if lease == clientv3.NoLease {
+			t.Errorf("event %s stored without a lease", name)
+			continue
+		}
+		ttl, err := c.TimeToLive(ctx, lease)
+		if err != nil || ttl.GrantedTTL != 30*60+60 {
+			t.Errorf("event %s lease %x: granted %v %v, want 1860 s (30 min plus a minute of lease reuse)", name, lease, ttl.GrantedTTL, err)
+		}
+	}
+	resp, err := c.Get(ctx, prefix+"/events.k8s.io/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil || resp.Count != 0 {
+		t.Errorf("keys under %s/events.k8s.io/: %v %v, want none", prefix, resp, err)
+	}
+}
