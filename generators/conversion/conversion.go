@@ -21,6 +21,15 @@
 // same-named compatible hub field, or a same-named field of incompatible
 // type, needs one; generation then fails with the exact signatures to write
 // (MissingError). See docs/conversion.md.
+//
+// A kind stored as another group's kind (+kubeforge:external storedAs=,
+// model.Kind.StoredAs: events.k8s.io/v1 Event over core/v1 Event) is a
+// spoke of that kind. Neither package is ours, so its field-by-field
+// functions go into the types root package (model.API.Types,
+// types/zz_generated.conversion.go, beside hand-written ones in any of its
+// files), named after the generated packages
+// (Convert_eventsv1_Event_To_corev1_Event); the kind-level functions go
+// into the spoke's generated/<g>/<v> as usual.
 package conversion
 
 import (

@@ -84,7 +84,8 @@ type Version struct {
 	// Dir is then the import path, Kinds only the declared kinds and Types
 	// only what they reach. The package has its own deepcopy and
 	// registration: only storage, routes, OpenAPI, defaults, validation and
-	// the resource table are generated (see API.Owned).
+	// the resource table are generated (see API.Owned), plus conversions for
+	// a kind stored as another group's kind (Kind.StoredAs).
 	External bool
 }
 
@@ -446,8 +447,10 @@ func (v *Version) Type(name string) *Type {
 }
 
 // Owned returns a view of the API without the groups of external types
-// packages (Version.External): what the deepcopy, lists and conversion
-// generators see, since those packages carry their own.
+// packages (Version.External): what the deepcopy and lists generators see,
+// since those packages carry their own. (The conversion generator skips
+// external versions too, except those with a kind stored as another
+// group's kind, Kind.StoredAs.)
 func (a *API) Owned() *API {
 	out := &API{Module: a.Module, Root: a.Root}
 	for _, g := range a.Groups {
