@@ -33,6 +33,10 @@ const (
 	widgetName = "dev.kubeforge.test.v1.Widget"
 )
 
+// slowInFlight is signalled when a GET of widget "slow" is being served, so
+// a test knows the request holds its in-flight slot.
+var slowInFlight = make(chan struct{}, 1)
+
 var widgetInfo = resource.Info{
 	Group: testGroup, Version: "v1", Kind: "Widget", ListKind: "WidgetList",
 	Plural: "widgets", Singular: "widget", Namespaced: true,
@@ -102,6 +106,10 @@ func testGroupVersion(t *testing.T) GroupVersion {
 		case "panic":
 			panic("test panic")
 		case "slow":
+			select {
+			case slowInFlight <- struct{}{}:
+			default:
+			}
 			select {
 			case <-req.Request.Context().Done():
 			case <-time.After(10 * time.Second):
@@ -606,24 +614,28 @@ func TestRequestTimeout(t *testing.T) {
 
 func TestMaxInFlight(t *testing.T) {
 	ts := startServer(t, t.TempDir(), func(c *Config) { c.MaxReadOnlyInFlight = 1; c.RequestTimeout = 2 * time.Second })
+	select { // a signal left by an earlier test's slow request
+	case <-slowInFlight:
+	default:
+	}
 	slow := make(chan struct{})
 	go func() {
 		defer close(slow)
 		ts.get(t, "/apis/"+testGroup+"/v1/namespaces/default/widgets/slow")
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		resp, body := ts.get(t, "/apis/"+testGroup+"/v1/namespaces/default/widgets/w1")
-		if resp.StatusCode == http.StatusTooManyRequests {
-			if resp.Header.Get("Retry-After") != "1" || decodeStatus(t, body).Reason != metav1.StatusReasonTooManyRequests {
-				t.Fatalf("429: %v %s", resp.Header, body)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no 429 while a read-only request was in flight with a limit of 1")
-		}
-		time.Sleep(20 * time.Millisecond)
+	// Only once the slow request holds the one slot is a 429 certain: a
+	// probe sent earlier could take the slot itself.
+	select {
+	case <-slowInFlight:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the slow request was not served within 10s")
+	}
+	resp, body := ts.get(t, "/apis/"+testGroup+"/v1/namespaces/default/widgets/w1")
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("GET while a read-only request was in flight with a limit of 1: %d %s, want 429", resp.StatusCode, body)
+	}
+	if resp.Header.Get("Retry-After") != "1" || decodeStatus(t, body).Reason != metav1.StatusReasonTooManyRequests {
+		t.Fatalf("429: %v %s", resp.Header, body)
 	}
 	<-slow
 }
