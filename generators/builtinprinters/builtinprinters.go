@@ -94,7 +94,7 @@ func For(k *model.Kind) (*Table, error) {
 		return nil, fmt.Errorf("kube-apiserver's table of %s %s: the kind has no type", k.Version.Package, k.Name)
 	}
 	for _, p := range t.Reads {
-		if err := checkPath(k.Type.Fields, p); err != nil {
+		if err := model.CheckGoPath(k.Type.Fields, p); err != nil {
 			return nil, fmt.Errorf("kube-apiserver's table of %s %s reads %s: %w", k.Version.Package, k.Name, p, err)
 		}
 	}
@@ -121,40 +121,6 @@ func Tables() []*Table {
 		return out[i].Kind < out[j].Kind
 	})
 	return out
-}
-
-// checkPath follows a dotted Go field path through fields, pointers and
-// named structs (of this model or external ones).
-func checkPath(fields []*model.Field, path string) error {
-	segs := strings.Split(path, ".")
-	for i, name := range segs {
-		var f *model.Field
-		for _, c := range fields {
-			if c.Name == name {
-				f = c
-				break
-			}
-		}
-		if f == nil {
-			return fmt.Errorf("no field %s", strings.Join(segs[:i+1], "."))
-		}
-		if i == len(segs)-1 {
-			return nil
-		}
-		t := f.Type
-		for t != nil && t.Kind == model.PointerRef {
-			t = t.Elem
-		}
-		switch {
-		case t != nil && t.Local != nil:
-			fields = t.Local.Fields
-		case t != nil && t.External != nil && t.External.Fields != nil:
-			fields = t.External.Fields
-		default:
-			return fmt.Errorf("field %s is not a struct with known fields", strings.Join(segs[:i+1], "."))
-		}
-	}
-	return nil
 }
 
 // RowFunc is the name of the generated function that returns k's cells.

@@ -118,7 +118,9 @@ func TestExternalGolden(t *testing.T) {
 	contains("generated/core/v1/zz_generated.register.go",
 		"package corev1", `const GroupName = ""`, "AddToScheme = types.AddToScheme", "SchemeBuilder = types.SchemeBuilder",
 		"var ConfigMapInfo = resource.Info{", `ShortNames: []string{"cm"}`,
-		`{Name: "Data", Type: "string", Description: types.ConfigMap{}.SwaggerDoc()["data"]}`, "PrinterColumnsWithName: true")
+		`{Name: "Data", Type: "string", Description: types.ConfigMap{}.SwaggerDoc()["data"]}`, "PrinterColumnsWithName:",
+		// ConfigMap has kube-apiserver's default field label conversion.
+		"DefaultFieldLabelConversion: true")
 	lacks("generated/core/v1/zz_generated.register.go", "addKnownTypes", "Subresources")
 	contains("generated/coordination/v1/zz_generated.register.go",
 		"package coordinationv1", `const GroupName = "coordination.k8s.io"`, "AddToScheme = types.AddToScheme", `Plural:     "leases"`,

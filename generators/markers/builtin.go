@@ -114,6 +114,9 @@ func newBuiltin() (*Registry, error) {
 		{Name: "format", Type: StringArg, Enum: []string{"int32", "int64", "float", "double", "byte", "date", "date-time", "password"}, Help: "column format"},
 		{Name: "priority", Type: IntArg, Help: "0 shows the column by default; higher values only with -o wide"},
 	}, Help: "An additional column for kubectl get. The JSONPath must resolve to a field of the kind."})
+	add(Definition{Name: "kubebuilder:selectablefield", Target: TypeTarget, Repeatable: true, Args: []Arg{
+		{Name: "JSONPath", Type: StringArg, Required: true, Help: "simple JSONPath from the object root (.spec.carrier, .status.phase) to a string, boolean or integer field (or a pointer to one, or a named type of one) outside metadata and outside lists and maps; no [index]"},
+	}, Help: "A field of the kind that list and watch can select on, as CRD selectableFields: the field selector label is the JSONPath without its leading dot (`kubectl get shipments --field-selector spec.carrier=acme`). At most 8 per kind and version, no duplicates; each version selects on its own fields. The value is the field's JSON value as a string (\"true\", \"42\"), \"\" when the field is absent (a nil pointer on the path, or an omitempty zero value). The JSONPath must resolve to a field of the kind."})
 	add(Definition{Name: "kubebuilder:storageversion", Target: TypeTarget,
 		Help: "This version of the kind is stored. Exactly one version of a kind that has several must carry it."})
 	add(Definition{Name: "kubebuilder:unservedversion", Target: TypeTarget,

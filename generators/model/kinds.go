@@ -55,6 +55,11 @@ func (l *loader) kinds(pi *pkgInfo) {
 		}
 	}
 	sort.Slice(v.Kinds, func(i, j int) bool { return v.Kinds[i].Name < v.Kinds[j].Name })
+	for _, t := range v.Types {
+		if ms := t.Markers["kubebuilder:selectablefield"]; len(ms) > 0 && !t.IsKind {
+			l.errorf(ms[0].Pos, "type %s: +kubebuilder:selectablefield is only valid on a kind (a +kubebuilder:object:root=true struct embedding metav1.TypeMeta and metav1.ObjectMeta)", t.Name)
+		}
+	}
 	for _, t := range lists {
 		items := fieldByGo(t, "Items")
 		var k *Kind
@@ -183,6 +188,7 @@ func (l *loader) kind(t *Type) *Kind {
 		pc.Path = path
 		k.PrinterColumns = append(k.PrinterColumns, pc)
 	}
+	l.selectableFields(k)
 	return k
 }
 

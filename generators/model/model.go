@@ -115,6 +115,12 @@ type Kind struct {
 
 	PrinterColumns []PrinterColumn
 
+	// SelectableFields are the +kubebuilder:selectablefield markers of the
+	// kind in this version, sorted by label; metadata.name and (namespaced
+	// kinds) metadata.namespace are selectable without them. Built-in kinds
+	// get kube-apiserver's from generators/builtinfields instead.
+	SelectableFields []SelectableField
+
 	// Storage is true for the one version of this kind that is stored
 	// (+kubebuilder:storageversion, or the only version).
 	Storage bool

@@ -22,6 +22,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/kubeforge/kubeforge/generators/builtinfields"
 	"github.com/kubeforge/kubeforge/generators/builtinprinters"
 	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/model"
@@ -238,11 +239,44 @@ func infoValue(v *model.Version, k *model.Kind) ([]jen.Code, error) {
 			field{"PrinterColumnsWithName", jen.True()},
 		)
 	}
+	labels, defaultLabels, err := fieldLabels(k)
+	if err != nil {
+		return nil, err
+	}
+	if len(labels) > 0 {
+		d = append(d, field{"SelectableFields", stringSlice(labels)})
+	}
+	if defaultLabels {
+		d = append(d, field{"DefaultFieldLabelConversion", jen.True()})
+	}
 	d = append(d,
 		field{"StorageVersion", jen.Lit(storage.Name)},
 		field{"ServedVersions", stringSlice(ServedVersions(g, k.Name))},
 	)
 	return fields(d), nil
+}
+
+// fieldLabels returns the field selector labels of k besides metadata.name
+// and metadata.namespace: its +kubebuilder:selectablefield labels, or for a
+// built-in kind those of generators/builtinfields. A built-in kind without a
+// table there has kube-apiserver's default field label conversion
+// (defaultConversion).
+func fieldLabels(k *model.Kind) (labels []string, defaultConversion bool, err error) {
+	if !k.Version.External {
+		for _, f := range k.SelectableFields {
+			labels = append(labels, f.Label)
+		}
+		sort.Strings(labels)
+		return labels, false, nil
+	}
+	t, err := builtinfields.For(k)
+	if err != nil {
+		return nil, false, err
+	}
+	if t == nil {
+		return nil, true, nil
+	}
+	return t.Labels(), false, nil
 }
 
 // builtinColumns is kube-apiserver's column list of a built-in kind, the

@@ -26,7 +26,7 @@ var (
 	pLabelSelector = param{name: "labelSelector", dataType: "string",
 		desc: "A selector to restrict the list of returned objects by their labels. Defaults to everything."}
 	pFieldSelector = param{name: "fieldSelector", dataType: "string",
-		desc: "A selector to restrict the list of returned objects by their fields. Defaults to everything. Supported fields: metadata.name, metadata.namespace."}
+		desc: "A selector to restrict the list of returned objects by their fields. Defaults to everything."}
 	pLimit = param{name: "limit", dataType: "integer",
 		desc: "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one."}
 	pContinue = param{name: "continue", dataType: "string",

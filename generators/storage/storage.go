@@ -1,7 +1,9 @@
 // Package storage is the "storage" generator: for every group-version it
 // writes generated/<group>/<version>/zz_generated.storage.go with one
 // resource.Strategy per kind served in that version (or stored in it), over
-// that version's types: its defaults, validation and printer columns.
+// that version's types: its defaults, validation, printer columns and field
+// set for field selectors (<kind>SelectableFields, from
+// +kubebuilder:selectablefield markers or generators/builtinfields).
 //
 // A kind's storage (hub) version also gets New<Kind>Store, the one store of
 // the kind: every served version shares it, the storage version directly and
@@ -186,6 +188,16 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 		jen.List(jen.Id("oldObj"), jen.Id("newObj")).Op("*").Qual(pkg, k.Name),
 	).Bool().Block(specChanged...))
 
+	// The field set for field selectors, written after the strategy.
+	sel, err := selectableFunc(k)
+	if err != nil {
+		return nil, err
+	}
+	var after []jen.Code
+	if sel != nil {
+		after = append(after, sel)
+	}
+
 	builtin, err := builtinprinters.For(k)
 	if err != nil {
 		return nil, err
@@ -193,7 +205,10 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 	if builtin != nil {
 		// kube-apiserver's cells of a built-in kind (generators/builtinprinters).
 		fields = append(fields, jen.Id("PrinterCells").Op(":").Id(builtinprinters.RowFunc(k)))
-		return []jen.Code{strategyVar(k, fields), builtinprinters.Row(k, builtin)}, nil
+		if sel != nil {
+			fields = append(fields, jen.Id("SelectableFields").Op(":").Id(SelectableFunc(k)))
+		}
+		return append([]jen.Code{strategyVar(k, fields), builtinprinters.Row(k, builtin)}, after...), nil
 	}
 
 	if len(k.PrinterColumns) > 0 {
@@ -209,9 +224,12 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 				g.Line()
 			})),
 		))
-		return append([]jen.Code{strategyVar(k, fields)}, helpers...), nil
+		after = append(helpers, after...)
 	}
-	return []jen.Code{strategyVar(k, fields)}, nil
+	if sel != nil {
+		fields = append(fields, jen.Id("SelectableFields").Op(":").Id(SelectableFunc(k)))
+	}
+	return append([]jen.Code{strategyVar(k, fields)}, after...), nil
 }
 
 func strategyDoc(k *model.Kind) *jen.Statement {

@@ -369,7 +369,7 @@ func (h *Handler[T, L]) List(req *restful.Request, resp *restful.Response) {
 		if err != nil {
 			return err
 		}
-		opts, err := parseListOptions(r.URL.Query(), h.info.Namespaced)
+		opts, err := parseListOptions(r.URL.Query(), h.info)
 		if err != nil {
 			return err
 		}
@@ -553,7 +553,7 @@ func (h *Handler[T, L]) DeleteCollection(req *restful.Request, resp *restful.Res
 		q := r.URL.Query()
 		q.Del("watch")
 		q.Del("sendInitialEvents")
-		listOpts, err := parseListOptions(q, h.info.Namespaced)
+		listOpts, err := parseListOptions(q, h.info)
 		if err != nil {
 			return err
 		}

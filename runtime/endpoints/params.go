@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -105,15 +106,15 @@ func checkResourceVersion(rv string) error {
 	return nil
 }
 
-// supportedFieldSelectors are the fields every kind can be selected on.
-var supportedFieldSelectors = map[string]bool{"metadata.name": true, "metadata.namespace": true}
-
 // parseListOptions decodes and validates list and watch options as
 // kube-apiserver does. A watch without sendInitialEvents keeps the legacy
 // meaning (from "" or "0": the current state first, as ADDED events); kube
 // 1.37 rewrites it to sendInitialEvents=true, which the store only accepts
-// with allowWatchBookmarks, so that rewrite is not done here.
-func parseListOptions(q url.Values, namespaced bool) (metainternalversion.ListOptions, error) {
+// with allowWatchBookmarks, so that rewrite is not done here. Field
+// selectors may use the labels info supports (Info.CheckFieldLabel: its
+// selectable fields, metadata.name and metadata.namespace), others are 400
+// with kube-apiserver's message.
+func parseListOptions(q url.Values, info *resource.Info) (metainternalversion.ListOptions, error) {
 	var o metainternalversion.ListOptions
 	if err := decodeParams(q, &o); err != nil {
 		return o, err
@@ -126,8 +127,8 @@ func parseListOptions(q url.Values, namespaced bool) (metainternalversion.ListOp
 	}
 	if o.FieldSelector != nil {
 		for _, r := range o.FieldSelector.Requirements() {
-			if !supportedFieldSelectors[r.Field] || (r.Field == "metadata.namespace" && !namespaced) {
-				return o, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", r.Field))
+			if err := info.CheckFieldLabel(r.Field); err != nil {
+				return o, apierrors.NewBadRequest(err.Error())
 			}
 		}
 	}

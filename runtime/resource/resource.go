@@ -5,7 +5,12 @@
 package resource
 
 import (
+	"fmt"
+	"slices"
+	"sort"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -33,6 +38,21 @@ type Info struct {
 	// Name is a wide column at the end). Otherwise the runtime puts Name
 	// first, as kube-apiserver does for custom resources.
 	PrinterColumnsWithName bool
+	// SelectableFields are the labels field selectors may use besides
+	// metadata.name and, for a namespaced kind, metadata.namespace, sorted:
+	// the +kubebuilder:selectablefield paths of this version without their
+	// leading dot ("spec.carrier"), or kube-apiserver's labels of a built-in
+	// kind ("involvedObject.name", "status.phase"; generators/builtinfields).
+	// Strategy.SelectableFields returns their values. Labels are per version:
+	// a converted version selects on its own fields.
+	SelectableFields []string
+	// DefaultFieldLabelConversion gives the kind kube-apiserver's default
+	// field label conversion, which built-in kinds without one of their own
+	// have (Lease, ConfigMap): metadata.name and metadata.namespace whatever
+	// the scope, any other label rejected with "\"<label>\" is not a known
+	// field selector: ...". Otherwise (custom resources, built-in kinds with
+	// their own conversion) other labels get "field label not supported".
+	DefaultFieldLabelConversion bool
 	// StorageVersion is the version objects of this kind are stored in.
 	StorageVersion string
 	// ServedVersions lists every served version of the kind, preferred first.
@@ -62,6 +82,41 @@ func (i *Info) GroupVersionResource() schema.GroupVersionResource {
 // GroupResource is "<plural>.<group>", as used in Status messages.
 func (i *Info) GroupResource() schema.GroupResource {
 	return schema.GroupResource{Group: i.Group, Resource: i.Plural}
+}
+
+// FieldLabels returns every label field selectors may use on the resource,
+// sorted: metadata.name, metadata.namespace (namespaced kinds, or with
+// DefaultFieldLabelConversion) and SelectableFields.
+func (i *Info) FieldLabels() []string {
+	out := []string{"metadata.name"}
+	if i.Namespaced || i.DefaultFieldLabelConversion {
+		out = append(out, "metadata.namespace")
+	}
+	if !i.DefaultFieldLabelConversion {
+		out = append(out, i.SelectableFields...)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CheckFieldLabel returns nil when field selectors may use label on the
+// resource, otherwise kube-apiserver's error for it, which the handlers
+// answer with 400 Bad Request: "field label not supported: <label>" (the
+// message of custom resources and of built-in kinds with their own field
+// label conversion) or, with DefaultFieldLabelConversion, "\"<label>\" is
+// not a known field selector: only \"metadata.name\", \"metadata.namespace\"".
+func (i *Info) CheckFieldLabel(label string) error {
+	switch {
+	case label == "metadata.name":
+		return nil
+	case label == "metadata.namespace" && (i.Namespaced || i.DefaultFieldLabelConversion):
+		return nil
+	case i.DefaultFieldLabelConversion:
+		return fmt.Errorf("%q is not a known field selector: only %q, %q", label, "metadata.name", "metadata.namespace")
+	case slices.Contains(i.SelectableFields, label):
+		return nil
+	}
+	return fmt.Errorf("field label not supported: %s", label)
 }
 
 // HasStatus reports whether the status subresource is served.
@@ -118,4 +173,12 @@ type Strategy[T Object, L ListObject] struct {
 	// kinds, kube-apiserver's cells, the name among them). Nil when the kind
 	// has no printer columns (the runtime then prints Name and Created At).
 	PrinterCells func(obj T) []any
+
+	// SelectableFields returns the object's field set for field selectors
+	// (kube-apiserver's ToSelectableFields): metadata.name, metadata.namespace
+	// for a namespaced kind, and every label of Info.SelectableFields with its
+	// value as a string ("" when the field is absent: a nil pointer on the
+	// path, or an omitempty zero value). Nil when Info.SelectableFields is
+	// empty: the runtime then matches metadata.name and metadata.namespace.
+	SelectableFields func(obj T) fields.Set
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -42,7 +43,10 @@ type converted[E resource.Object, EL resource.ListObject, T resource.Object, L r
 // applies its own rules and validation; everything read, returned or
 // watched is converted to the spoke. List metadata (resourceVersion,
 // continue, remainingItemCount) is kept. Selectors and pagination are the
-// hub store's: they only look at metadata, which conversion keeps.
+// hub store's, with the spoke's field labels: a field selector on a label
+// other than metadata.name and metadata.namespace is checked against the
+// spoke's Info and matched on the spoke's Strategy.SelectableFields of each
+// stored object converted (a hub label the spoke does not serve is 400).
 func NewConverted[E resource.Object, EL resource.ListObject, T resource.Object, L resource.ListObject](hub Interface[T, L], spoke *resource.Strategy[E, EL], c Converter[E, EL, T, L]) Interface[E, EL] {
 	return &converted[E, EL, T, L]{hub: hub, s: spoke, c: c}
 }
@@ -152,9 +156,31 @@ func (cv *converted[E, EL, T, L]) Get(ctx context.Context, namespace, name strin
 	return cv.fromHub("get", out)
 }
 
+// selecting makes the hub select on the spoke's field labels and fields.
+func (cv *converted[E, EL, T, L]) selecting(opts ListOptions) ListOptions {
+	opts.selectable = &selectable{info: cv.s.Info, fieldsOf: cv.fieldsOf}
+	return opts
+}
+
+// fieldsOf is the spoke's field set of a stored (hub) object.
+func (cv *converted[E, EL, T, L]) fieldsOf(obj resource.Object) (fields.Set, error) {
+	h, ok := obj.(T)
+	if !ok {
+		return nil, apierrors.NewInternalError(fmt.Errorf("select %s: stored object of type %T", cv.resourceName(), obj))
+	}
+	e, err := cv.fromHub("select", h)
+	if err != nil {
+		return nil, err
+	}
+	if cv.s.SelectableFields == nil {
+		return metadataFields(e), nil
+	}
+	return cv.s.SelectableFields(e), nil
+}
+
 // List reads the hub list and converts every item.
 func (cv *converted[E, EL, T, L]) List(ctx context.Context, namespace string, opts ListOptions) (EL, error) {
-	list, err := cv.hub.List(ctx, namespace, opts)
+	list, err := cv.hub.List(ctx, namespace, cv.selecting(opts))
 	if err != nil {
 		var zero EL
 		return zero, err
@@ -237,7 +263,7 @@ func (cv *converted[E, EL, T, L]) Delete(ctx context.Context, namespace, name st
 
 // DeleteCollection deletes in the hub and returns the objects converted.
 func (cv *converted[E, EL, T, L]) DeleteCollection(ctx context.Context, namespace string, listOpts ListOptions, delOpts DeleteOptions) (EL, error) {
-	list, err := cv.hub.DeleteCollection(ctx, namespace, listOpts, delOpts)
+	list, err := cv.hub.DeleteCollection(ctx, namespace, cv.selecting(listOpts), delOpts)
 	if err != nil {
 		var zero EL
 		return zero, err
@@ -250,6 +276,7 @@ func (cv *converted[E, EL, T, L]) DeleteCollection(ctx context.Context, namespac
 // resourceVersion and annotations; ERROR events pass through. A stored
 // object that does not convert ends the stream with an ERROR (500).
 func (cv *converted[E, EL, T, L]) Watch(ctx context.Context, namespace string, opts WatchOptions) (<-chan Event[E], error) {
+	opts.ListOptions = cv.selecting(opts.ListOptions)
 	in, err := cv.hub.Watch(ctx, namespace, opts)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
 const (
@@ -33,21 +35,62 @@ var listOptionsKind = schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptio
 type predicate struct {
 	label labels.Selector
 	field fields.Selector
+	// fieldsOf returns an object's field set; nil when the field selector
+	// only reads metadata.name and metadata.namespace, which are then read
+	// from the object's metadata directly.
+	fieldsOf func(resource.Object) (fields.Set, error)
 }
 
 func (p predicate) empty() bool { return p.label.Empty() && p.field.Empty() }
 
-func (p predicate) matches(obj metav1.Object) bool {
+// matches reports whether obj is selected. An error (a *StatusError) comes
+// from fieldsOf: a converted view whose stored object does not convert.
+func (p predicate) matches(obj resource.Object) (bool, error) {
 	if !p.label.Empty() && !p.label.Matches(labels.Set(obj.GetLabels())) {
-		return false
+		return false, nil
 	}
-	if !p.field.Empty() && !p.field.Matches(fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()}) {
-		return false
+	if p.field.Empty() {
+		return true, nil
 	}
-	return true
+	if p.fieldsOf == nil {
+		return p.field.Matches(metadataFields(obj)), nil
+	}
+	set, err := p.fieldsOf(obj)
+	if err != nil {
+		return false, err
+	}
+	return p.field.Matches(set), nil
 }
 
-func newPredicate(o ListOptions) (predicate, error) {
+// metadataFields is the field set of a kind without selectable fields.
+func metadataFields(obj metav1.Object) fields.Set {
+	return fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()}
+}
+
+// selectable replaces the store's own field labels and field set in
+// ListOptions and WatchOptions: a converted (spoke) view selects on the
+// fields of its own version (events.k8s.io regarding.name over the core/v1
+// Event store), converting each stored object to read them.
+type selectable struct {
+	info     *resource.Info
+	fieldsOf func(resource.Object) (fields.Set, error)
+}
+
+// fieldsOf is the store's own field set function: Strategy.SelectableFields.
+func (st *Store[T, L]) fieldsOf(obj resource.Object) (fields.Set, error) {
+	t, ok := obj.(T)
+	if !ok {
+		return nil, apierrors.NewInternalError(fmt.Errorf("select %s: object of type %T", st.resourceName(), obj))
+	}
+	if st.s.SelectableFields == nil {
+		return metadataFields(t), nil
+	}
+	return st.s.SelectableFields(t), nil
+}
+
+// newPredicate compiles the selectors of o, rejecting field labels the
+// resource does not support with kube-apiserver's 400 (Info.CheckFieldLabel).
+func (st *Store[T, L]) newPredicate(o ListOptions) (predicate, error) {
 	p := predicate{label: o.LabelSelector, field: o.FieldSelector}
 	if p.label == nil {
 		p.label = labels.Everything()
@@ -55,11 +98,16 @@ func newPredicate(o ListOptions) (predicate, error) {
 	if p.field == nil {
 		p.field = fields.Everything()
 	}
+	info, fieldsOf := st.s.Info, st.fieldsOf
+	if o.selectable != nil {
+		info, fieldsOf = o.selectable.info, o.selectable.fieldsOf
+	}
 	for _, r := range p.field.Requirements() {
-		switch r.Field {
-		case "metadata.name", "metadata.namespace":
-		default:
-			return p, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", r.Field))
+		if err := info.CheckFieldLabel(r.Field); err != nil {
+			return p, apierrors.NewBadRequest(err.Error())
+		}
+		if r.Field != "metadata.name" && r.Field != "metadata.namespace" {
+			p.fieldsOf = fieldsOf
 		}
 	}
 	return p, nil
@@ -75,7 +123,7 @@ func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOpti
 	if errs := validateListOptions(opts); len(errs) > 0 {
 		return zero, apierrors.NewInvalid(listOptionsKind, "", errs)
 	}
-	pred, err := newPredicate(opts)
+	pred, err := st.newPredicate(opts)
 	if err != nil {
 		return zero, err
 	}
@@ -238,7 +286,11 @@ func (st *Store[T, L]) list(ctx context.Context, keyPrefix, startKey string, wit
 			} else if obj, err = st.decode(kv.Value, kv.ModRevision); err != nil {
 				return nil, 0, "", 0, err
 			}
-			if pred.matches(obj) {
+			ok, err := pred.matches(obj)
+			if err != nil {
+				return nil, 0, "", 0, err
+			}
+			if ok {
 				items = append(items, obj)
 			}
 		}

@@ -59,6 +59,10 @@ type ListOptions struct {
 	Continue             string
 	ResourceVersion      string
 	ResourceVersionMatch metav1.ResourceVersionMatch
+
+	// selectable, set by a converted view, selects on the fields of the
+	// view's version instead of the store's (see selectable).
+	selectable *selectable
 }
 
 // UpdateOptions for Update and GuaranteedUpdate.

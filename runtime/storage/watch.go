@@ -60,7 +60,7 @@ func (st *Store[T, L]) Watch(ctx context.Context, namespace string, opts WatchOp
 	if errs := validateWatchOptions(opts); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(listOptionsKind, "", errs)
 	}
-	pred, err := newPredicate(opts.ListOptions)
+	pred, err := st.newPredicate(opts.ListOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -219,8 +219,9 @@ func (st *Store[T, L]) convertEvent(e *clientv3.Event, pred predicate) (Event[T]
 		if err != nil {
 			return ev, false, err
 		}
-		if !pred.matches(old) {
-			return ev, false, nil
+		ok, err := pred.matches(old)
+		if err != nil || !ok {
+			return ev, false, err
 		}
 		return Event[T]{Type: watch.Deleted, Object: old}, true, nil
 	}
@@ -228,7 +229,10 @@ func (st *Store[T, L]) convertEvent(e *clientv3.Event, pred predicate) (Event[T]
 	if err != nil {
 		return ev, false, err
 	}
-	curMatch := pred.matches(cur)
+	curMatch, err := pred.matches(cur)
+	if err != nil {
+		return ev, false, err
+	}
 	if e.IsCreate() {
 		return Event[T]{Type: watch.Added, Object: cur}, curMatch, nil
 	}
@@ -241,7 +245,9 @@ func (st *Store[T, L]) convertEvent(e *clientv3.Event, pred predicate) (Event[T]
 		if old, err = st.decode(e.PrevKv.Value, rev); err != nil {
 			return ev, false, err
 		}
-		oldMatch = pred.matches(old)
+		if oldMatch, err = pred.matches(old); err != nil {
+			return ev, false, err
+		}
 	}
 	switch {
 	case curMatch && oldMatch:

@@ -62,6 +62,7 @@ var EventInfo = resource.Info{
 		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"], Priority: 1},
 	},
 	PrinterColumnsWithName: true,
+	SelectableFields:       []string{"involvedObject.apiVersion", "involvedObject.fieldPath", "involvedObject.kind", "involvedObject.name", "involvedObject.namespace", "involvedObject.resourceVersion", "involvedObject.uid", "reason", "reportingComponent", "source", "type"},
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
@@ -83,6 +84,7 @@ var NamespaceInfo = resource.Info{
 		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
 	},
 	PrinterColumnsWithName: true,
+	SelectableFields:       []string{"status.phase"},
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }

@@ -63,6 +63,7 @@ var EventInfo = resource.Info{
 		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"], Priority: 1},
 	},
 	PrinterColumnsWithName: true,
+	SelectableFields:       []string{"reason", "regarding.apiVersion", "regarding.fieldPath", "regarding.kind", "regarding.name", "regarding.namespace", "regarding.resourceVersion", "regarding.uid", "reportingController", "source", "type"},
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }

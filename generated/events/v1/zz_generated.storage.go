@@ -8,6 +8,7 @@ import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	"k8s.io/api/events/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
+	fields "k8s.io/apimachinery/pkg/fields"
 	duration "k8s.io/apimachinery/pkg/util/duration"
 	"strings"
 	"time"
@@ -55,7 +56,8 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 			!equality.Semantic.DeepEqual(oldObj.DeprecatedLastTimestamp, newObj.DeprecatedLastTimestamp) ||
 			!equality.Semantic.DeepEqual(oldObj.DeprecatedCount, newObj.DeprecatedCount)
 	},
-	PrinterCells: eventPrinterCells,
+	PrinterCells:     eventPrinterCells,
+	SelectableFields: eventSelectableFields,
 }
 
 // eventPrinterCells returns kube-apiserver's table row of an Event:
@@ -108,6 +110,35 @@ func eventPrinterCells(obj *v1.Event) []any {
 		firstSeen,
 		int64(count),
 		obj.Name,
+	}
+}
+
+// eventSelectableFields is the field set of an Event for field selectors
+// ("" when a field is absent):
+// metadata.name, metadata.namespace, reason, regarding.apiVersion,
+// regarding.fieldPath, regarding.kind, regarding.name,
+// regarding.namespace, regarding.resourceVersion, regarding.uid,
+// reportingController, source, type.
+func eventSelectableFields(obj *v1.Event) fields.Set {
+	// source: the source component, else the reporting controller.
+	source := obj.DeprecatedSource.Component
+	if source == "" {
+		source = obj.ReportingController
+	}
+	return fields.Set{
+		"metadata.name":             obj.Name,
+		"metadata.namespace":        obj.Namespace,
+		"reason":                    obj.Reason,
+		"regarding.apiVersion":      obj.Regarding.APIVersion,
+		"regarding.fieldPath":       obj.Regarding.FieldPath,
+		"regarding.kind":            obj.Regarding.Kind,
+		"regarding.name":            obj.Regarding.Name,
+		"regarding.namespace":       obj.Regarding.Namespace,
+		"regarding.resourceVersion": obj.Regarding.ResourceVersion,
+		"regarding.uid":             string(obj.Regarding.UID),
+		"reportingController":       obj.ReportingController,
+		"source":                    source,
+		"type":                      obj.Type,
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	"github.com/kubeforge/kubeforge/types/shipping/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
+	fields "k8s.io/apimachinery/pkg/fields"
 )
 
 // ShipmentStrategy is the typed behaviour of shipments (namespaced, shipping.kubeforge.dev/v1) for the generic store and handlers.
@@ -55,6 +56,7 @@ var ShipmentStrategy = &resource.Strategy[*v1.Shipment, *v1.ShipmentList]{
 			obj.CreationTimestamp,
 		}
 	},
+	SelectableFields: shipmentSelectableFields,
 }
 
 // shipmentCell3Carrier is the "Carrier" column (.spec.carrier) of Shipment: nil when a pointer on the path is nil.
@@ -63,6 +65,24 @@ func shipmentCell3Carrier(obj *v1.Shipment) any {
 		return nil
 	}
 	return *obj.Spec.Carrier
+}
+
+// shipmentSelectableFields is the field set of a Shipment for field selectors
+// ("" when a field is absent):
+// metadata.name, metadata.namespace, spec.carrier, spec.origin.city,
+// status.phase.
+func shipmentSelectableFields(obj *v1.Shipment) fields.Set {
+	specCarrier := ""
+	if obj.Spec.Carrier != nil {
+		specCarrier = *obj.Spec.Carrier
+	}
+	return fields.Set{
+		"metadata.name":      obj.Name,
+		"metadata.namespace": obj.Namespace,
+		"spec.carrier":       specCarrier,
+		"spec.origin.city":   obj.Spec.Origin.City,
+		"status.phase":       string(obj.Status.Phase),
+	}
 }
 
 // NewShipmentStore returns the store of shipments.shipping.kubeforge.dev, stored in v1. Build it once per

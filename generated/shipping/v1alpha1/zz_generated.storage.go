@@ -8,6 +8,7 @@ import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
+	fields "k8s.io/apimachinery/pkg/fields"
 )
 
 // ShipmentStrategy is the typed behaviour of shipments (namespaced, shipping.kubeforge.dev/v1alpha1) for the handlers and the converting store over v1.
@@ -45,4 +46,17 @@ var ShipmentStrategy = &resource.Strategy[*v1alpha1.Shipment, *v1alpha1.Shipment
 	SpecChanged: func(oldObj, newObj *v1alpha1.Shipment) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},
+	SelectableFields: shipmentSelectableFields,
+}
+
+// shipmentSelectableFields is the field set of a Shipment for field selectors
+// ("" when a field is absent):
+// metadata.name, metadata.namespace, spec.from.city, status.phase.
+func shipmentSelectableFields(obj *v1alpha1.Shipment) fields.Set {
+	return fields.Set{
+		"metadata.name":      obj.Name,
+		"metadata.namespace": obj.Namespace,
+		"spec.from.city":     obj.Spec.From.City,
+		"status.phase":       obj.Status.Phase,
+	}
 }

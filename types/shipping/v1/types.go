@@ -193,6 +193,9 @@ type ShipmentStatus struct {
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Carrier",type=string,JSONPath=`.spec.carrier`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:selectablefield:JSONPath=`.spec.carrier`
+// +kubebuilder:selectablefield:JSONPath=`.spec.origin.city`
+// +kubebuilder:selectablefield:JSONPath=`.status.phase`
 type Shipment struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -67,6 +67,8 @@ type ShipmentStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Namespaced,shortName=shp,categories=all;logistics
 // +kubebuilder:subresource:status
+// +kubebuilder:selectablefield:JSONPath=`.spec.from.city`
+// +kubebuilder:selectablefield:JSONPath=`.status.phase`
 type Shipment struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

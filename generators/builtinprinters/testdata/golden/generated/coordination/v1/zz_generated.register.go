@@ -53,9 +53,10 @@ var LeaseInfo = resource.Info{
 		{Name: "Holder", Type: "string", Description: types.LeaseSpec{}.SwaggerDoc()["holderIdentity"]},
 		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
 	},
-	PrinterColumnsWithName: true,
-	StorageVersion:         "v1",
-	ServedVersions:         []string{"v1"},
+	PrinterColumnsWithName:      true,
+	DefaultFieldLabelConversion: true,
+	StorageVersion:              "v1",
+	ServedVersions:              []string{"v1"},
 }
 
 // Resources lists the served resources of coordination.k8s.io/v1, sorted by plural.

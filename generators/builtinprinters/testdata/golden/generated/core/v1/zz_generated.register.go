@@ -54,9 +54,10 @@ var ConfigMapInfo = resource.Info{
 		{Name: "Data", Type: "string", Description: types.ConfigMap{}.SwaggerDoc()["data"]},
 		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
 	},
-	PrinterColumnsWithName: true,
-	StorageVersion:         "v1",
-	ServedVersions:         []string{"v1"},
+	PrinterColumnsWithName:      true,
+	DefaultFieldLabelConversion: true,
+	StorageVersion:              "v1",
+	ServedVersions:              []string{"v1"},
 }
 
 // EventInfo is the resource table row of events.
@@ -82,6 +83,7 @@ var EventInfo = resource.Info{
 		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"], Priority: 1},
 	},
 	PrinterColumnsWithName: true,
+	SelectableFields:       []string{"involvedObject.apiVersion", "involvedObject.fieldPath", "involvedObject.kind", "involvedObject.name", "involvedObject.namespace", "involvedObject.resourceVersion", "involvedObject.uid", "reason", "reportingComponent", "source", "type"},
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
@@ -103,6 +105,7 @@ var NamespaceInfo = resource.Info{
 		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
 	},
 	PrinterColumnsWithName: true,
+	SelectableFields:       []string{"status.phase"},
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
@@ -123,23 +126,25 @@ var SecretInfo = resource.Info{
 		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
 	},
 	PrinterColumnsWithName: true,
+	SelectableFields:       []string{"type"},
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
 
 // ServiceInfo is the resource table row of services.
 var ServiceInfo = resource.Info{
-	Group:          GroupName,
-	Version:        "v1",
-	Kind:           "Service",
-	ListKind:       "ServiceList",
-	Plural:         "services",
-	Singular:       "service",
-	Namespaced:     true,
-	ShortNames:     []string{"svc"},
-	Subresources:   []string{"status"},
-	StorageVersion: "v1",
-	ServedVersions: []string{"v1"},
+	Group:            GroupName,
+	Version:          "v1",
+	Kind:             "Service",
+	ListKind:         "ServiceList",
+	Plural:           "services",
+	Singular:         "service",
+	Namespaced:       true,
+	ShortNames:       []string{"svc"},
+	Subresources:     []string{"status"},
+	SelectableFields: []string{"spec.clusterIP", "spec.type"},
+	StorageVersion:   "v1",
+	ServedVersions:   []string{"v1"},
 }
 
 // Resources lists the served resources of v1, sorted by plural.

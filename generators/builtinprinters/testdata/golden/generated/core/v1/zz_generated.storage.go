@@ -9,6 +9,7 @@ import (
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	"k8s.io/api/core/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
+	fields "k8s.io/apimachinery/pkg/fields"
 	duration "k8s.io/apimachinery/pkg/util/duration"
 	"strings"
 	"time"
@@ -106,7 +107,8 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 			!equality.Semantic.DeepEqual(oldObj.ReportingController, newObj.ReportingController) ||
 			!equality.Semantic.DeepEqual(oldObj.ReportingInstance, newObj.ReportingInstance)
 	},
-	PrinterCells: eventPrinterCells,
+	PrinterCells:     eventPrinterCells,
+	SelectableFields: eventSelectableFields,
 }
 
 // eventPrinterCells returns kube-apiserver's table row of an Event:
@@ -162,6 +164,35 @@ func eventPrinterCells(obj *v1.Event) []any {
 	}
 }
 
+// eventSelectableFields is the field set of an Event for field selectors
+// ("" when a field is absent):
+// involvedObject.apiVersion, involvedObject.fieldPath,
+// involvedObject.kind, involvedObject.name, involvedObject.namespace,
+// involvedObject.resourceVersion, involvedObject.uid, metadata.name,
+// metadata.namespace, reason, reportingComponent, source, type.
+func eventSelectableFields(obj *v1.Event) fields.Set {
+	// source: the source component, else the reporting controller.
+	source := obj.Source.Component
+	if source == "" {
+		source = obj.ReportingController
+	}
+	return fields.Set{
+		"involvedObject.apiVersion":      obj.InvolvedObject.APIVersion,
+		"involvedObject.fieldPath":       obj.InvolvedObject.FieldPath,
+		"involvedObject.kind":            obj.InvolvedObject.Kind,
+		"involvedObject.name":            obj.InvolvedObject.Name,
+		"involvedObject.namespace":       obj.InvolvedObject.Namespace,
+		"involvedObject.resourceVersion": obj.InvolvedObject.ResourceVersion,
+		"involvedObject.uid":             string(obj.InvolvedObject.UID),
+		"metadata.name":                  obj.Name,
+		"metadata.namespace":             obj.Namespace,
+		"reason":                         obj.Reason,
+		"reportingComponent":             obj.ReportingController,
+		"source":                         source,
+		"type":                           obj.Type,
+	}
+}
+
 // NewEventStore returns the store of events., stored in v1. Build it once per
 // server: every served version of the kind shares it (the others convert).
 func NewEventStore(b *storage.Backend) *storage.Store[*v1.Event, *v1.EventList] {
@@ -203,7 +234,8 @@ var NamespaceStrategy = &resource.Strategy[*v1.Namespace, *v1.NamespaceList]{
 	SpecChanged: func(oldObj, newObj *v1.Namespace) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},
-	PrinterCells: namespacePrinterCells,
+	PrinterCells:     namespacePrinterCells,
+	SelectableFields: namespaceSelectableFields,
 }
 
 // namespacePrinterCells returns kube-apiserver's table row of a Namespace:
@@ -213,6 +245,16 @@ func namespacePrinterCells(obj *v1.Namespace) []any {
 		obj.Name,
 		string(obj.Status.Phase),
 		printerAge(obj.CreationTimestamp.Time),
+	}
+}
+
+// namespaceSelectableFields is the field set of a Namespace for field selectors
+// ("" when a field is absent):
+// metadata.name, status.phase.
+func namespaceSelectableFields(obj *v1.Namespace) fields.Set {
+	return fields.Set{
+		"metadata.name": obj.Name,
+		"status.phase":  string(obj.Status.Phase),
 	}
 }
 
@@ -254,7 +296,8 @@ var SecretStrategy = &resource.Strategy[*v1.Secret, *v1.SecretList]{
 			!equality.Semantic.DeepEqual(oldObj.StringData, newObj.StringData) ||
 			!equality.Semantic.DeepEqual(oldObj.Type, newObj.Type)
 	},
-	PrinterCells: secretPrinterCells,
+	PrinterCells:     secretPrinterCells,
+	SelectableFields: secretSelectableFields,
 }
 
 // secretPrinterCells returns kube-apiserver's table row of a Secret:
@@ -265,6 +308,17 @@ func secretPrinterCells(obj *v1.Secret) []any {
 		string(obj.Type),
 		int64(len(obj.Data)),
 		printerAge(obj.CreationTimestamp.Time),
+	}
+}
+
+// secretSelectableFields is the field set of a Secret for field selectors
+// ("" when a field is absent):
+// metadata.name, metadata.namespace, type.
+func secretSelectableFields(obj *v1.Secret) fields.Set {
+	return fields.Set{
+		"metadata.name":      obj.Name,
+		"metadata.namespace": obj.Namespace,
+		"type":               string(obj.Type),
 	}
 }
 
@@ -309,6 +363,19 @@ var ServiceStrategy = &resource.Strategy[*v1.Service, *v1.ServiceList]{
 	SpecChanged: func(oldObj, newObj *v1.Service) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},
+	SelectableFields: serviceSelectableFields,
+}
+
+// serviceSelectableFields is the field set of a Service for field selectors
+// ("" when a field is absent):
+// metadata.name, metadata.namespace, spec.clusterIP, spec.type.
+func serviceSelectableFields(obj *v1.Service) fields.Set {
+	return fields.Set{
+		"metadata.name":      obj.Name,
+		"metadata.namespace": obj.Namespace,
+		"spec.clusterIP":     obj.Spec.ClusterIP,
+		"spec.type":          string(obj.Spec.Type),
+	}
 }
 
 // NewServiceStore returns the store of services., stored in v1. Build it once per

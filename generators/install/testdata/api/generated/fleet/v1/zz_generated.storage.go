@@ -9,6 +9,8 @@ import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	equality "k8s.io/apimachinery/pkg/api/equality"
+	fields "k8s.io/apimachinery/pkg/fields"
+	"strconv"
 )
 
 // DepotStrategy is the typed behaviour of depots (cluster-scoped, fleet.example.dev/v1) for the generic store and handlers.
@@ -42,6 +44,17 @@ var DepotStrategy = &resource.Strategy[*v1.Depot, *v1.DepotList]{
 			!equality.Semantic.DeepEqual(oldObj.Bays, newObj.Bays) ||
 			!equality.Semantic.DeepEqual(oldObj.Status, newObj.Status)
 	},
+	SelectableFields: depotSelectableFields,
+}
+
+// depotSelectableFields is the field set of a Depot for field selectors
+// ("" when a field is absent):
+// city, metadata.name.
+func depotSelectableFields(obj *v1.Depot) fields.Set {
+	return fields.Set{
+		"city":          obj.City,
+		"metadata.name": obj.Name,
+	}
 }
 
 // NewDepotStore returns the store of depots.fleet.example.dev, stored in v1. Build it once per
@@ -95,6 +108,7 @@ var TruckStrategy = &resource.Strategy[*v1.Truck, *v1.TruckList]{
 			obj.CreationTimestamp,
 		}
 	},
+	SelectableFields: truckSelectableFields,
 }
 
 // truckCell1Fuel is the "Fuel" column (.spec.engine.fuel) of Truck: nil when a pointer on the path is nil.
@@ -122,6 +136,39 @@ func truckCell4LastSeen(obj *v1.Truck) any {
 		return nil
 	}
 	return *obj.Status.LastSeen
+}
+
+// truckSelectableFields is the field set of a Truck for field selectors
+// ("" when a field is absent):
+// metadata.name, metadata.namespace, spec.axles, spec.engine.fuel,
+// spec.owner, spec.plate, spec.refrigerated, status.odometer.
+func truckSelectableFields(obj *v1.Truck) fields.Set {
+	specAxles := ""
+	if obj.Spec.Axles != 0 {
+		specAxles = strconv.FormatInt(int64(obj.Spec.Axles), 10)
+	}
+	specEngineFuel := ""
+	if obj.Spec.Engine != nil {
+		specEngineFuel = string(obj.Spec.Engine.Fuel)
+	}
+	specRefrigerated := ""
+	if obj.Spec.Refrigerated != nil {
+		specRefrigerated = strconv.FormatBool(*obj.Spec.Refrigerated)
+	}
+	statusOdometer := ""
+	if obj.Status.Odometer != 0 {
+		statusOdometer = strconv.FormatInt(obj.Status.Odometer, 10)
+	}
+	return fields.Set{
+		"metadata.name":      obj.Name,
+		"metadata.namespace": obj.Namespace,
+		"spec.axles":         specAxles,
+		"spec.engine.fuel":   specEngineFuel,
+		"spec.owner":         obj.Spec.Ownership.Owner,
+		"spec.plate":         obj.Spec.Plate,
+		"spec.refrigerated":  specRefrigerated,
+		"status.odometer":    statusOdometer,
+	}
 }
 
 // NewTruckStore returns the store of trucks.fleet.example.dev, stored in v1. Build it once per

@@ -8,6 +8,7 @@ import (
 	"github.com/kubeforge/kubeforge/generators/install/testdata/api/types/fleet/v1beta1"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	equality "k8s.io/apimachinery/pkg/api/equality"
+	fields "k8s.io/apimachinery/pkg/fields"
 )
 
 // TruckStrategy is the typed behaviour of trucks (namespaced, fleet.example.dev/v1beta1) for the handlers and the converting store over v1.
@@ -39,4 +40,16 @@ var TruckStrategy = &resource.Strategy[*v1beta1.Truck, *v1beta1.TruckList]{
 	SpecChanged: func(oldObj, newObj *v1beta1.Truck) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},
+	SelectableFields: truckSelectableFields,
+}
+
+// truckSelectableFields is the field set of a Truck for field selectors
+// ("" when a field is absent):
+// metadata.name, metadata.namespace, spec.plate.
+func truckSelectableFields(obj *v1beta1.Truck) fields.Set {
+	return fields.Set{
+		"metadata.name":      obj.Name,
+		"metadata.namespace": obj.Namespace,
+		"spec.plate":         obj.Spec.Plate,
+	}
 }

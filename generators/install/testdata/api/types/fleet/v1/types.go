@@ -44,6 +44,10 @@ type TruckSpec struct {
 	// +optional
 	Axles int32 `json:"axles,omitempty"`
 
+	// Refrigerated trucks carry cold goods; unset when unknown.
+	// +optional
+	Refrigerated *bool `json:"refrigerated,omitempty"`
+
 	Ownership `json:",inline"`
 }
 
@@ -69,6 +73,12 @@ type TruckStatus struct {
 // +kubebuilder:printcolumn:name="Owner",type=string,JSONPath=`.spec.owner`,priority=1
 // +kubebuilder:printcolumn:name="Last Seen",type=date,JSONPath=`.status.lastSeen`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:selectablefield:JSONPath=`.spec.plate`
+// +kubebuilder:selectablefield:JSONPath=`.spec.engine.fuel`
+// +kubebuilder:selectablefield:JSONPath=`.spec.axles`
+// +kubebuilder:selectablefield:JSONPath=`.spec.refrigerated`
+// +kubebuilder:selectablefield:JSONPath=`.spec.owner`
+// +kubebuilder:selectablefield:JSONPath=`.status.odometer`
 type Truck struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -89,6 +99,7 @@ type TruckList struct {
 // towards generation) and no printer columns; its list is generated.
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster
+// +kubebuilder:selectablefield:JSONPath=`.city`
 type Depot struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -13,6 +13,7 @@ type TruckSpec struct {
 
 // Truck in v1beta1.
 // +kubebuilder:object:root=true
+// +kubebuilder:selectablefield:JSONPath=`.spec.plate`
 type Truck struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

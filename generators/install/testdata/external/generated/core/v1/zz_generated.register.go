@@ -54,9 +54,10 @@ var ConfigMapInfo = resource.Info{
 		{Name: "Data", Type: "string", Description: types.ConfigMap{}.SwaggerDoc()["data"]},
 		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
 	},
-	PrinterColumnsWithName: true,
-	StorageVersion:         "v1",
-	ServedVersions:         []string{"v1"},
+	PrinterColumnsWithName:      true,
+	DefaultFieldLabelConversion: true,
+	StorageVersion:              "v1",
+	ServedVersions:              []string{"v1"},
 }
 
 // Resources lists the served resources of v1, sorted by plural.
