@@ -52,6 +52,10 @@ func Install(s *server.Server) error {
 	if err := eventsv1.Install(s, eventsv1.Stores{Event: coreEventStore}); err != nil {
 		return fmt.Errorf("install events.k8s.io/v1: %w", err)
 	}
+	// Server-side apply converts managedFields entries between events.k8s.io/v1 and the storage versions.
+	if err := s.AddConversions(eventsv1.Conversions()...); err != nil {
+		return fmt.Errorf("install events.k8s.io/v1 conversions: %w", err)
+	}
 	if err := infrav1.Install(s, infrav1.Stores{Warehouse: infraWarehouseStore}); err != nil {
 		return fmt.Errorf("install infra.kubeforge.dev/v1: %w", err)
 	}
@@ -60,6 +64,10 @@ func Install(s *server.Server) error {
 	}
 	if err := shippingv1alpha1.Install(s, shippingv1alpha1.Stores{Shipment: shippingShipmentStore}); err != nil {
 		return fmt.Errorf("install shipping.kubeforge.dev/v1alpha1: %w", err)
+	}
+	// Server-side apply converts managedFields entries between shipping.kubeforge.dev/v1alpha1 and the storage versions.
+	if err := s.AddConversions(shippingv1alpha1.Conversions()...); err != nil {
+		return fmt.Errorf("install shipping.kubeforge.dev/v1alpha1 conversions: %w", err)
 	}
 	if err := corev1.Install(s, corev1.Stores{
 		Event:     coreEventStore,

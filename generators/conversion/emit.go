@@ -16,6 +16,8 @@ const (
 	runtimePkg    = "k8s.io/apimachinery/pkg/runtime"
 	apiconvPkg    = "k8s.io/apimachinery/pkg/conversion"
 	kfconvPkg     = "github.com/kubeforge/kubeforge/runtime/conversion"
+	fieldmgrPkg   = "github.com/kubeforge/kubeforge/runtime/fieldmanager"
+	schemaPkg     = "k8s.io/apimachinery/pkg/runtime/schema"
 	annotationDoc = "kubeforge.dev/conversion-data"
 )
 
@@ -332,6 +334,7 @@ func (p *planner) generatedFile(api *model.API) (genall.File, error) {
 		p.restoreFunc(f, pr)
 	}
 	p.register(f)
+	p.conversions(f)
 	return render(f, dir+"/"+FileName)
 }
 
@@ -682,4 +685,65 @@ func (p *planner) register(f *jen.File) {
 	body = append(body, jen.Return(jen.Nil()))
 	f.Comment("RegisterConversions adds every conversion of this version to and from its hub version to s, so that s.Convert works; kinds and lists convert as <Kind>ToHub and <Kind>FromHub do (TypeMeta and the " + annotationDoc + " annotation included).")
 	f.Func().Id("RegisterConversions").Params(jen.Id("s").Op("*").Qual(runtimePkg, "Scheme")).Error().Block(body...)
+}
+
+// gvkLit is a schema.GroupVersionKind literal of kind k.
+func gvkLit(k *model.Kind) jen.Code {
+	return jen.Qual(schemaPkg, "GroupVersionKind").Values(jen.Dict{
+		jen.Id("Group"):   jen.Lit(k.Version.Group.Name),
+		jen.Id("Version"): jen.Lit(k.Version.Name),
+		jen.Id("Kind"):    jen.Lit(k.Name),
+	})
+}
+
+// conversions writes Conversions: every served kind of the spoke with its
+// hub and its ToHub/FromHub, for the server's field managers.
+func (p *planner) conversions(f *jen.File) {
+	var items []jen.Code
+	for _, kp := range p.kinds {
+		if !kp.sk.Served {
+			continue
+		}
+		pr := kp.kind
+		sT, hT := jen.Qual(pr.sv.Package, pr.name), jen.Qual(pr.hv.Package, pr.name)
+		items = append(items, jen.Qual(fieldmgrPkg, "NewConversion").Call(
+			jen.Line().Add(gvkLit(kp.sk)),
+			jen.Line().Add(gvkLit(kp.hk)),
+			jen.Line().Func().Params().Op("*").Add(sT.Clone()).Block(jen.Return(jen.New(sT.Clone()))),
+			jen.Line().Func().Params().Op("*").Add(hT.Clone()).Block(jen.Return(jen.New(hT.Clone()))),
+			jen.Line().Id(pr.name+"ToHub"),
+			jen.Line().Id(pr.name+"FromHub").Op(",").Line(),
+		))
+	}
+	f.Line()
+	f.Comment("Conversions are the served kinds of this version with their hub (storage)")
+	f.Comment("versions and <Kind>ToHub/<Kind>FromHub. generated.Install gives them to the")
+	f.Comment("server (AddConversions): server-side apply converts objects to the version")
+	f.Comment("of each managedFields entry, so entries written through any served version")
+	f.Comment("are kept and conflict with writes through another.")
+	f.Func().Id("Conversions").Params().Index().Qual(fieldmgrPkg, "Conversion").Block(
+		jen.Return(jen.Index().Qual(fieldmgrPkg, "Conversion").ValuesFunc(func(g *jen.Group) {
+			for _, it := range items {
+				g.Line().Add(it)
+			}
+			if len(items) > 0 {
+				g.Line()
+			}
+		})),
+	)
+}
+
+// HasConversions reports whether the generated package of v gets a
+// Conversions function (it serves a kind stored in another version), so
+// that the install generator passes them to the server.
+func HasConversions(v *model.Version) bool {
+	if v.External && !storedElsewhere(v) {
+		return false
+	}
+	for _, k := range v.Kinds {
+		if !k.Storage && k.Served && k.Hub() != nil && k.Hub() != k {
+			return true
+		}
+	}
+	return false
 }

@@ -110,6 +110,24 @@ func TestShippingTree(t *testing.T) {
 		}
 	}
 	inPlace(t, "../..", files)
+
+	// Conversions gives the server each served spoke kind with its hub.
+	for _, f := range files {
+		if f.Path != "generated/shipping/v1alpha1/zz_generated.conversion.go" {
+			continue
+		}
+		src := string(f.Content)
+		for _, want := range []string{
+			"func Conversions() []fieldmanager.Conversion {",
+			"fieldmanager.NewConversion(",
+			"Version: \"v1alpha1\"", "Version: \"v1\"",
+			"ShipmentToHub,", "ShipmentFromHub,",
+		} {
+			if !strings.Contains(src, want) {
+				t.Errorf("%s lacks %q", f.Path, want)
+			}
+		}
+	}
 }
 
 // TestMissingFunctions: shipping without types/shipping/v1alpha1/conversion.go

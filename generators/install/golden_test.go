@@ -96,6 +96,10 @@ func TestInstallGolden(t *testing.T) {
 	if strings.Contains(src, "fleetv1beta1.NewTruckStore") {
 		t.Errorf("the Truck store must come from its storage version v1:\n%s", src)
 	}
+	// The spoke's conversions go to the server, for server-side apply.
+	if n := strings.Count(src, "s.AddConversions("); n != 1 || !strings.Contains(src, "s.AddConversions(fleetv1beta1.Conversions()...)") {
+		t.Errorf("Install must add the conversions of fleet v1beta1, and only those:\n%s", src)
+	}
 	if !strings.Contains(src, "fleetv1beta1.AddToScheme(scheme)") {
 		t.Errorf("AddToScheme must register every group-version, including fleet v1beta1")
 	}

@@ -4,9 +4,11 @@
 // version) and serves every group-version that has served kinds over those
 // stores (each version's Install gets the same store of a kind; a kind
 // stored as another group's kind, model.Kind.StoredAs, gets that kind's
-// store) and passes every store to (*server.Server).AddCollection, and
-// AddToScheme, which registers every group-version's types (handy for
-// controller-runtime and client-go users).
+// store) and passes every store to (*server.Server).AddCollection and the
+// conversions of every served version stored in another version (the
+// conversion generator's Conversions) to (*server.Server).AddConversions,
+// for server-side apply; and AddToScheme, which registers every
+// group-version's types (handy for controller-runtime and client-go users).
 package install
 
 import (
@@ -16,6 +18,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/kubeforge/kubeforge/generators/conversion"
 	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/model"
 	"github.com/kubeforge/kubeforge/generators/storage"
@@ -137,6 +140,13 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 			install = append(install, jen.If(jen.Err().Op(":=").Qual(x.importPath, "Install").Call(jen.Id("s"), stores), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+x.v.GroupVersion()+": %w"), jen.Err())),
 			))
+			if conversion.HasConversions(x.v) {
+				install = append(install,
+					jen.Comment("Server-side apply converts managedFields entries between "+x.v.GroupVersion()+" and the storage versions."),
+					jen.If(jen.Err().Op(":=").Id("s").Dot("AddConversions").Call(jen.Qual(x.importPath, "Conversions").Call().Op("...")), jen.Err().Op("!=").Nil()).Block(
+						jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+x.v.GroupVersion()+" conversions: %w"), jen.Err())),
+					))
+			}
 		}
 		scheme = append(scheme, jen.If(jen.Err().Op(":=").Qual(x.importPath, "AddToScheme").Call(jen.Id("scheme")), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("add "+x.v.GroupVersion()+" to scheme: %w"), jen.Err())),

@@ -9,13 +9,23 @@
 //     structured-merge-diff type of every kind: list-map keys and sets come
 //     from x-kubernetes-list-type and x-kubernetes-list-map-keys, kinds from
 //     x-kubernetes-group-version-kind;
+//   - the server adds the generated conversion of every served version of
+//     a kind to and from its hub (storage) version (AddConversion, from
+//     the generated Install). Every managedFields entry records the
+//     apiVersion it was written through; a write through another version
+//     converts the live and new objects to each entry's version to find
+//     what that manager loses or conflicts on, as kube-apiserver does. So
+//     entries of every served version are kept, conflicts are found across
+//     versions and named in the owner's version. Without a conversion, an
+//     entry of another version is dropped by the next write;
 //   - a handler asks for the FieldManager of its kind and subresource
 //     (FieldManager), describing the kind with a Kind: its Go type (New) and
 //     defaulting. The object convertor, creater and defaulter the field
-//     manager needs are built from that per kind, so generated code needs no
-//     runtime.Scheme. Conversions between versions come from an optional
-//     scheme (AddToScheme); without one, managedFields entries of another
-//     version are dropped by the field manager when they get in the way.
+//     manager needs are built from that and the conversions, so generated
+//     code needs no runtime.Scheme.
+//
+// Add every schema and conversion before the first FieldManager call:
+// field managers built earlier keep what they were built with.
 //
 // Kinds whose schemas were never added get a deduced type converter (every
 // field, list included, is atomic), as custom resources without a schema do.
@@ -32,7 +42,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -40,6 +49,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kubeforge/kubeforge/runtime/conversion"
 	"github.com/kubeforge/kubeforge/runtime/openapidefs"
 )
 
@@ -65,23 +75,24 @@ type managerKey struct {
 	subresource string
 }
 
-// Registry holds the schemas and field managers of a server. It is safe
-// for concurrent use. The zero value is not usable; use NewRegistry.
+// Registry holds the schemas, conversions and field managers of a server.
+// It is safe for concurrent use. The zero value is not usable; use
+// NewRegistry.
 type Registry struct {
 	mu       sync.Mutex
-	scheme   *runtime.Scheme
 	schemas  map[string]*spec.Schema
 	names    map[schema.GroupVersionKind]string // kind -> schema name
 	tc       managedfields.TypeConverter        // over schemas; nil when none
+	versions map[schema.GroupVersionKind]*version
 	managers map[managerKey]*FieldManager
 }
 
 // NewRegistry returns an empty Registry.
 func NewRegistry() *Registry {
 	return &Registry{
-		scheme:   runtime.NewScheme(),
 		schemas:  map[string]*spec.Schema{},
 		names:    map[schema.GroupVersionKind]string{},
+		versions: map[schema.GroupVersionKind]*version{},
 		managers: map[managerKey]*FieldManager{},
 	}
 }
@@ -137,18 +148,6 @@ func (r *Registry) AddSchemas(gv schema.GroupVersion, schemas map[string]json.Ra
 	return nil
 }
 
-// AddToScheme registers types, conversions and defaults with the scheme the
-// field managers fall back on for versions other than a handler's own
-// (a generated AddToScheme).
-func (r *Registry) AddToScheme(add func(*runtime.Scheme) error) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := add(r.scheme); err != nil {
-		return fmt.Errorf("field manager scheme: %w", err)
-	}
-	return nil
-}
-
 // FieldManager returns the field manager of k for subresource ("" or
 // "status"), building it on first use.
 func (r *Registry) FieldManager(k Kind, subresource string) (*FieldManager, error) {
@@ -162,13 +161,23 @@ func (r *Registry) FieldManager(k Kind, subresource string) (*FieldManager, erro
 		return fm, nil
 	}
 	var tc managedfields.TypeConverter = r.tc
-	name, typed := r.names[k.GVK]
-	if !typed || tc == nil {
+	if _, typed := r.names[k.GVK]; !typed || tc == nil {
 		tc = managedfields.NewDeducedTypeConverter()
 	}
-	conv := &kindConvertor{kind: k, scheme: r.scheme}
+	conv := &kindConvertor{kind: k, versions: r.family(k)}
+	// The field manager's hub is the kind's own version, the version of
+	// the objects the handler gives it and wants back; the convertor
+	// converts between any two versions of the kind through the real hub.
 	gv := k.GVK.GroupVersion()
-	reset := resetFields(k, subresource, r.schemas[name])
+	reset := map[fieldpath.APIVersion]fieldpath.Filter{}
+	for gvk, v := range conv.versions {
+		if f := resetFields(k.HasStatus, subresource, r.schemas[r.names[gvk]], !v.isHub()); f != nil {
+			reset[fieldpath.APIVersion(gvk.GroupVersion().String())] = f
+		}
+	}
+	if len(reset) == 0 {
+		reset = nil
+	}
 	fm, err := managedfields.NewDefaultFieldManager(tc, conv, conv, conv, k.GVK, gv, subresource, reset)
 	if err != nil {
 		return nil, fmt.Errorf("field manager of %s: %w", k.GVK, err)
@@ -177,14 +186,17 @@ func (r *Registry) FieldManager(k Kind, subresource string) (*FieldManager, erro
 	return fm, nil
 }
 
-// resetFields are the fields a write may not own: .status on the main
-// resource when the status subresource is served; everything but
-// metadata and .status on the status subresource.
-func resetFields(k Kind, subresource string, s *spec.Schema) map[fieldpath.APIVersion]fieldpath.Filter {
-	var set *fieldpath.Set
+// resetFields are the fields a write may not own, in one version (s is
+// its schema, nil when unknown): .status on the main resource when the
+// status subresource is served; everything but metadata and .status on the
+// status subresource; and in a spoke version (converted) the
+// kubeforge.dev/conversion-data annotation, which only carries fields of
+// the storage version (owned there, in their own version) and changes with
+// them.
+func resetFields(hasStatus bool, subresource string, s *spec.Schema, converted bool) fieldpath.Filter {
+	var paths []fieldpath.Path
 	switch {
 	case subresource == "status":
-		var paths []fieldpath.Path
 		if s != nil && len(s.Properties) > 0 {
 			props := make([]string, 0, len(s.Properties))
 			for p := range s.Properties {
@@ -201,15 +213,16 @@ func resetFields(k Kind, subresource string, s *spec.Schema) map[fieldpath.APIVe
 		} else {
 			paths = append(paths, fieldpath.MakePathOrDie("spec"))
 		}
-		set = fieldpath.NewSet(paths...)
-	case k.HasStatus:
-		set = fieldpath.NewSet(fieldpath.MakePathOrDie("status"))
-	default:
+	case hasStatus:
+		paths = append(paths, fieldpath.MakePathOrDie("status"))
+	}
+	if converted {
+		paths = append(paths, fieldpath.MakePathOrDie("metadata", "annotations", conversion.DataAnnotation))
+	}
+	if len(paths) == 0 {
 		return nil
 	}
-	return fieldpath.NewExcludeFilterSetMap(map[fieldpath.APIVersion]*fieldpath.Set{
-		fieldpath.APIVersion(k.GVK.GroupVersion().String()): set,
-	})
+	return fieldpath.NewExcludeSetFilter(fieldpath.NewSet(paths...))
 }
 
 // schemaGVKs reads x-kubernetes-group-version-kind (an array in v3
@@ -240,86 +253,6 @@ func schemaGVKs(s *spec.Schema) []schema.GroupVersionKind {
 		}
 	}
 	return out
-}
-
-// kindConvertor is the runtime.ObjectConvertor, ObjectCreater and
-// ObjectDefaulter of one kind: its own version is its Go type (unstructured
-// objects are decoded into it), anything else goes to the scheme.
-type kindConvertor struct {
-	kind   Kind
-	scheme *runtime.Scheme
-}
-
-var (
-	_ runtime.ObjectConvertor = (*kindConvertor)(nil)
-	_ runtime.ObjectCreater   = (*kindConvertor)(nil)
-	_ runtime.ObjectDefaulter = (*kindConvertor)(nil)
-)
-
-func (c *kindConvertor) newObject() runtime.Object {
-	obj := c.kind.New()
-	obj.GetObjectKind().SetGroupVersionKind(c.kind.GVK)
-	return obj
-}
-
-func (c *kindConvertor) sameType(obj runtime.Object) bool {
-	return reflect.TypeOf(obj) == reflect.TypeOf(c.kind.New())
-}
-
-// New implements runtime.ObjectCreater.
-func (c *kindConvertor) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
-	if gvk == c.kind.GVK {
-		return c.newObject(), nil
-	}
-	return c.scheme.New(gvk)
-}
-
-// Default implements runtime.ObjectDefaulter.
-func (c *kindConvertor) Default(obj runtime.Object) {
-	if c.sameType(obj) {
-		if c.kind.Default != nil {
-			c.kind.Default(obj)
-		}
-		return
-	}
-	c.scheme.Default(obj)
-}
-
-// Convert implements runtime.ObjectConvertor.
-func (c *kindConvertor) Convert(in, out, context any) error {
-	return c.scheme.Convert(in, out, context)
-}
-
-// ConvertFieldLabel implements runtime.ObjectConvertor.
-func (c *kindConvertor) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value string) (string, string, error) {
-	return c.scheme.ConvertFieldLabel(gvk, label, value)
-}
-
-// ConvertToVersion implements runtime.ObjectConvertor: an object of the
-// kind's own version (typed or unstructured) becomes a copy of the kind's
-// Go type; other conversions are the scheme's.
-func (c *kindConvertor) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
-	want, ok := target.KindForGroupVersionKinds([]schema.GroupVersionKind{c.kind.GVK})
-	if ok && want == c.kind.GVK {
-		switch u := in.(type) {
-		case *unstructured.Unstructured:
-			if u.GroupVersionKind() == c.kind.GVK {
-				obj := c.newObject()
-				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.UnstructuredContent(), obj); err != nil {
-					return nil, fmt.Errorf("convert %s to its Go type: %w", c.kind.GVK, err)
-				}
-				obj.GetObjectKind().SetGroupVersionKind(c.kind.GVK)
-				return obj, nil
-			}
-		default:
-			if c.sameType(in) {
-				out := in.DeepCopyObject()
-				out.GetObjectKind().SetGroupVersionKind(c.kind.GVK)
-				return out, nil
-			}
-		}
-	}
-	return c.scheme.ConvertToVersion(in, target)
 }
 
 // ManagerOrUserAgent is the manager name of a non-apply write, as

@@ -198,13 +198,27 @@ func (s *Server) AddGroupVersion(gv GroupVersion) error {
 	if err := s.fieldManagers.AddSchemas(sgv, gv.Schemas); err != nil {
 		return fmt.Errorf("add group-version %q: %w", gv.String(), err)
 	}
-	if gv.AddToScheme != nil {
-		if err := s.fieldManagers.AddToScheme(gv.AddToScheme); err != nil {
-			return fmt.Errorf("add group-version %q: %w", gv.String(), err)
-		}
-	}
 	s.groups = append(s.groups, gv)
 	s.container.Add(gv.WebService)
+	return nil
+}
+
+// AddConversions gives server-side apply the conversions of served
+// versions of kinds to and from their storage versions (a generated
+// Conversions), so that managedFields entries written through one version
+// are kept, and conflict, on writes through another. It must be called
+// before Run.
+func (s *Server) AddConversions(cs ...fieldmanager.Conversion) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		return fmt.Errorf("add conversions: server already running")
+	}
+	for _, c := range cs {
+		if err := s.fieldManagers.AddConversion(c); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -59,7 +59,6 @@ import (
 	"time"
 
 	restful "github.com/emicklei/go-restful/v3"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/resource"
@@ -103,10 +102,6 @@ type GroupVersion struct {
 	// type server-side apply: list-map keys and sets come from
 	// x-kubernetes-list-type and x-kubernetes-list-map-keys.
 	Schemas map[string]json.RawMessage
-	// AddToScheme, optional, registers the group-version's types and
-	// conversions; server-side apply uses it to convert managedFields
-	// entries recorded in other versions.
-	AddToScheme func(*runtime.Scheme) error
 }
 
 // String is "<group>/<version>" ("<version>" for the core group).

@@ -18,7 +18,7 @@ import (
 
 	restful "github.com/emicklei/go-restful/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubeforge/kubeforge/runtime/discovery"
@@ -703,24 +703,25 @@ func TestAddGroupVersionErrors(t *testing.T) {
 		t.Fatalf("root = %s", got)
 	}
 
-	// Schemas that cannot type server-side apply, or a failing
-	// AddToScheme, are an error and the group-version is not added.
+	// Schemas that cannot type server-side apply are an error and the
+	// group-version is not added.
 	s := &Server{container: restful.NewContainer(), fieldManagers: fieldmanager.NewRegistry()}
 	bad := GroupVersion{Group: "a.dev", Version: "v1", WebService: NewWebService("a.dev", "v1"),
 		Schemas: map[string]json.RawMessage{"dev.a.v1.X": json.RawMessage(`{"type":"object","properties":{"y":{"$ref":"#/components/schemas/missing"}}}`)}}
 	if err := s.AddGroupVersion(bad); err == nil || !strings.Contains(err.Error(), `add group-version "a.dev/v1": field manager schemas`) {
 		t.Errorf("dangling schema ref: %v", err)
 	}
-	bad.Schemas = nil
-	bad.AddToScheme = func(*k8sruntime.Scheme) error { return errors.New("boom") }
-	if err := s.AddGroupVersion(bad); err == nil || !strings.Contains(err.Error(), "boom") {
-		t.Errorf("failing AddToScheme: %v", err)
-	}
 	if len(s.groups) != 0 {
 		t.Errorf("groups added: %v", s.groups)
 	}
-	bad.AddToScheme = nil
+	bad.Schemas = nil
 	if err := s.AddGroupVersion(bad); err != nil {
 		t.Errorf("good group-version: %v", err)
+	}
+
+	// A conversion the field managers cannot use is an error.
+	spoke := schema.GroupVersionKind{Group: "a.dev", Version: "v1alpha1", Kind: "X"}
+	if err := s.AddConversions(fieldmanager.Conversion{GVK: spoke, Hub: spoke}); err == nil || !strings.Contains(err.Error(), "its own hub") {
+		t.Errorf("conversion to itself: %v", err)
 	}
 }

@@ -7,11 +7,13 @@ package shippingv1alpha1
 import (
 	"fmt"
 	kfconversion "github.com/kubeforge/kubeforge/runtime/conversion"
+	fieldmanager "github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	v1 "github.com/kubeforge/kubeforge/types/shipping/v1"
 	v1alpha1 "github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
+	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ShipmentToHub converts a v1alpha1 Shipment to the hub (storage) version v1, restoring the v1-only fields kept in the kubeforge.dev/conversion-data annotation, which it removes.
@@ -560,4 +562,34 @@ func RegisterConversions(s *runtime.Scheme) error {
 		return fmt.Errorf("register conversion from v1.ShipmentStatus to v1alpha1.ShipmentStatus: %w", err)
 	}
 	return nil
+}
+
+// Conversions are the served kinds of this version with their hub (storage)
+// versions and <Kind>ToHub/<Kind>FromHub. generated.Install gives them to the
+// server (AddConversions): server-side apply converts objects to the version
+// of each managedFields entry, so entries written through any served version
+// are kept and conflict with writes through another.
+func Conversions() []fieldmanager.Conversion {
+	return []fieldmanager.Conversion{
+		fieldmanager.NewConversion(
+			schema.GroupVersionKind{
+				Group:   "shipping.kubeforge.dev",
+				Kind:    "Shipment",
+				Version: "v1alpha1",
+			},
+			schema.GroupVersionKind{
+				Group:   "shipping.kubeforge.dev",
+				Kind:    "Shipment",
+				Version: "v1",
+			},
+			func() *v1alpha1.Shipment {
+				return new(v1alpha1.Shipment)
+			},
+			func() *v1.Shipment {
+				return new(v1.Shipment)
+			},
+			ShipmentToHub,
+			ShipmentFromHub,
+		),
+	}
 }

@@ -42,6 +42,10 @@ func Install(s *server.Server) error {
 	if err := fleetv1beta1.Install(s, fleetv1beta1.Stores{Truck: fleetTruckStore}); err != nil {
 		return fmt.Errorf("install fleet.example.dev/v1beta1: %w", err)
 	}
+	// Server-side apply converts managedFields entries between fleet.example.dev/v1beta1 and the storage versions.
+	if err := s.AddConversions(fleetv1beta1.Conversions()...); err != nil {
+		return fmt.Errorf("install fleet.example.dev/v1beta1 conversions: %w", err)
+	}
 	if err := sitesv1.Install(s, sitesv1.Stores{Site: sitesSiteStore}); err != nil {
 		return fmt.Errorf("install sites.example.dev/v1: %w", err)
 	}

@@ -9,9 +9,11 @@ import (
 	v1 "github.com/kubeforge/kubeforge/generators/conversion/testdata/accept/types/acceptance/v1"
 	v1alpha1 "github.com/kubeforge/kubeforge/generators/conversion/testdata/accept/types/acceptance/v1alpha1"
 	kfconversion "github.com/kubeforge/kubeforge/runtime/conversion"
+	fieldmanager "github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
+	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // GadgetToHub converts a v1alpha1 Gadget to the hub (storage) version v1, restoring the v1-only fields kept in the kubeforge.dev/conversion-data annotation, which it removes.
@@ -225,4 +227,34 @@ func RegisterConversions(s *runtime.Scheme) error {
 		return fmt.Errorf("register conversion from v1.GadgetStatus to v1alpha1.GadgetStatus: %w", err)
 	}
 	return nil
+}
+
+// Conversions are the served kinds of this version with their hub (storage)
+// versions and <Kind>ToHub/<Kind>FromHub. generated.Install gives them to the
+// server (AddConversions): server-side apply converts objects to the version
+// of each managedFields entry, so entries written through any served version
+// are kept and conflict with writes through another.
+func Conversions() []fieldmanager.Conversion {
+	return []fieldmanager.Conversion{
+		fieldmanager.NewConversion(
+			schema.GroupVersionKind{
+				Group:   "acceptance.example.dev",
+				Kind:    "Gadget",
+				Version: "v1alpha1",
+			},
+			schema.GroupVersionKind{
+				Group:   "acceptance.example.dev",
+				Kind:    "Gadget",
+				Version: "v1",
+			},
+			func() *v1alpha1.Gadget {
+				return new(v1alpha1.Gadget)
+			},
+			func() *v1.Gadget {
+				return new(v1.Gadget)
+			},
+			GadgetToHub,
+			GadgetFromHub,
+		),
+	}
 }

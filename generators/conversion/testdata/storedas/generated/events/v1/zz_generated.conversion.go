@@ -8,11 +8,13 @@ import (
 	"fmt"
 	types "github.com/kubeforge/kubeforge/generators/conversion/testdata/storedas/types"
 	kfconversion "github.com/kubeforge/kubeforge/runtime/conversion"
+	fieldmanager "github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
+	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // EventToHub converts a eventsv1 Event to the hub (storage) version corev1, restoring the corev1-only fields kept in the kubeforge.dev/conversion-data annotation, which it removes.
@@ -300,4 +302,34 @@ func RegisterConversions(s *runtime.Scheme) error {
 		return fmt.Errorf("register conversion from corev1.EventSeries to eventsv1.EventSeries: %w", err)
 	}
 	return nil
+}
+
+// Conversions are the served kinds of this version with their hub (storage)
+// versions and <Kind>ToHub/<Kind>FromHub. generated.Install gives them to the
+// server (AddConversions): server-side apply converts objects to the version
+// of each managedFields entry, so entries written through any served version
+// are kept and conflict with writes through another.
+func Conversions() []fieldmanager.Conversion {
+	return []fieldmanager.Conversion{
+		fieldmanager.NewConversion(
+			schema.GroupVersionKind{
+				Group:   "events.k8s.io",
+				Kind:    "Event",
+				Version: "v1",
+			},
+			schema.GroupVersionKind{
+				Group:   "",
+				Kind:    "Event",
+				Version: "v1",
+			},
+			func() *eventsv1.Event {
+				return new(eventsv1.Event)
+			},
+			func() *corev1.Event {
+				return new(corev1.Event)
+			},
+			EventToHub,
+			EventFromHub,
+		),
+	}
 }
