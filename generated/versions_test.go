@@ -153,12 +153,17 @@ type event struct {
 	Object obj    `json:"object"`
 }
 
-// watch streams the events of url?watch=1 from now on.
+// watch streams the events of url?watch=1 from now on (url may have a
+// query of its own: url&watch=1).
 func watch(t *testing.T, url string) <-chan event {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"?watch=1", nil)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+sep+"watch=1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
