@@ -235,4 +235,89 @@ func TestApplyAcrossEventGroups(t *testing.T) {
 		"deprecatedSource": obj{"component": "other"},
 	}, applyPatch)
 	wantConflict(t, code, status, `"other"`, ".source.component")
+
+	// A PUT through events.k8s.io/v1 and a JSON patch through core/v1 keep
+	// every entry too.
+	cur := mustCall(t, 200, "GET", base+eventsPath+"/ssa-ev", nil, "")
+	cur["action"] = "Deliver"
+	out = mustCall(t, 200, "PUT", base+eventsPath+"/ssa-ev?fieldManager=editor", cur, "")
+	wantEntries(t, "after the events.k8s.io PUT", out, "editor Update "+events, "labeler Update v1", "other Apply v1", "recorder Apply "+events)
+	out = mustCall(t, 200, "PATCH", base+corePath+"/ssa-ev?fieldManager=jp", []obj{{"op": "replace", "path": "/reason", "value": "Delivered"}}, "application/json-patch+json")
+	wantEntries(t, "after the core/v1 JSON patch", out, "editor Update "+events, "jp Update v1", "labeler Update v1", "other Apply v1", "recorder Apply "+events)
+	// jp took reason from recorder (an update wins), named in either group.
+	if f := fieldsOf(out, "recorder Apply "+events); strings.Contains(f, `"f:reason"`) || !strings.Contains(f, `"f:note"`) {
+		t.Errorf("recorder's entry after jp's update of reason: %s", f)
+	}
+}
+
+// TestEveryWriteKeepsEveryVersion: each kind of write through each
+// shipping version adds its own entry and keeps all the others.
+func TestEveryWriteKeepsEveryVersion(t *testing.T) {
+	base := startServer(t)
+	const alpha, v1 = "shipping.kubeforge.dev/v1alpha1", "shipping.kubeforge.dev/v1"
+	mustCall(t, 201, "POST", base+alphaPath+"?fieldManager=creator", alphaShipment("every", obj{
+		"from":        obj{"street": "1 Old Road", "city": "Bonn"},
+		"destination": obj{"street": "2 New Road", "city": "Köln"},
+		"parcels":     []obj{{"name": "box"}},
+	}), "")
+	have := []string{"creator Update " + alpha}
+
+	put := func(path, manager string, edit func(obj)) obj {
+		cur := mustCall(t, 200, "GET", base+path, nil, "")
+		edit(cur)
+		return mustCall(t, 200, "PUT", base+path+"?fieldManager="+manager, cur, "")
+	}
+	addParcel := func(name string) func(obj) {
+		return func(o obj) {
+			spec := o["spec"].(obj)
+			spec["parcels"] = append(spec["parcels"].([]any), obj{"name": name, "count": 1})
+		}
+	}
+	for _, w := range []struct {
+		entry string // manager operation apiVersion [subresource]
+		write func() obj
+	}{
+		{"apply-a Apply " + alpha, func() obj {
+			return mustCall(t, 200, "PATCH", base+alphaPath+"/every?fieldManager=apply-a", alphaShipment("every", obj{"parcels": []obj{{"name": "apply-a"}}}), applyPatch)
+		}},
+		{"apply-1 Apply " + v1, func() obj {
+			return mustCall(t, 200, "PATCH", base+v1Path+"/every?fieldManager=apply-1", v1Shipment("every", obj{"parcels": []obj{{"name": "apply-1"}}}), applyPatch)
+		}},
+		{"put-a Update " + alpha, func() obj { return put(alphaPath+"/every", "put-a", addParcel("put-a")) }},
+		{"put-1 Update " + v1, func() obj { return put(v1Path+"/every", "put-1", addParcel("put-1")) }},
+		{"merge-a Update " + alpha, func() obj {
+			return mustCall(t, 200, "PATCH", base+alphaPath+"/every?fieldManager=merge-a", obj{"metadata": obj{"labels": obj{"merge-a": "x"}}}, "application/merge-patch+json")
+		}},
+		{"merge-1 Update " + v1, func() obj {
+			return mustCall(t, 200, "PATCH", base+v1Path+"/every?fieldManager=merge-1", obj{"metadata": obj{"labels": obj{"merge-1": "x"}}}, "application/merge-patch+json")
+		}},
+		{"json-a Update " + alpha, func() obj {
+			return mustCall(t, 200, "PATCH", base+alphaPath+"/every?fieldManager=json-a", []obj{{"op": "add", "path": "/metadata/labels/json-a", "value": "x"}}, "application/json-patch+json")
+		}},
+		{"json-1 Update " + v1, func() obj {
+			return mustCall(t, 200, "PATCH", base+v1Path+"/every?fieldManager=json-1", []obj{{"op": "add", "path": "/metadata/labels/json-1", "value": "x"}}, "application/json-patch+json")
+		}},
+		{"status-a Update " + alpha + " status", func() obj {
+			return mustCall(t, 200, "PATCH", base+alphaPath+"/every/status?fieldManager=status-a", obj{"status": obj{"phase": "InTransit"}}, "application/merge-patch+json")
+		}},
+		{"status-1 Update " + v1 + " status", func() obj {
+			return mustCall(t, 200, "PATCH", base+v1Path+"/every/status?fieldManager=status-1", obj{"status": obj{"attempts": 2}}, "application/merge-patch+json")
+		}},
+		{"sapply-1 Apply " + v1 + " status", func() obj {
+			return mustCall(t, 200, "PATCH", base+v1Path+"/every/status?fieldManager=sapply-1", obj{
+				"apiVersion": v1, "kind": "Shipment", "metadata": obj{"name": "every"},
+				"status": obj{"conditions": []obj{{"type": "Ready", "status": "True", "reason": "Checked", "message": "ok", "lastTransitionTime": "2026-01-01T00:00:00Z"}}},
+			}, applyPatch)
+		}},
+		{"sput-1 Update " + v1 + " status", func() obj {
+			return put(v1Path+"/every/status", "sput-1", func(o obj) { o["status"].(obj)["observedGeneration"] = 1 })
+		}},
+	} {
+		out := w.write()
+		have = append(have, w.entry)
+		wantEntries(t, "after "+w.entry, out, have...)
+	}
+	for _, path := range []string{alphaPath, v1Path} {
+		wantEntries(t, "read through "+path, mustCall(t, 200, "GET", base+path+"/every", nil, ""), have...)
+	}
 }
