@@ -9,10 +9,14 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/logutil"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 const (
@@ -65,6 +69,7 @@ type Embedded struct {
 	etcd      *embed.Etcd
 	client    *clientv3.Client
 	endpoints []string
+	closing   *atomic.Bool
 }
 
 // StartEmbedded starts etcd with its data in dataDir, listening on free
@@ -126,6 +131,12 @@ func startOnce(ctx context.Context, dataDir string, o options) (*Embedded, error
 	cfg.Logger = "zap"
 	cfg.LogLevel = o.logLevel
 	cfg.LogOutputs = []string{"stderr"}
+	closing := new(atomic.Bool)
+	lg, err := newLogger(o.logLevel, closing)
+	if err != nil {
+		return nil, fmt.Errorf("build etcd logger: %w", err)
+	}
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(lg)
 	cfg.QuotaBackendBytes = o.quota
 	cfg.UnsafeNoFsync = o.unsafeNoFsync
 	cfg.WatchProgressNotifyInterval = o.progressInterval
@@ -143,6 +154,7 @@ func startOnce(ctx context.Context, dataDir string, o options) (*Embedded, error
 	select {
 	case <-e.Server.ReadyNotify():
 	case err := <-e.Err():
+		closing.Store(true)
 		e.Close()
 		if err == nil {
 			err = errors.New("etcd stopped during start-up")
@@ -161,7 +173,7 @@ func startOnce(ctx context.Context, dataDir string, o options) (*Embedded, error
 		e.Close()
 		return nil, err
 	}
-	return &Embedded{etcd: e, client: client, endpoints: endpoints}, nil
+	return &Embedded{etcd: e, client: client, endpoints: endpoints, closing: closing}, nil
 }
 
 // Client returns a client connected to the embedded server; Close closes it.
@@ -178,6 +190,7 @@ func (e *Embedded) Close() error {
 			errs = append(errs, fmt.Errorf("close etcd client: %w", err))
 		}
 	}
+	e.closing.Store(true)
 	e.etcd.Close()
 	select {
 	case <-e.etcd.Server.StopNotify():
@@ -206,4 +219,38 @@ func NewClient(endpoints []string) (*clientv3.Client, error) {
 		return nil, fmt.Errorf("create etcd client for %s: %w", strings.Join(endpoints, ","), err)
 	}
 	return c, nil
+}
+
+// newLogger is etcd's own default zap logger (JSON on stderr at level),
+// except that once closing is set it drops the "serving failed" errors
+// every listener reports when a clean Close shuts it: they carry stack
+// traces and alarm users on each normal shutdown.
+func newLogger(level string, closing *atomic.Bool) (*zap.Logger, error) {
+	zc := logutil.DefaultZapLoggerConfig
+	zc.OutputPaths = []string{"stderr"}
+	zc.ErrorOutputPaths = []string{"stderr"}
+	zc.Level = zap.NewAtomicLevelAt(logutil.ConvertToZapLevel(level))
+	return zc.Build(zap.WrapCore(func(c zapcore.Core) zapcore.Core {
+		return quietOnClose{Core: c, closing: closing}
+	}))
+}
+
+// servingFailed is the message of etcd's errHandler for a listener that
+// stopped serving.
+const servingFailed = "setting up serving from embedded etcd failed."
+
+type quietOnClose struct {
+	zapcore.Core
+	closing *atomic.Bool
+}
+
+func (q quietOnClose) With(fields []zapcore.Field) zapcore.Core {
+	return quietOnClose{Core: q.Core.With(fields), closing: q.closing}
+}
+
+func (q quietOnClose) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if e.Message == servingFailed && q.closing.Load() {
+		return ce
+	}
+	return q.Core.Check(e, ce)
 }
