@@ -80,6 +80,9 @@ type Handler[T resource.Object, L resource.ListObject] struct {
 	listGVK schema.GroupVersionKind
 	opts    Options
 	fms     *fieldmanager.Registry
+	// json, when the store implements it in this handler's version, serves
+	// plain JSON gets and lists from the stored bytes.
+	json storage.JSONReader
 }
 
 // NewHandler returns the handler of the resource described by s, over store.
@@ -102,7 +105,12 @@ func NewHandler[T resource.Object, L resource.ListObject](store storage.Interfac
 	if fms == nil {
 		fms = fieldmanager.NewRegistry()
 	}
+	jr, _ := store.(storage.JSONReader)
+	if jr != nil && jr.StorageGroupVersionKind() != gvk {
+		jr = nil
+	}
 	return &Handler[T, L]{
+		json:    jr,
 		store:   store,
 		s:       s,
 		info:    s.Info,
@@ -344,6 +352,14 @@ func (h *Handler[T, L]) get(sub string, req *restful.Request, resp *restful.Resp
 		}
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
+		if h.json != nil && f.plainJSON() {
+			data, err := h.json.GetJSON(ctx, ns, name, opts)
+			if err != nil {
+				return err
+			}
+			writeJSON(w, http.StatusOK, data)
+			return nil
+		}
 		obj, err := h.store.Get(ctx, ns, name, opts)
 		if err != nil {
 			return err
@@ -378,6 +394,11 @@ func (h *Handler[T, L]) List(req *restful.Request, resp *restful.Response) {
 		}
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
+		if h.json != nil && f.plainJSON() {
+			if handled, err := h.listJSON(ctx, w, ns, opts); handled {
+				return err
+			}
+		}
 		list, err := h.store.List(ctx, ns, toStorageList(opts))
 		if err != nil {
 			return err

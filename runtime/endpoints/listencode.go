@@ -34,6 +34,29 @@ var (
 // out cannot become a Status any more: the body is left truncated (invalid
 // JSON) and the error returned for the log.
 func (h *Handler[T, L]) writeListStream(w http.ResponseWriter, code int, list L, items []T) (handled bool, err error) {
+	enc := json.NewEncoder(nil)
+	var encBuf *bytes.Buffer
+	handled, err = h.writeListItems(w, code, list, len(items), func(buf *bytes.Buffer, i int) error {
+		if encBuf != buf {
+			enc, encBuf = json.NewEncoder(buf), buf
+		}
+		if err := enc.Encode(items[i]); err != nil {
+			return err
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+		return nil
+	})
+	if !handled {
+		h.s.SetItems(list, items)
+	}
+	return handled, err
+}
+
+// writeListItems writes list, whose items are replaced by an empty slice,
+// with n items appended as JSON by item (see writeListStream). handled is
+// false, with nothing written, when the list does not encode with "items"
+// as its last field.
+func (h *Handler[T, L]) writeListItems(w http.ResponseWriter, code int, list L, n int, item func(buf *bytes.Buffer, i int) error) (handled bool, err error) {
 	h.s.SetItems(list, []T{})
 	env, err := json.Marshal(list)
 	if err != nil {
@@ -46,12 +69,10 @@ func (h *Handler[T, L]) writeListStream(w http.ResponseWriter, code int, list L,
 	case bytes.HasSuffix(env, nilItems):
 		head = append(env[:len(env)-len("null}")], '[')
 	default:
-		h.s.SetItems(list, items)
 		return false, nil
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, listStreamChunk+4096))
 	buf.Write(head) // up to and including "items":[
-	enc := json.NewEncoder(buf)
 	var out *bufio.Writer
 	flush := func() error {
 		if out == nil {
@@ -64,18 +85,17 @@ func (h *Handler[T, L]) writeListStream(w http.ResponseWriter, code int, list L,
 		buf.Reset()
 		return err
 	}
-	for i, it := range items {
+	for i := range n {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		if err := enc.Encode(it); err != nil {
+		if err := item(buf, i); err != nil {
 			if out == nil {
 				return true, fmt.Errorf("encode response as json: %w", err)
 			}
 			_ = out.Flush()
-			return true, fmt.Errorf("encode list item %d of %d after the response started: %w", i, len(items), err)
+			return true, fmt.Errorf("encode list item %d of %d after the response started: %w", i, n, err)
 		}
-		buf.Truncate(buf.Len() - 1) // Encode's newline
 		if buf.Len() >= listStreamChunk {
 			if err := flush(); err != nil {
 				return true, nil // the client went away

@@ -76,6 +76,9 @@ func (f outputFormat) contentType() string {
 	return mediaJSON
 }
 
+// plainJSON is compact JSON of the object itself.
+func (f outputFormat) plainJSON() bool { return f.as == asNone && !f.yaml && !f.pretty }
+
 func (f outputFormat) metaAPIVersion() string {
 	return metaGroup + "/" + f.metaVersion
 }

@@ -2,10 +2,12 @@ package endpoints
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -128,6 +130,37 @@ func (h *Handler[T, L]) respondList(w http.ResponseWriter, r *http.Request, code
 	}
 	writeEncoded(w, r, code, f, v)
 	return nil
+}
+
+// listJSON serves a plain JSON list through the store's JSONReader; handled
+// is false, with nothing done, when the reader does not serve the options.
+func (h *Handler[T, L]) listJSON(ctx context.Context, w http.ResponseWriter, ns string, opts metainternalversion.ListOptions) (bool, error) {
+	jl, ok, err := h.json.ListJSON(ctx, ns, toStorageList(opts))
+	if !ok {
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	list := h.s.NewList()
+	list.SetResourceVersion(jl.ResourceVersion)
+	list.GetObjectKind().SetGroupVersionKind(h.listGVK)
+	handled, err := h.writeListItems(w, http.StatusOK, list, jl.Len(), func(buf *bytes.Buffer, i int) error {
+		buf.Write(jl.AppendItem(buf.AvailableBuffer(), i))
+		return nil
+	})
+	if handled {
+		return true, err
+	}
+	return false, nil
+}
+
+// writeJSON writes data, JSON the typed path would have encoded, with code.
+func writeJSON(w http.ResponseWriter, code int, data []byte) {
+	w.Header().Set("Content-Type", mediaJSON)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	_, _ = w.Write(append(data, '\n'))
 }
 
 // withEmptyItems makes sure an empty list encodes "items": [] even when

@@ -3,9 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strconv"
-	"sync"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -148,27 +146,8 @@ func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOpti
 			withRev = rv
 		}
 	} else {
-		switch opts.ResourceVersion {
-		case "":
-		case "0":
-			serializable = opts.ResourceVersionMatch != metav1.ResourceVersionMatchExact
-		default:
-			rv, err := parseRV(opts.ResourceVersion)
-			if err != nil {
-				return zero, err
-			}
-			switch opts.ResourceVersionMatch {
-			case metav1.ResourceVersionMatchExact:
-				withRev = rv
-			case metav1.ResourceVersionMatchNotOlderThan:
-				minRV = rv
-			default: // legacy: exact when paginating, at least rv otherwise
-				if opts.Limit > 0 && rv > 0 {
-					withRev = rv
-				} else {
-					minRV = rv
-				}
-			}
+		if withRev, minRV, serializable, err = listRevision(opts); err != nil {
+			return zero, err
 		}
 	}
 	items, rev, cont, remaining, err := st.list(ctx, keyPrefix, startKey, withRev, serializable, opts.Limit, pred)
@@ -186,14 +165,7 @@ func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOpti
 			}
 			return zero, apierrors.NewResourceExpired(expiredListMsg)
 		}
-		if isFutureRev(err) {
-			cur, cerr := st.currentRevision(ctx)
-			if cerr != nil {
-				cur = 0
-			}
-			return zero, tooLargeRV(withRev, cur)
-		}
-		return zero, st.etcdError("list", namespace, err)
+		return zero, st.listError(ctx, namespace, withRev, err)
 	}
 	if minRV > rev {
 		return zero, tooLargeRV(minRV, rev)
@@ -207,6 +179,51 @@ func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOpti
 	}
 	out.GetObjectKind().SetGroupVersionKind(st.listGVK())
 	return out, nil
+}
+
+// listRevision reads the resourceVersion of a list without a continue
+// token: the exact revision to read at (0: the latest), the revision the
+// result must be at least, and whether any member's data will do.
+func listRevision(opts ListOptions) (withRev, minRV int64, serializable bool, err error) {
+	switch opts.ResourceVersion {
+	case "":
+	case "0":
+		serializable = opts.ResourceVersionMatch != metav1.ResourceVersionMatchExact
+	default:
+		rv, err := parseRV(opts.ResourceVersion)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		switch opts.ResourceVersionMatch {
+		case metav1.ResourceVersionMatchExact:
+			withRev = rv
+		case metav1.ResourceVersionMatchNotOlderThan:
+			minRV = rv
+		default: // legacy: exact when paginating, at least rv otherwise
+			if opts.Limit > 0 && rv > 0 {
+				withRev = rv
+			} else {
+				minRV = rv
+			}
+		}
+	}
+	return withRev, minRV, serializable, nil
+}
+
+// listError turns the error of a list read at withRev (not compaction of a
+// continue token, handled by List) into a StatusError.
+func (st *Store[T, L]) listError(ctx context.Context, namespace string, withRev int64, err error) error {
+	if isCompacted(err) {
+		return apierrors.NewResourceExpired(expiredListMsg)
+	}
+	if isFutureRev(err) {
+		cur, cerr := st.currentRevision(ctx)
+		if cerr != nil {
+			cur = 0
+		}
+		return tooLargeRV(withRev, cur)
+	}
+	return st.etcdError("list", namespace, err)
 }
 
 func isFutureRev(err error) bool {
@@ -345,38 +362,13 @@ const parallelDecodeMin = 256
 // taking a contiguous share. The error is the first one in key order.
 func (st *Store[T, L]) decodeAll(kvs []*mvccpb.KeyValue) ([]T, error) {
 	out := make([]T, len(kvs))
-	workers := min(runtime.GOMAXPROCS(0), len(kvs)/(parallelDecodeMin/2))
-	if len(kvs) < parallelDecodeMin || workers < 2 {
-		for i, kv := range kvs {
-			obj, err := st.decode(kv.Value, kv.ModRevision)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = obj
-		}
-		return out, nil
-	}
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	share := (len(kvs) + workers - 1) / workers
-	for w := range workers {
-		lo, hi := w*share, min((w+1)*share, len(kvs))
-		wg.Go(func() {
-			for i := lo; i < hi; i++ {
-				obj, err := st.decode(kvs[i].Value, kvs[i].ModRevision)
-				if err != nil {
-					errs[w] = err
-					return
-				}
-				out[i] = obj
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	err := parallelDo(len(kvs), func(i int) error {
+		obj, err := st.decode(kvs[i].Value, kvs[i].ModRevision)
+		out[i] = obj
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

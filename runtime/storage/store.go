@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -100,11 +101,14 @@ type Store[T resource.Object, L resource.ListObject] struct {
 	b     *Backend
 	s     *resource.Strategy[T, L]
 	hooks Hooks[T]
+	// raw remembers the stored versions whose bytes ListJSON and GetJSON
+	// may serve with a splice (see rawjson.go).
+	raw *rawCache
 }
 
 // NewStore returns the store of the resource described by s.
 func NewStore[T resource.Object, L resource.ListObject](b *Backend, s *resource.Strategy[T, L]) *Store[T, L] {
-	return &Store[T, L]{b: b, s: s}
+	return &Store[T, L]{b: b, s: s, raw: newRawCache()}
 }
 
 // Strategy returns the strategy the store was built with.
@@ -286,10 +290,19 @@ func tooLargeRV(minimum, current int64) error {
 
 // Get reads one object.
 func (st *Store[T, L]) Get(ctx context.Context, namespace, name string, opts GetOptions) (T, error) {
-	var zero T
+	kv, err := st.getKV(ctx, namespace, name, opts)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return st.decode(kv.Value, kv.ModRevision)
+}
+
+// getKV reads the stored value of one object for Get and GetJSON.
+func (st *Store[T, L]) getKV(ctx context.Context, namespace, name string, opts GetOptions) (*mvccpb.KeyValue, error) {
 	key, err := st.readKey(namespace, name)
 	if err != nil {
-		return zero, err
+		return nil, err
 	}
 	var minRV int64
 	var ops []clientv3.OpOption
@@ -299,22 +312,22 @@ func (st *Store[T, L]) Get(ctx context.Context, namespace, name string, opts Get
 		ops = append(ops, clientv3.WithSerializable())
 	default:
 		if minRV, err = parseRV(opts.ResourceVersion); err != nil {
-			return zero, err
+			return nil, err
 		}
 	}
 	start := time.Now()
 	resp, err := st.b.client.Get(ctx, key, ops...)
 	st.observe("get", start)
 	if err != nil {
-		return zero, st.etcdError("get", name, err)
+		return nil, st.etcdError("get", name, err)
 	}
 	if minRV > resp.Header.Revision {
-		return zero, tooLargeRV(minRV, resp.Header.Revision)
+		return nil, tooLargeRV(minRV, resp.Header.Revision)
 	}
 	if len(resp.Kvs) == 0 {
-		return zero, apierrors.NewNotFound(st.s.Info.GroupResource(), name)
+		return nil, apierrors.NewNotFound(st.s.Info.GroupResource(), name)
 	}
-	return st.decode(resp.Kvs[0].Value, resp.Kvs[0].ModRevision)
+	return resp.Kvs[0], nil
 }
 
 // current reads the object at key with a quorum read.
@@ -491,6 +504,7 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 		if !resp.Succeeded {
 			return zero, true, st.conflict(name, optimisticLockErrorMsg)
 		}
+		st.raw.forget(key)
 		newObj.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
 		return newObj, false, nil
 	}
@@ -604,6 +618,7 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			}
 			return zero, false, st.conflict(name, optimisticLockErrorMsg)
 		}
+		st.raw.forget(key)
 		cur.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
 		return cur, true, nil
 	}

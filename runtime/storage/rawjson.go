@@ -1,0 +1,469 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// JSONReader is implemented by *Store: reads answered with the JSON the
+// typed path would encode (json.Marshal of what Get returns, or of each
+// item List returns, with apiVersion/kind of the storage version), built
+// from the stored bytes without decoding them when that is known to give
+// the same bytes. The handlers use it for plain JSON responses in the
+// storage version. A converted view does not implement it.
+type JSONReader interface {
+	// StorageGroupVersionKind is the apiVersion/kind the JSON carries.
+	StorageGroupVersionKind() schema.GroupVersionKind
+	// GetJSON is json.Marshal of what Get returns.
+	GetJSON(ctx context.Context, namespace, name string, opts GetOptions) ([]byte, error)
+	// ListJSON is List with each item as json.Marshal of the item List
+	// returns. ok is false, with nothing read, for what it does not serve
+	// (a limit, a continue token, a field selector beyond metadata.name
+	// and metadata.namespace): call List then.
+	ListJSON(ctx context.Context, namespace string, opts ListOptions) (list *JSONList, ok bool, err error)
+}
+
+// JSONList is a list read by ListJSON: the list's resourceVersion and its
+// items' JSON, in key order.
+type JSONList struct {
+	ResourceVersion string
+	items           []jsonItem
+}
+
+// jsonItem is one item: the stored bytes with resourceVersion inserted at
+// off (raw set), or its encoding when that splice was not proven (enc).
+type jsonItem struct {
+	raw  []byte
+	rv   int64
+	off  int
+	mode byte
+	enc  []byte
+}
+
+// Len is the number of items.
+func (l *JSONList) Len() int { return len(l.items) }
+
+// AppendItem appends the JSON of item i to dst.
+func (l *JSONList) AppendItem(dst []byte, i int) []byte {
+	it := &l.items[i]
+	if it.raw == nil {
+		return append(dst, it.enc...)
+	}
+	return appendSpliced(dst, it.raw, it.off, it.mode, it.rv)
+}
+
+// The typed path's JSON of a stored object is the stored bytes with
+// "resourceVersion":"<mod revision>" inserted into metadata, where
+// json.Marshal puts ObjectMeta.ResourceVersion: after name, generateName,
+// namespace, selfLink and uid. That holds only if decoding the stored
+// bytes and encoding the result gives them back, which is not true of
+// every stored value (fields since removed from the type, values written
+// by other programs, marshalers that normalise). So a store checks it once
+// per stored version (key and mod revision) by doing exactly what the
+// typed path does and comparing, and remembers the versions that passed.
+// A key's value at a mod revision never changes; the length and a hash of
+// the bytes are kept too, so a different etcd behind the same prefix
+// cannot be mistaken for the one checked.
+
+// Insertion modes: before a key (`"resourceVersion":"N",` then the key),
+// at the closing brace of a metadata object with keys (`,"resourceVersion":"N"`),
+// or of an empty one (`"resourceVersion":"N"`).
+const (
+	spliceBeforeKey byte = iota
+	spliceAtEnd
+	spliceEmpty
+)
+
+// metaBeforeRV are the ObjectMeta fields json.Marshal writes before
+// resourceVersion.
+var metaBeforeRV = [][]byte{[]byte("name"), []byte("generateName"), []byte("namespace"), []byte("selfLink"), []byte("uid")}
+
+func appendSpliced(dst, raw []byte, off int, mode byte, rv int64) []byte {
+	dst = append(dst, raw[:off]...)
+	if mode == spliceAtEnd {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"resourceVersion":"`...)
+	dst = strconv.AppendInt(dst, rv, 10)
+	dst = append(dst, '"')
+	if mode == spliceBeforeKey {
+		dst = append(dst, ',')
+	}
+	return append(dst, raw[off:]...)
+}
+
+// spliceOffset finds where resourceVersion goes in compact JSON data (what
+// json.Marshal writes): ok is false when data is not of that shape (no
+// top-level metadata object, or one that already has resourceVersion).
+// A wrong guess is harmless: the result is compared with the typed path's.
+func spliceOffset(data []byte) (off int, mode byte, ok bool) {
+	i := 0
+	if len(data) < 2 || data[0] != '{' {
+		return 0, 0, false
+	}
+	i = 1
+	for i < len(data) && data[i] != '}' {
+		key, next, ok := scanString(data, i)
+		if !ok || next >= len(data) || data[next] != ':' {
+			return 0, 0, false
+		}
+		i = next + 1
+		if string(key) != "metadata" {
+			if i, ok = skipValue(data, i); !ok {
+				return 0, 0, false
+			}
+			if i < len(data) && data[i] == ',' {
+				i++
+			}
+			continue
+		}
+		if i >= len(data) || data[i] != '{' {
+			return 0, 0, false
+		}
+		i++
+		if i < len(data) && data[i] == '}' {
+			return i, spliceEmpty, true
+		}
+		for i < len(data) {
+			mkey, next, ok := scanString(data, i)
+			if !ok || next >= len(data) || data[next] != ':' {
+				return 0, 0, false
+			}
+			if string(mkey) == "resourceVersion" {
+				return 0, 0, false
+			}
+			before := false
+			for _, k := range metaBeforeRV {
+				if bytes.Equal(mkey, k) {
+					before = true
+					break
+				}
+			}
+			if !before {
+				return i, spliceBeforeKey, true
+			}
+			if i, ok = skipValue(data, next+1); !ok || i >= len(data) {
+				return 0, 0, false
+			}
+			switch data[i] {
+			case ',':
+				i++
+			case '}':
+				return i, spliceAtEnd, true
+			default:
+				return 0, 0, false
+			}
+		}
+		return 0, 0, false
+	}
+	return 0, 0, false
+}
+
+// scanString reads the string starting at data[i] ('"'); key is its raw
+// content (escapes not decoded) and next the index after the closing quote.
+func scanString(data []byte, i int) (key []byte, next int, ok bool) {
+	if i >= len(data) || data[i] != '"' {
+		return nil, 0, false
+	}
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return data[i+1 : j], j + 1, true
+		}
+	}
+	return nil, 0, false
+}
+
+// skipValue returns the index after the JSON value starting at data[i].
+func skipValue(data []byte, i int) (int, bool) {
+	if i >= len(data) {
+		return 0, false
+	}
+	switch data[i] {
+	case '"':
+		_, next, ok := scanString(data, i)
+		return next, ok
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				_, next, ok := scanString(data, j)
+				if !ok {
+					return 0, false
+				}
+				j = next - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, true
+				}
+			}
+		}
+		return 0, false
+	default:
+		j := i
+		for j < len(data) && data[j] != ',' && data[j] != '}' && data[j] != ']' {
+			j++
+		}
+		return j, j > i
+	}
+}
+
+// rawCacheMax bounds the stored versions a store remembers; past it the
+// memory is dropped and versions are checked again as they are read.
+const rawCacheMax = 1 << 16
+
+// rawEntry is a checked stored version, with what selectors read.
+type rawEntry struct {
+	rev       int64
+	size      int
+	hash      uint64
+	off       int
+	mode      byte
+	name      string
+	namespace string
+	labels    map[string]string
+}
+
+type rawCache struct {
+	seed maphash.Seed
+	mu   sync.RWMutex
+	m    map[string]*rawEntry
+}
+
+func newRawCache() *rawCache {
+	return &rawCache{seed: maphash.MakeSeed(), m: map[string]*rawEntry{}}
+}
+
+// lookup returns the entry of kv if this exact version was checked.
+func (c *rawCache) lookup(kv *mvccpb.KeyValue) *rawEntry {
+	c.mu.RLock()
+	e := c.m[string(kv.Key)]
+	c.mu.RUnlock()
+	if e == nil || e.rev != kv.ModRevision || e.size != len(kv.Value) || e.hash != maphash.Bytes(c.seed, kv.Value) {
+		return nil
+	}
+	return e
+}
+
+func (c *rawCache) put(key []byte, e *rawEntry) {
+	c.mu.Lock()
+	if len(c.m) >= rawCacheMax {
+		if _, ok := c.m[string(key)]; !ok {
+			c.m = map[string]*rawEntry{}
+		}
+	}
+	c.m[string(key)] = e
+	c.mu.Unlock()
+}
+
+func (c *rawCache) forget(key string) {
+	c.mu.Lock()
+	delete(c.m, key)
+	c.mu.Unlock()
+}
+
+// StorageGroupVersionKind is the apiVersion/kind of stored objects.
+func (st *Store[T, L]) StorageGroupVersionKind() schema.GroupVersionKind { return st.storageGVK() }
+
+// checkJSON does what the typed path does with kv (decode, encode) and
+// remembers kv's version when the stored bytes with resourceVersion
+// spliced in are that encoding. It returns the typed object, its encoding
+// and the entry (nil when the splice does not give the encoding).
+func (st *Store[T, L]) checkJSON(kv *mvccpb.KeyValue) (T, []byte, *rawEntry, error) {
+	obj, err := st.decode(kv.Value, kv.ModRevision)
+	if err != nil {
+		var zero T
+		return zero, nil, nil, err
+	}
+	enc, err := json.Marshal(obj)
+	if err != nil {
+		var zero T
+		return zero, nil, nil, apierrors.NewInternalError(fmt.Errorf("encode %s %q: %w", st.resourceName(), obj.GetName(), err))
+	}
+	off, mode, ok := spliceOffset(kv.Value)
+	if !ok || len(enc) != len(kv.Value)+spliceLen(mode, kv.ModRevision) ||
+		!bytes.Equal(appendSpliced(make([]byte, 0, len(enc)), kv.Value, off, mode, kv.ModRevision), enc) {
+		return obj, enc, nil, nil
+	}
+	e := &rawEntry{
+		rev: kv.ModRevision, size: len(kv.Value), hash: maphash.Bytes(st.raw.seed, kv.Value),
+		off: off, mode: mode,
+		name: obj.GetName(), namespace: obj.GetNamespace(), labels: obj.GetLabels(),
+	}
+	st.raw.put(kv.Key, e)
+	return obj, enc, e, nil
+}
+
+func spliceLen(mode byte, rv int64) int {
+	n := len(`"resourceVersion":""`) + len(strconv.FormatInt(rv, 10))
+	if mode != spliceEmpty {
+		n++
+	}
+	return n
+}
+
+// GetJSON implements JSONReader.
+func (st *Store[T, L]) GetJSON(ctx context.Context, namespace, name string, opts GetOptions) ([]byte, error) {
+	kv, err := st.getKV(ctx, namespace, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	if e := st.raw.lookup(kv); e != nil {
+		return appendSpliced(make([]byte, 0, len(kv.Value)+32), kv.Value, e.off, e.mode, kv.ModRevision), nil
+	}
+	_, enc, _, err := st.checkJSON(kv)
+	return enc, err
+}
+
+// ListJSON implements JSONReader.
+func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts ListOptions) (*JSONList, bool, error) {
+	if opts.Limit > 0 || opts.Continue != "" || opts.selectable != nil {
+		return nil, false, nil
+	}
+	if err := st.checkNamespace(namespace); err != nil {
+		return nil, true, err
+	}
+	if errs := validateListOptions(opts); len(errs) > 0 {
+		return nil, true, apierrors.NewInvalid(listOptionsKind, "", errs)
+	}
+	pred, err := st.newPredicate(opts)
+	if err != nil {
+		return nil, true, err
+	}
+	if pred.fieldsOf != nil {
+		return nil, false, nil
+	}
+	withRev, minRV, serializable, err := listRevision(opts)
+	if err != nil {
+		return nil, true, err
+	}
+	keyPrefix := st.listPrefix(namespace)
+	ops := []clientv3.OpOption{clientv3.WithRange(clientv3.GetPrefixRangeEnd(keyPrefix))}
+	if withRev > 0 {
+		ops = append(ops, clientv3.WithRev(withRev))
+	}
+	if serializable {
+		ops = append(ops, clientv3.WithSerializable())
+	}
+	start := time.Now()
+	resp, err := st.b.client.Get(ctx, keyPrefix, ops...)
+	st.observe("list", start)
+	if err != nil {
+		return nil, true, st.listError(ctx, namespace, withRev, err)
+	}
+	rev := resp.Header.Revision
+	if withRev > 0 {
+		rev = withRev
+	}
+	if minRV > rev {
+		return nil, true, tooLargeRV(minRV, rev)
+	}
+	kvs := resp.Kvs
+	items := make([]jsonItem, len(kvs))
+	keep := make([]bool, len(kvs))
+	var misses []int
+	for i, kv := range kvs {
+		e := st.raw.lookup(kv)
+		if e == nil {
+			misses = append(misses, i)
+			continue
+		}
+		items[i] = jsonItem{raw: kv.Value, rv: kv.ModRevision, off: e.off, mode: e.mode}
+		keep[i] = pred.matchesMeta(e.labels, e.name, e.namespace)
+	}
+	err = parallelDo(len(misses), func(j int) error {
+		i := misses[j]
+		obj, enc, e, err := st.checkJSON(kvs[i])
+		if err != nil {
+			return err
+		}
+		ok, err := pred.matches(obj)
+		if err != nil {
+			return err
+		}
+		keep[i] = ok
+		if e != nil {
+			items[i] = jsonItem{raw: kvs[i].Value, rv: kvs[i].ModRevision, off: e.off, mode: e.mode}
+		} else {
+			items[i] = jsonItem{enc: enc}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, true, err
+	}
+	out := items[:0]
+	for i := range items {
+		if keep[i] {
+			out = append(out, items[i])
+		}
+	}
+	return &JSONList{ResourceVersion: strconv.FormatInt(rev, 10), items: out}, true, nil
+}
+
+// matchesMeta is matches for a predicate without fieldsOf, from the
+// labels, name and namespace of an object.
+func (p predicate) matchesMeta(lbls map[string]string, name, namespace string) bool {
+	if !p.label.Empty() && !p.label.Matches(labels.Set(lbls)) {
+		return false
+	}
+	if p.field.Empty() {
+		return true
+	}
+	return p.field.Matches(fields.Set{"metadata.name": name, "metadata.namespace": namespace})
+}
+
+// parallelDo calls f(0..n-1), spreading big n over GOMAXPROCS goroutines
+// in contiguous shares. The error is the first in index order.
+func parallelDo(n int, f func(i int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), n/(parallelDecodeMin/2))
+	if n < parallelDecodeMin || workers < 2 {
+		for i := range n {
+			if err := f(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	share := (n + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*share, min((w+1)*share, n)
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				if err := f(i); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
