@@ -108,6 +108,9 @@ func run(ctx context.Context, c config) error {
 	if err := raw.init(); err != nil {
 		return err
 	}
+	if err := api.createNamespaces(ctx); err != nil {
+		return err
+	}
 
 	fmt.Printf("apiserver %s (pid %d), etcd %s, concurrency %d, %d objects, %d per namespace\n\n",
 		child.url, child.cmd.Process.Pid, strings.Join(e.Endpoints(), ","), c.concurrency, c.objects, c.perNamespace)
@@ -494,6 +497,29 @@ type objectMeta struct {
 		Name            string `json:"name"`
 		ResourceVersion string `json:"resourceVersion"`
 	} `json:"metadata"`
+}
+
+// createNamespaces creates the namespaces the objects go into: the
+// apiserver refuses writes into a namespace that does not exist.
+func (h *httpSide) createNamespaces(ctx context.Context) error {
+	names := []string{"fanout"}
+	for n := 0; n <= (h.cfg.objects-1)/h.cfg.perNamespace; n++ {
+		names = append(names, nsPrefix+strconv.Itoa(n))
+	}
+	for _, name := range names {
+		body, err := json.Marshal(map[string]any{
+			"apiVersion": "v1",
+			"kind":       "Namespace",
+			"metadata":   map[string]any{"name": name},
+		})
+		if err != nil {
+			return fmt.Errorf("encode namespace: %w", err)
+		}
+		if err := h.do(ctx, "POST", h.base+"/api/v1/namespaces", body, http.StatusCreated, nil); err != nil {
+			return fmt.Errorf("create namespace: %w", err)
+		}
+	}
+	return nil
 }
 
 func (h *httpSide) create(ctx context.Context, i int) error {
