@@ -36,15 +36,18 @@ var (
 func (h *Handler[T, L]) writeListStream(w http.ResponseWriter, code int, list L, items []T) (handled bool, err error) {
 	enc := json.NewEncoder(nil)
 	var encBuf *bytes.Buffer
-	handled, err = h.writeListItems(w, code, list, len(items), func(buf *bytes.Buffer, i int) error {
+	handled, err = h.writeListItems(w, code, list, func(buf *bytes.Buffer, i int) (bool, error) {
+		if i >= len(items) {
+			return false, nil
+		}
 		if encBuf != buf {
 			enc, encBuf = json.NewEncoder(buf), buf
 		}
 		if err := enc.Encode(items[i]); err != nil {
-			return err
+			return false, fmt.Errorf("encode response as json: %w", err)
 		}
 		buf.Truncate(buf.Len() - 1) // Encode's newline
-		return nil
+		return true, nil
 	})
 	if !handled {
 		h.s.SetItems(list, items)
@@ -53,10 +56,10 @@ func (h *Handler[T, L]) writeListStream(w http.ResponseWriter, code int, list L,
 }
 
 // writeListItems writes list, whose items are replaced by an empty slice,
-// with n items appended as JSON by item (see writeListStream). handled is
-// false, with nothing written, when the list does not encode with "items"
-// as its last field.
-func (h *Handler[T, L]) writeListItems(w http.ResponseWriter, code int, list L, n int, item func(buf *bytes.Buffer, i int) error) (handled bool, err error) {
+// with items appended as JSON by item, called with i = 0, 1, ... until it
+// returns false (see writeListStream). handled is false, with nothing
+// written, when the list does not encode with "items" as its last field.
+func (h *Handler[T, L]) writeListItems(w http.ResponseWriter, code int, list L, item func(buf *bytes.Buffer, i int) (bool, error)) (handled bool, err error) {
 	h.s.SetItems(list, []T{})
 	env, err := json.Marshal(list)
 	if err != nil {
@@ -85,16 +88,22 @@ func (h *Handler[T, L]) writeListItems(w http.ResponseWriter, code int, list L, 
 		buf.Reset()
 		return err
 	}
-	for i := range n {
+	for i := 0; ; i++ {
+		mark := buf.Len()
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		if err := item(buf, i); err != nil {
+		ok, err := item(buf, i)
+		if err != nil {
 			if out == nil {
-				return true, fmt.Errorf("encode response as json: %w", err)
+				return true, err
 			}
 			_ = out.Flush()
-			return true, fmt.Errorf("encode list item %d of %d after the response started: %w", i, n, err)
+			return true, fmt.Errorf("list item %d after the response started: %w", i, err)
+		}
+		if !ok {
+			buf.Truncate(mark)
+			break
 		}
 		if buf.Len() >= listStreamChunk {
 			if err := flush(); err != nil {

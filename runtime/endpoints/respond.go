@@ -145,9 +145,10 @@ func (h *Handler[T, L]) listJSON(ctx context.Context, w http.ResponseWriter, ns 
 	list := h.s.NewList()
 	list.SetResourceVersion(jl.ResourceVersion)
 	list.GetObjectKind().SetGroupVersionKind(h.listGVK)
-	handled, err := h.writeListItems(w, http.StatusOK, list, jl.Len(), func(buf *bytes.Buffer, i int) error {
-		buf.Write(jl.AppendItem(buf.AvailableBuffer(), i))
-		return nil
+	handled, err := h.writeListItems(w, http.StatusOK, list, func(buf *bytes.Buffer, _ int) (bool, error) {
+		out, ok, err := jl.Next(buf.AvailableBuffer())
+		buf.Write(out)
+		return ok, err
 	})
 	if handled {
 		return true, err

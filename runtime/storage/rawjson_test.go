@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -73,8 +74,15 @@ func listItemsJSON(t *testing.T, f *fixture, ns string, opts ListOptions) (got, 
 	if err != nil || !ok {
 		t.Fatalf("ListJSON: ok=%v err=%v", ok, err)
 	}
-	for i := range jl.Len() {
-		got = append(got, string(jl.AppendItem(nil, i)))
+	for {
+		item, ok, err := jl.Next(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, string(item))
 	}
 	l, err := f.st.List(ctx, ns, opts)
 	if err != nil {
@@ -174,9 +182,9 @@ func TestJSONReaderMatchesTypedPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kv := *resp.Kvs[0]
-	kv.Value = bytes.Replace(kv.Value, []byte(`"size":4`), []byte(`"size":5`), 1)
-	if f.st.raw.lookup(&kv) != nil {
+	kv := &mvccpb.KeyValue{Key: resp.Kvs[0].Key, ModRevision: resp.Kvs[0].ModRevision,
+		Value: bytes.Replace(resp.Kvs[0].Value, []byte(`"size":4`), []byte(`"size":5`), 1)}
+	if f.st.raw.lookup(kv) != nil {
 		t.Error("a changed value at the same revision was taken for the checked one")
 	}
 	check("after update")
@@ -250,5 +258,66 @@ func TestSpliceOffset(t *testing.T) {
 		if _, _, ok := spliceOffset([]byte(in)); ok {
 			t.Errorf("%s: offset found", in)
 		}
+	}
+}
+
+// TestListJSONPages lists more objects than one etcd page, with some
+// versions remembered and some not, and objects changing between the
+// pages of a list (which must not show: every page is read at the list's
+// revision).
+func TestListJSONPages(t *testing.T) {
+	f := newFixture(t, true, false)
+	n := 2*jsonListPage + 317
+	for i := range n {
+		w := widget(fmt.Sprintf("ns%d", i%3), fmt.Sprintf("w%05d", i), i)
+		if i%2 == 0 {
+			w.Labels = map[string]string{"bench": "true"}
+		}
+		mustCreate(t, f, w)
+	}
+	// Remember about half of the versions.
+	for i := 0; i < n; i += 2 {
+		if _, err := f.st.GetJSON(ctx, fmt.Sprintf("ns%d", i%3), fmt.Sprintf("w%05d", i), GetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, opts := range []ListOptions{{}, {LabelSelector: labels.SelectorFromSet(labels.Set{"bench": "true"})}} {
+		for _, ns := range []string{"", "ns1"} {
+			got, want, rv, wantRV := listItemsJSON(t, f, ns, opts)
+			if len(got) == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") || rv != wantRV {
+				t.Errorf("ListJSON(%q, %+v): %d items at %s, List %d at %s; equal: %v", ns, opts, len(got), rv, len(want), wantRV, strings.Join(got, "\n") == strings.Join(want, "\n"))
+			}
+		}
+	}
+	jl, ok, err := f.st.ListJSON(ctx, "", ListOptions{})
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	// Change the last object and add one after the first page was read.
+	last, err := f.st.Get(ctx, "ns0", fmt.Sprintf("w%05d", n-1), GetOptions{})
+	if err == nil {
+		last.Spec.Color = "changed"
+		_, err = f.st.Update(ctx, last, UpdateOptions{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, f, widget("ns9", "late", 1))
+	var items int
+	for {
+		item, ok, err := jl.Next(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		items++
+		if bytes.Contains(item, []byte("changed")) || bytes.Contains(item, []byte(`"late"`)) {
+			t.Errorf("a write after the list's revision shows: %s", item)
+		}
+	}
+	if items != n {
+		t.Errorf("%d items, want %d", items, n)
 	}
 }
