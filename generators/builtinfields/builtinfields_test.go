@@ -12,11 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/kubeforge/kubeforge/generators/builtinfields"
-	gencoordinationv1 "github.com/kubeforge/kubeforge/generators/builtinfields/testdata/golden/generated/coordination/v1"
-	gencorev1 "github.com/kubeforge/kubeforge/generators/builtinfields/testdata/golden/generated/core/v1"
-	geneventsv1 "github.com/kubeforge/kubeforge/generators/builtinfields/testdata/golden/generated/events/v1"
 	"github.com/kubeforge/kubeforge/generators/defaults"
 	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/internal/builtintest"
+	gencoordinationv1 "github.com/kubeforge/kubeforge/generators/internal/builtintest/testdata/golden/generated/coordination/v1"
+	gencorev1 "github.com/kubeforge/kubeforge/generators/internal/builtintest/testdata/golden/generated/core/v1"
+	geneventsv1 "github.com/kubeforge/kubeforge/generators/internal/builtintest/testdata/golden/generated/events/v1"
 	"github.com/kubeforge/kubeforge/generators/internal/gentest"
 	"github.com/kubeforge/kubeforge/generators/model"
 	"github.com/kubeforge/kubeforge/generators/register"
@@ -25,13 +26,13 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+var update = flag.Bool("update", false, "rewrite the golden files under "+builtintest.GoldenDir)
 
 // generate runs the generators a strategy needs (defaults, validation,
-// register, storage) over testdata/types/doc.go.
+// register, storage) over the shared types in generators/internal/builtintest/testdata.
 func generate(t *testing.T) []genall.File {
 	t.Helper()
-	api := gentest.Load(t, "testdata")
+	api := gentest.Load(t, builtintest.Dir)
 	var files []genall.File
 	for _, g := range []genall.Generator{defaults.New(), validation.New(), register.Generator{}, storage.New()} {
 		out, err := g.Generate(api)
@@ -43,11 +44,11 @@ func generate(t *testing.T) []genall.File {
 	return files
 }
 
-// TestGolden: the generated tree is the committed one under testdata/golden
+// TestGolden: the generated tree is the committed one under builtintest.GoldenDir
 // (go test -update rewrites it) and compiles; the tests below run it.
 func TestGolden(t *testing.T) {
 	files := generate(t)
-	gentest.Golden(t, files, "testdata/golden")
+	gentest.Golden(t, files, builtintest.GoldenDir)
 	for _, f := range files {
 		src := string(f.Content)
 		if strings.Contains(src, "configMapSelectableFields") || strings.Contains(src, "leaseSelectableFields") {
@@ -55,7 +56,7 @@ func TestGolden(t *testing.T) {
 		}
 	}
 	if !gentest.Updating() {
-		gentest.Compile(t, "testdata", files)
+		gentest.Compile(t, builtintest.Dir, files)
 	}
 }
 
@@ -157,7 +158,7 @@ func TestValues(t *testing.T) {
 // TestTables: every table's fields are sorted and unique, and read fields
 // the loaded kinds have (a k8s.io/api change that drops one fails For).
 func TestTables(t *testing.T) {
-	api := gentest.Load(t, "testdata")
+	api := gentest.Load(t, builtintest.Dir)
 	kinds := map[string]*model.Kind{}
 	for _, g := range api.Groups {
 		for _, v := range g.Versions {
@@ -169,7 +170,7 @@ func TestTables(t *testing.T) {
 	for _, tab := range builtinfields.Tables() {
 		k := kinds[tab.Package+" "+tab.Kind]
 		if k == nil {
-			t.Errorf("testdata/types/doc.go does not declare %s %s", tab.Package, tab.Kind)
+			t.Errorf(builtintest.Dir+"/types/doc.go does not declare %s %s", tab.Package, tab.Kind)
 			continue
 		}
 		got, err := builtinfields.For(k)

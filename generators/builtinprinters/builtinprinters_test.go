@@ -14,11 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/kubeforge/kubeforge/generators/builtinprinters"
-	gencoordinationv1 "github.com/kubeforge/kubeforge/generators/builtinprinters/testdata/golden/generated/coordination/v1"
-	gencorev1 "github.com/kubeforge/kubeforge/generators/builtinprinters/testdata/golden/generated/core/v1"
-	geneventsv1 "github.com/kubeforge/kubeforge/generators/builtinprinters/testdata/golden/generated/events/v1"
 	"github.com/kubeforge/kubeforge/generators/defaults"
 	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/internal/builtintest"
+	gencoordinationv1 "github.com/kubeforge/kubeforge/generators/internal/builtintest/testdata/golden/generated/coordination/v1"
+	gencorev1 "github.com/kubeforge/kubeforge/generators/internal/builtintest/testdata/golden/generated/core/v1"
+	geneventsv1 "github.com/kubeforge/kubeforge/generators/internal/builtintest/testdata/golden/generated/events/v1"
 	"github.com/kubeforge/kubeforge/generators/internal/gentest"
 	"github.com/kubeforge/kubeforge/generators/model"
 	"github.com/kubeforge/kubeforge/generators/register"
@@ -27,14 +28,15 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+var update = flag.Bool("update", false, "rewrite the golden files under "+builtintest.GoldenDir)
 
 // generate runs the generators whose output a strategy needs (defaults,
-// validation, register, storage) over testdata/types/doc.go, which declares
-// every kind with a table and Service, which has none.
+// validation, register, storage) over the types shared with the
+// builtinfields tests (builtintest.Dir): every kind with a table, and
+// Service, which has none.
 func generate(t *testing.T) []genall.File {
 	t.Helper()
-	api := gentest.Load(t, "testdata")
+	api := gentest.Load(t, builtintest.Dir)
 	var files []genall.File
 	for _, g := range []genall.Generator{defaults.New(), validation.New(), register.Generator{}, storage.New()} {
 		out, err := g.Generate(api)
@@ -47,11 +49,11 @@ func generate(t *testing.T) []genall.File {
 }
 
 // TestGolden: the generated tree is the committed one under
-// testdata/golden (go test -update rewrites it) and compiles; the tests
+// builtintest.GoldenDir (go test -update rewrites it) and compiles; the tests
 // below run it.
 func TestGolden(t *testing.T) {
 	files := generate(t)
-	gentest.Golden(t, files, "testdata/golden")
+	gentest.Golden(t, files, builtintest.GoldenDir)
 	byPath := map[string]string{}
 	for _, f := range files {
 		byPath[f.Path] = string(f.Content)
@@ -85,7 +87,7 @@ func TestGolden(t *testing.T) {
 		t.Error("Service has no table but got printer cells")
 	}
 	if !gentest.Updating() {
-		gentest.Compile(t, "testdata", files)
+		gentest.Compile(t, builtintest.Dir, files)
 	}
 }
 

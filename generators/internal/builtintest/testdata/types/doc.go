@@ -1,8 +1,9 @@
-// Package types serves every built-in kind that has kube-apiserver's
-// selectable fields in generators/builtinfields, and two that have none
-// (ConfigMap and Lease get kube-apiserver's default field label
-// conversion): the input of builtinfields_test.go, whose golden output is
-// under testdata/golden.
+// Package types declares the built-in kinds that have a table in
+// generators/builtinprinters (kube-apiserver's columns) or in
+// generators/builtinfields (its field selector labels), plus kinds with
+// none of one or the other (Service has no table of columns; ConfigMap and
+// Lease keep the default field labels). It is the input of both packages'
+// tests, whose one golden output is under ../golden.
 //
 // +kubeforge:external:package=k8s.io/api/core/v1,kind=Namespace,scope=Cluster,shortName=ns
 // +kubeforge:external:package=k8s.io/api/core/v1,kind=ConfigMap,shortName=cm
