@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/kubeforge/kubeforge/generators/apidocs"
 	"github.com/kubeforge/kubeforge/generators/conversion"
 	"github.com/kubeforge/kubeforge/generators/deepcopy"
 	"github.com/kubeforge/kubeforge/generators/defaults"
@@ -32,6 +33,7 @@ func Generators() []genall.Generator {
 		routes.New(),
 		install.New(),
 		markersDoc,
+		apidocs.Generator{},
 	}
 }
 
