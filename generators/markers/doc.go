@@ -18,7 +18,8 @@ func (r *Registry) Markdown() []byte {
 	b.WriteString("are both accepted. Under `+kubebuilder:`, `+k8s:` and `+kubeforge:`, and for the bare names\n")
 	b.WriteString("below, an unknown marker, a malformed value or a marker on the wrong declaration is an error.\n\n")
 	b.WriteString("Values: bare or \"quoted\" strings, `raw strings` in backquotes, numbers, true/false,\n")
-	b.WriteString("lists as `a;b;c` or `{a,b,c}`.\n\n")
+	b.WriteString("lists as `a;b;c` or `{a,b,c}`. As in controller-tools, `+name:=value` is the same as\n")
+	b.WriteString("`+name=value` (`+kubebuilder:validation:Pattern:=^[a-z]+$`).\n\n")
 	b.WriteString("| marker | on | value |\n| --- | --- | --- |\n")
 	for _, d := range r.Definitions() {
 		fmt.Fprintf(&b, "| [`+%s`](#%s) | %s | %s |\n", d.Name, anchor(d.Name), d.Target, summary(d))

@@ -52,6 +52,9 @@ func TestParseLine(t *testing.T) {
 		{"// +kubebuilder:validation:Minimum=-2.5", TypeTarget, "kubebuilder:validation:Minimum", -2.5, ""},
 		{"// +kubebuilder:validation:MaxLength=63", FieldTarget, "kubebuilder:validation:MaxLength", int64(63), ""},
 		{"// +kubebuilder:validation:Pattern=`^[a-z]+,x;y$`", FieldTarget, "kubebuilder:validation:Pattern", "^[a-z]+,x;y$", ""},
+		{"// +kubebuilder:validation:Pattern:=`^[a-z]+$`", FieldTarget, "kubebuilder:validation:Pattern", "^[a-z]+$", ""},
+		{"// +kubebuilder:validation:MaxLength:=8", FieldTarget, "kubebuilder:validation:MaxLength", int64(8), ""},
+		{"// +kubebuilder:default:=medium", FieldTarget, "kubebuilder:default", "medium", ""},
 		{"// +kubebuilder:validation:Enum=small;medium;large", FieldTarget, "kubebuilder:validation:Enum", []any{"small", "medium", "large"}, ""},
 		{"// +kubebuilder:validation:Enum={1,\"two\",true}", FieldTarget, "kubebuilder:validation:Enum", []any{json.Number("1"), "two", true}, ""},
 		{"// +kubebuilder:validation:UniqueItems=true", FieldTarget, "kubebuilder:validation:UniqueItems", true, ""},
@@ -96,6 +99,8 @@ func TestParseLine(t *testing.T) {
 		{"// +kubebuilder:resource:shortname=x", TypeTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:resource": unknown argument "shortname": did you mean "shortName"?`},
 		{"// +kubebuilder:printcolumn:name=X,type=string", TypeTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:printcolumn": missing required argument "JSONPath"`},
 		{"// +kubebuilder:validation:Pattern=`^[a-z]", FieldTarget, "", nil, "a/types.go:7:5: marker \"kubebuilder:validation:Pattern\": unterminated raw string `^[a-z]"},
+		{"// +kubebuilder:validation:Minimun:=5", FieldTarget, "", nil, `a/types.go:7:5: unknown marker "kubebuilder:validation:Minimun": did you mean "kubebuilder:validation:Minimum"?`},
+		{"// +kubebuilder:validation:Minimum:=abc", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:validation:Minimum": invalid number "abc"`},
 		{"// +kubebuilder:validation:Minimum 5", FieldTarget, "", nil, `a/types.go:7:5: malformed marker "+kubebuilder:validation:Minimum 5": unexpected "5" after the name (write +kubebuilder:validation:Minimum=value)`},
 		// Wrong target.
 		{"// +kubebuilder:subresource:status", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:subresource:status" may stand on type, not on a field`},
@@ -168,6 +173,17 @@ func TestMarkdown(t *testing.T) {
 	}
 	if n := strings.Count(md, "\n## +"); n != len(Builtin().Names()) {
 		t.Errorf("%d sections for %d markers", n, len(Builtin().Names()))
+	}
+}
+
+func TestClosest(t *testing.T) {
+	names := []string{"spec.carrier", "spec.origin.city", "status.phase"}
+	for _, tt := range []struct{ in, want string }{
+		{"spec.carier", "spec.carrier"}, {"Status.Phase", "status.phase"}, {"metadata.uid", ""}, {"", ""},
+	} {
+		if got := Closest(tt.in, names); got != tt.want {
+			t.Errorf("Closest(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
 

@@ -142,6 +142,11 @@ func (r *Registry) ParseLine(line Line, target Target) (*Marker, *Error) {
 	}
 	head := body[:n]
 	rest := body[n:]
+	// controller-tools also reads "+name:=value" as "+name=value"
+	// (+kubebuilder:validation:Pattern:=^[a-z]+$).
+	if strings.HasSuffix(head, ":") && strings.HasPrefix(rest, "=") {
+		head = head[:len(head)-1]
+	}
 	hasEq := strings.HasPrefix(rest, "=")
 	trailing := rest != "" && !hasEq
 
@@ -275,7 +280,7 @@ func parseStruct(def *Definition, text string) (map[string]any, error) {
 			key = strings.TrimSpace(key)
 			a := def.arg(key)
 			if a == nil {
-				if s := suggestFrom(key, names); s != "" {
+				if s := Closest(key, names); s != "" {
 					return nil, fmt.Errorf("unknown argument %q: did you mean %q?", key, s)
 				}
 				return nil, fmt.Errorf("unknown argument %q (known: %s)", key, strings.Join(names, ", "))

@@ -276,22 +276,13 @@ func (r *Registry) strict(name string) bool {
 
 // Suggest returns the registered name closest to name (Levenshtein distance,
 // case-insensitive), or "" when nothing is reasonably close.
-func (r *Registry) Suggest(name string) string {
-	best, bestD := "", -1
-	lname := strings.ToLower(name)
-	for _, n := range r.Names() {
-		d := levenshtein(lname, strings.ToLower(n))
-		if bestD < 0 || d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if bestD < 0 || bestD > len(name)/2+1 {
-		return ""
-	}
-	return best
-}
+func (r *Registry) Suggest(name string) string { return Closest(name, r.Names()) }
 
-func suggestFrom(name string, names []string) string {
+// Closest returns the entry of names closest to name (Levenshtein distance,
+// case-insensitive), or "" when nothing is reasonably close (more than
+// half of name's length, plus one, away). Every "did you mean" of the
+// generators goes through it.
+func Closest(name string, names []string) string {
 	best, bestD := "", -1
 	lname := strings.ToLower(name)
 	for _, n := range names {

@@ -215,7 +215,7 @@ func (l *loader) externalKinds(pi *pkgInfo) {
 				}
 			}
 			msg := fmt.Sprintf("+%s: package %s has no type %s", ExternalMarker, d.pkg, d.kind)
-			if c := closest(d.kind, names); c != "" {
+			if c := markers.Closest(d.kind, names); c != "" {
 				msg += fmt.Sprintf(": did you mean %q?", c)
 			}
 			l.errorf(d.pos, "%s", msg)

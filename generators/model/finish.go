@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubeforge/kubeforge/generators/markers"
 )
 
 // validationFrom reads every validation marker of ms.
@@ -179,7 +181,7 @@ func (l *loader) finishField(pi *pkgInfo, f *Field) {
 					var names []string
 					collectJSONNames(st, &names)
 					hint := ""
-					if s := closest(key, names); s != "" {
+					if s := markers.Closest(key, names); s != "" {
 						hint = fmt.Sprintf(": did you mean %q?", s)
 					}
 					l.errorf(pos, "%s: +listMapKey=%s is not a JSON field of the list items%s", subject, key, hint)
@@ -258,40 +260,6 @@ func collectJSONNames(fields []*Field, out *[]string) {
 			*out = append(*out, f.JSONName)
 		}
 	}
-}
-
-func closest(s string, names []string) string {
-	best, bestD := "", -1
-	for _, n := range names {
-		d := lev(strings.ToLower(s), strings.ToLower(n))
-		if bestD < 0 || d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if bestD < 0 || bestD > len(s)/2+1 {
-		return ""
-	}
-	return best
-}
-
-func lev(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // jsonShape says what JSON a value of r takes: string, integer, number,

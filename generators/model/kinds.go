@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kubeforge/kubeforge/generators/markers"
 )
 
 func isMeta(f *Field, name string) bool {
@@ -217,7 +219,7 @@ func resolvePath(t *Type, jp string) ([]*Field, string) {
 			var names []string
 			collectJSONNames(fields, &names)
 			msg := "no field " + strconv.Quote(m[1])
-			if c := closest(m[1], names); c != "" {
+			if c := markers.Closest(m[1], names); c != "" {
 				msg += ": did you mean " + strconv.Quote(c) + "?"
 			}
 			return nil, msg

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kubeforge/kubeforge/generators/markers"
 )
 
 // MaxSelectableFields is how many +kubebuilder:selectablefield markers a
@@ -90,7 +92,7 @@ func resolveSelectable(t *Type, jp string) ([]*Field, string) {
 			var names []string
 			collectJSONNames(fields, &names)
 			msg := "no field " + strconv.Quote(s)
-			if c := closest(s, names); c != "" {
+			if c := markers.Closest(s, names); c != "" {
 				msg += ": did you mean " + strconv.Quote(c) + "?"
 			}
 			return nil, msg
