@@ -17,6 +17,9 @@ type Position struct {
 }
 
 func (p Position) String() string {
+	if p.File == "" {
+		return "-"
+	}
 	if p.Column > 0 {
 		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
 	}

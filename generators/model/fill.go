@@ -140,7 +140,7 @@ func (l *loader) externalOf(n *types.Named) *External {
 			parseTag(f, u.Tag(i))
 			var lines []markers.Line
 			for _, c := range comment {
-				lines = append(lines, markers.Line{Text: "// " + c, Pos: markers.Position(pos)})
+				lines = append(lines, markers.Line{Text: "// " + c, Pos: pos})
 			}
 			ms, _ := l.reg.ParseBlock(lines, markers.FieldTarget) // lenient: not our input
 			f.Markers = Markers{}

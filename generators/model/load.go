@@ -250,7 +250,7 @@ type typeSpec struct {
 }
 
 func (l *loader) errorf(pos Position, format string, args ...any) {
-	l.errs = append(l.errs, &markers.Error{Pos: markers.Position(pos), Msg: fmt.Sprintf(format, args...)})
+	l.errs = append(l.errs, &markers.Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (l *loader) position(p token.Pos) Position {
@@ -625,7 +625,7 @@ func (l *loader) lines(g *ast.CommentGroup) []markers.Line {
 	out := make([]markers.Line, 0, len(g.List))
 	for _, c := range g.List {
 		pos := l.position(c.Slash)
-		out = append(out, markers.Line{Text: c.Text, Pos: markers.Position(pos)})
+		out = append(out, markers.Line{Text: c.Text, Pos: pos})
 	}
 	return out
 }

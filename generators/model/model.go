@@ -8,7 +8,11 @@
 // so output is deterministic.
 package model
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/kubeforge/kubeforge/generators/markers"
+)
 
 // API is the whole input: every group found under the types root.
 type API struct {
@@ -372,44 +376,9 @@ func (v Validation) IsZero() bool {
 }
 
 // Position is a source position. File is relative to API.Root so output and
-// error messages never carry machine paths.
-type Position struct {
-	File   string
-	Line   int
-	Column int
-}
-
-func (p Position) String() string {
-	if p.File == "" {
-		return "-"
-	}
-	if p.Column > 0 {
-		return p.File + ":" + itoa(p.Line) + ":" + itoa(p.Column)
-	}
-	return p.File + ":" + itoa(p.Line)
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	neg := i < 0
-	if neg {
-		i = -i
-	}
-	var b [20]byte
-	n := len(b)
-	for i > 0 {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-	}
-	if neg {
-		n--
-		b[n] = '-'
-	}
-	return string(b[n:])
-}
+// error messages never carry machine paths. It is the marker parser's type:
+// one position type from comment line to model to error.
+type Position = markers.Position
 
 // GroupVersion returns "group/version", or "version" for the core group ""
 // (as Kubernetes writes apiVersion: v1).
