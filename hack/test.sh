@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The project's one test command (README: "Test"). CI runs exactly this.
+# The project's one test command (README: "The two commands"). CI runs exactly this.
 #   1. generated code is up to date (hack/verify-codegen.sh)
 #   2. go vet on the main module and the e2e module
 #   3. unit, golden, property and storage tests (real embedded etcd)

@@ -111,8 +111,11 @@ func (st *Store[T, L]) newPredicate(o ListOptions) (predicate, error) {
 	return p, nil
 }
 
-// List reads objects; namespace "" lists all namespaces. See
-// /work/shared/protocol.md "List" for the resourceVersion semantics.
+// List reads objects; namespace "" lists all namespaces. The
+// resourceVersion semantics are kube-apiserver's: "" is a quorum read, "0"
+// any data, N with NotOlderThan at least N, Exact at N (410 once
+// compacted), an N above the current revision a 504 ResourceVersionTooLarge;
+// continue tokens read later pages at the first page's revision.
 func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOptions) (L, error) {
 	var zero L
 	if err := st.checkNamespace(namespace); err != nil {
