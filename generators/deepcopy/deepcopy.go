@@ -69,7 +69,7 @@ func Types(v *model.Version) []*model.Type {
 		if v.Type(k.ListName) != nil {
 			continue // the loader already added the generated list
 		}
-		out = append(out, lists.ListType(k))
+		out = append(out, model.GeneratedList(k, nil))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

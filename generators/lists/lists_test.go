@@ -88,12 +88,12 @@ func TestListNameTaken(t *testing.T) {
 	}
 }
 
-func TestListType(t *testing.T) {
+func TestGeneratedList(t *testing.T) {
 	_, v := testAPI()
 	k := addKind(v, "Zone", false)
-	lt := ListType(k)
+	lt := model.GeneratedList(k, nil)
 	if lt.Name != "ZoneList" || !lt.IsList || !lt.Generated || lt.Kind != model.StructKind {
-		t.Fatalf("ListType = %+v", lt)
+		t.Fatalf("GeneratedList = %+v", lt)
 	}
 	want := []struct {
 		name, json string

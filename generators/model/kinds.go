@@ -95,34 +95,53 @@ func (l *loader) kinds(pi *pkgInfo) {
 	sort.Slice(v.Types, func(i, j int) bool { return v.Types[i].Name < v.Types[j].Name })
 }
 
-// generatedList is the model of the <Kind>List the lists generator writes.
+// generatedList is the model of the <Kind>List the lists generator writes,
+// with the loaded metav1.ListMeta.
 func (l *loader) generatedList(k *Kind) *Type {
+	return GeneratedList(k, l.external[metav1Pkg+".ListMeta"])
+}
+
+// GeneratedList is the model of the <Kind>List the lists generator writes
+// for k: TypeMeta inline, ListMeta as metadata, Items []<Kind>, marked
+// IsList and Generated. listMeta describes metav1.ListMeta; nil stands for
+// its well-known shape. The loader adds it to Version.Types; generators
+// that get a hand-built model call it for kinds without a list.
+func GeneratedList(k *Kind, listMeta *External) *Type {
+	name := k.ListName
+	if name == "" {
+		name = k.Name + "List"
+	}
 	t := &Type{
 		Version:   k.Version,
-		Name:      k.ListName,
+		Name:      name,
 		Kind:      StructKind,
-		Doc:       k.ListName + " is a list of " + k.Name + " objects.",
-		Pos:       k.Type.Pos,
+		Doc:       name + " is a list of " + k.Name + " objects.",
 		Markers:   Markers{},
 		IsList:    true,
 		Generated: true,
 	}
-	var typeMeta, listMeta *TypeRef
-	for _, f := range k.Type.Fields {
-		if isMeta(f, "TypeMeta") {
-			typeMeta = f.Type
+	var pkg string
+	if k.Version != nil {
+		pkg = k.Version.Package
+	}
+	typeMeta := &TypeRef{Kind: NamedRef, Name: "TypeMeta", Package: metav1Pkg, External: &External{Known: "TypeMeta", Struct: true}}
+	if k.Type != nil {
+		t.Pos = k.Type.Pos
+		for _, f := range k.Type.Fields {
+			if isMeta(f, "TypeMeta") {
+				typeMeta = f.Type
+			}
 		}
 	}
-	ext := l.external[metav1Pkg+".ListMeta"]
-	if ext == nil {
-		ext = &External{Known: "ListMeta", Struct: true, HasDeepCopy: true, HasDeepCopyInto: true}
+	if listMeta == nil {
+		listMeta = &External{Known: "ListMeta", Struct: true, HasDeepCopy: true, HasDeepCopyInto: true}
 	}
-	listMeta = &TypeRef{Kind: NamedRef, Name: "ListMeta", Package: metav1Pkg, External: ext}
 	t.Fields = []*Field{
 		{Parent: t, Name: "TypeMeta", Inline: true, Embedded: true, Optional: true, Markers: Markers{}, Type: typeMeta},
-		{Parent: t, Name: "ListMeta", JSONName: "metadata", Embedded: true, OmitEmpty: true, Optional: true, Markers: Markers{}, Type: listMeta},
+		{Parent: t, Name: "ListMeta", JSONName: "metadata", Embedded: true, OmitEmpty: true, Optional: true, Markers: Markers{},
+			Type: &TypeRef{Kind: NamedRef, Name: "ListMeta", Package: metav1Pkg, External: listMeta}},
 		{Parent: t, Name: "Items", JSONName: "items", Required: true, Markers: Markers{},
-			Type: &TypeRef{Kind: SliceRef, Elem: &TypeRef{Kind: NamedRef, Name: k.Name, Package: k.Version.Package, Local: k.Type}}},
+			Type: &TypeRef{Kind: SliceRef, Elem: &TypeRef{Kind: NamedRef, Name: k.Name, Package: pkg, Local: k.Type}}},
 	}
 	return t
 }
