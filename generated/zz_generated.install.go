@@ -6,6 +6,7 @@ package generated
 
 import (
 	"fmt"
+
 	coordinationv1 "github.com/kubeforge/kubeforge/generated/coordination/v1"
 	corev1 "github.com/kubeforge/kubeforge/generated/core/v1"
 	eventsv1 "github.com/kubeforge/kubeforge/generated/events/v1"

@@ -6,6 +6,7 @@ package types
 
 import (
 	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 )

@@ -135,10 +135,10 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		} else {
 			body = append(body, jen.Comment("No +default markers or SetDefaults_ hooks apply to "+k.Name+"."))
 		}
-		f.Commentf("SetObjectDefaults_%s applies the +default markers and SetDefaults_ hooks to a %s.", k.Name, k.Name)
+		f.Commentf("SetObjectDefaults_%s applies the +default markers and SetDefaults_ hooks to %s %s.", k.Name, genall.Article(k.Name), k.Name)
 		f.Func().Id("SetObjectDefaults_" + k.Name).Params(jen.Id("obj").Op("*").Qual(v.Package, k.Type.Name)).Block(body...)
 		f.Line()
-		f.Commentf("SetObjectDefaults_%s defaults every item of a %s.", k.ListName, k.ListName)
+		f.Commentf("SetObjectDefaults_%s defaults every item of %s %s.", k.ListName, genall.Article(k.ListName), k.ListName)
 		f.Func().Id("SetObjectDefaults_" + k.ListName).Params(jen.Id("obj").Op("*").Qual(v.Package, k.ListName)).Block(
 			jen.For(jen.Id("i").Op(":=").Range().Id("obj").Dot("Items")).Block(
 				jen.Id("SetObjectDefaults_" + k.Name).Call(jen.Op("&").Id("obj").Dot("Items").Index(jen.Id("i"))),
@@ -154,7 +154,7 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		if err != nil {
 			return genall.File{}, err
 		}
-		f.Commentf("%s defaults a %s.", n.Fn, n.Name)
+		f.Commentf("%s defaults %s %s.", n.Fn, genall.Article(n.Name), n.Name)
 		f.Func().Id(n.Fn).Params(jen.Id("obj").Op("*").Qual(n.Pkg, n.Name)).Block(body...)
 		f.Line()
 	}

@@ -10,6 +10,7 @@ package genall
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -126,4 +127,14 @@ func PerVersion(api *model.API, what string, gen func(api *model.API, v *model.V
 		}
 	}
 	return files, nil
+}
+
+// Article is the indefinite article of noun in generated prose: "an" before
+// a vowel ("an Event", "an Address"), "a" otherwise ("a Lease"), as
+// kube-apiserver words its route descriptions.
+func Article(noun string) string {
+	if noun != "" && strings.ContainsRune("AEIOUaeiou", rune(noun[0])) {
+		return "an"
+	}
+	return "a"
 }

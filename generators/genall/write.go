@@ -35,7 +35,7 @@ func Format(files []File) ([]File, error) {
 		if !strings.HasSuffix(f.Path, ".go") {
 			continue
 		}
-		src, err := format.Source(f.Content)
+		src, err := format.Source(groupImports(f.Content))
 		if err != nil {
 			errs = append(errs, formatError(f, err))
 			continue
@@ -208,4 +208,43 @@ func removeEmptyDirs(dir string, removeSelf bool) error {
 		}
 	}
 	return nil
+}
+
+// groupImports puts the standard library's imports in a group of their own
+// before the others, as goimports leaves them (jennifer writes one sorted
+// block). It rewrites only a parenthesised import block of one spec per
+// line, which is what jennifer renders; anything else is left to gofmt.
+func groupImports(src []byte) []byte {
+	start := bytes.Index(src, []byte("\nimport (\n"))
+	if start < 0 {
+		return src
+	}
+	start += len("\nimport (\n")
+	n := bytes.Index(src[start:], []byte("\n)\n"))
+	if n < 0 {
+		return src
+	}
+	var std, other [][]byte
+	for _, line := range bytes.Split(src[start:start+n], []byte("\n")) {
+		q := bytes.IndexByte(line, '"')
+		if q < 0 || bytes.Contains(line, []byte("//")) {
+			return src // a comment or an unexpected shape: keep it as it is
+		}
+		first, _, _ := bytes.Cut(line[q+1:], []byte("/"))
+		if bytes.IndexByte(first, '.') < 0 {
+			std = append(std, line)
+		} else {
+			other = append(other, line)
+		}
+	}
+	if len(std) == 0 || len(other) == 0 {
+		return src
+	}
+	var b bytes.Buffer
+	b.Write(src[:start])
+	b.Write(bytes.Join(std, []byte("\n")))
+	b.WriteString("\n\n")
+	b.Write(bytes.Join(other, []byte("\n")))
+	b.Write(src[start+n:])
+	return b.Bytes()
 }

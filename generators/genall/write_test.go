@@ -128,3 +128,20 @@ func TestRun(t *testing.T) {
 		t.Errorf("Run errors = %v", err)
 	}
 }
+
+func TestGroupImports(t *testing.T) {
+	in := "package p\n\nimport (\n\t\"time\"\n\tv1 \"example.com/x/v1\"\n\t\"strings\"\n\tmetav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n)\n\nvar _ = 1\n"
+	want := "package p\n\nimport (\n\t\"time\"\n\t\"strings\"\n\n\tv1 \"example.com/x/v1\"\n\tmetav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n)\n\nvar _ = 1\n"
+	if got := string(groupImports([]byte(in))); got != want {
+		t.Errorf("groupImports:\n%s\nwant:\n%s", got, want)
+	}
+	for _, same := range []string{
+		"package p\n\nimport \"time\"\n",
+		"package p\n\nimport (\n\t\"time\"\n\t\"strings\"\n)\n",
+		"package p\n\nimport (\n\t// why\n\t\"time\"\n\tv1 \"example.com/x/v1\"\n)\n",
+	} {
+		if got := string(groupImports([]byte(same))); got != same {
+			t.Errorf("groupImports changed %q to %q", same, got)
+		}
+	}
+}

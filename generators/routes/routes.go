@@ -246,7 +246,7 @@ func routesFor(k *model.Kind) []route {
 			doc: "list or watch objects of kind " + kind, action: "list",
 			params: with(scopeParams, listParams), writes: list(), codes: []int{200}},
 		{method: "POST", path: collection, handler: "Create", operation: "create" + scope + kind,
-			doc: "create a " + kind, action: "post",
+			doc: "create " + genall.Article(kind) + " " + kind, action: "post",
 			params: with(scopeParams, createParams), reads: obj(), writes: obj(), codes: []int{200, 201, 202}},
 		{method: "DELETE", path: collection, handler: "DeleteCollection", operation: "deleteCollection" + scope + kind,
 			doc: "delete collection of " + kind, action: "deletecollection",
@@ -261,7 +261,7 @@ func routesFor(k *model.Kind) []route {
 			doc: "partially update the specified " + kind, action: "patch",
 			params: with(itemParams, patchParams), reads: patch(), writes: obj(), codes: []int{200, 201}},
 		{method: "DELETE", path: item, handler: "Delete", operation: "delete" + scope + kind,
-			doc: "delete a " + kind, action: "delete",
+			doc: "delete " + genall.Article(kind) + " " + kind, action: "delete",
 			params: with(itemParams, deleteParams), reads: delOpts(), writes: status(), codes: []int{200, 202}},
 	}
 	if k.StatusSubresource {

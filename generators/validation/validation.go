@@ -147,7 +147,7 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 			scope = "namespaced"
 		}
 		decls = append(decls,
-			jen.Commentf("Validate%s validates a %s: its metadata (a %s object named as a %s),", k.Name, k.Name, scope, nameText(k)),
+			jen.Commentf("Validate%s validates %s %s: its metadata (a %s object named as a %s),", k.Name, genall.Article(k.Name), k.Name, scope, nameText(k)),
 			jen.Comment("every validation marker and the hand-written Validate_ hooks. Error paths start at the"),
 			jen.Comment("object's root (spec.parcels[1].count)."),
 			jen.Func().Id("Validate"+k.Name).Params(jen.Id("obj").Op("*").Qual(v.Package, k.Type.Name)).
@@ -167,7 +167,7 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		stmts := append([]jen.Code{jen.Var().Id("errs").Qual(fieldPkg, "ErrorList")}, body...)
 		stmts = append(stmts, jen.Return(jen.Id("errs")))
 		decls = append(decls,
-			jen.Commentf("%s validates a %s at fldPath.", n.Fn, n.Name),
+			jen.Commentf("%s validates %s %s at fldPath.", n.Fn, genall.Article(n.Name), n.Name),
 			jen.Func().Id(n.Fn).Params(
 				jen.Id("obj").Op("*").Qual(n.Pkg, n.Name),
 				jen.Id("fldPath").Op("*").Qual(fieldPkg, "Path"),

@@ -6,6 +6,7 @@ package corev1
 
 import (
 	"fmt"
+
 	"github.com/emicklei/go-restful/v3"
 	endpoints "github.com/kubeforge/kubeforge/runtime/endpoints"
 	openapi "github.com/kubeforge/kubeforge/runtime/openapi"
@@ -83,7 +84,7 @@ func InstallEventRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.Event, 
 	// POST /namespaces/{namespace}/events
 	ws.Route(ws.POST("/namespaces/{namespace}/events").To(h.Create).
 		Operation("createNamespacedEvent").
-		Doc("create a Event").
+		Doc("create an Event").
 		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
 		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
 		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
@@ -200,7 +201,7 @@ func InstallEventRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.Event, 
 	// DELETE /namespaces/{namespace}/events/{name}
 	ws.Route(ws.DELETE("/namespaces/{namespace}/events/{name}").To(h.Delete).
 		Operation("deleteNamespacedEvent").
-		Doc("delete a Event").
+		Doc("delete an Event").
 		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
 		Param(ws.PathParameter("name", "name of the Event").DataType("string")).
 		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).

@@ -5,14 +5,15 @@
 package corev1
 
 import (
+	"strings"
+	"time"
+
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	"k8s.io/api/core/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
 	fields "k8s.io/apimachinery/pkg/fields"
 	duration "k8s.io/apimachinery/pkg/util/duration"
-	"strings"
-	"time"
 )
 
 // EventStrategy is the typed behaviour of events (namespaced, v1) for the generic store and handlers.

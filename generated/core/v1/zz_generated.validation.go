@@ -11,7 +11,7 @@ import (
 	field "k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// ValidateEvent validates a Event: its metadata (a namespaced object named as a DNS subdomain),
+// ValidateEvent validates an Event: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateEvent(obj *v1.Event) field.ErrorList {

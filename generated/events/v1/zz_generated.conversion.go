@@ -6,6 +6,7 @@ package eventsv1
 
 import (
 	"fmt"
+
 	kfconversion "github.com/kubeforge/kubeforge/runtime/conversion"
 	fieldmanager "github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	types "github.com/kubeforge/kubeforge/types"

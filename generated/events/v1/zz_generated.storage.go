@@ -5,13 +5,14 @@
 package eventsv1
 
 import (
+	"strings"
+	"time"
+
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	"k8s.io/api/events/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
 	fields "k8s.io/apimachinery/pkg/fields"
 	duration "k8s.io/apimachinery/pkg/util/duration"
-	"strings"
-	"time"
 )
 
 // EventStrategy is the typed behaviour of events (namespaced, events.k8s.io/v1) for the handlers and the converting store over v1 Event.

@@ -10,7 +10,7 @@ import (
 	field "k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// ValidateEvent validates a Event: its metadata (a namespaced object named as a DNS subdomain),
+// ValidateEvent validates an Event: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateEvent(obj *v1.Event) field.ErrorList {
@@ -19,7 +19,7 @@ func ValidateEvent(obj *v1.Event) field.ErrorList {
 	return errs
 }
 
-// validate_Event validates a Event at fldPath.
+// validate_Event validates an Event at fldPath.
 func validate_Event(obj *v1.Event, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if obj.EventTime.IsZero() {
@@ -31,7 +31,7 @@ func validate_Event(obj *v1.Event, fldPath *field.Path) field.ErrorList {
 	return errs
 }
 
-// validate_EventSeries validates a EventSeries at fldPath.
+// validate_EventSeries validates an EventSeries at fldPath.
 func validate_EventSeries(obj *v1.EventSeries, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if obj.LastObservedTime.IsZero() {

@@ -5,14 +5,15 @@
 package infrav1
 
 import (
-	validate "github.com/kubeforge/kubeforge/runtime/validate"
-	v1 "github.com/kubeforge/kubeforge/types/infra/v1"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	field "k8s.io/apimachinery/pkg/util/validation/field"
 	"maps"
 	"regexp"
 	"slices"
 	"unicode/utf8"
+
+	validate "github.com/kubeforge/kubeforge/runtime/validate"
+	v1 "github.com/kubeforge/kubeforge/types/infra/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	field "k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Patterns of +kubebuilder:validation:Pattern, compiled once (checked at generation time).

@@ -5,11 +5,12 @@
 package shippingv1
 
 import (
+	"time"
+
 	v1 "github.com/kubeforge/kubeforge/types/shipping/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	intstr "k8s.io/apimachinery/pkg/util/intstr"
-	"time"
 )
 
 // RegisterDefaults adds the defaulting functions of every kind of shipping.kubeforge.dev/v1 and its list
@@ -64,7 +65,7 @@ func setDefaults_ShipmentSpec(obj *v1.ShipmentSpec) {
 	setDefaults_Tracking(&obj.Tracking)
 }
 
-// setDefaults_Address defaults a Address.
+// setDefaults_Address defaults an Address.
 func setDefaults_Address(obj *v1.Address) {
 	if obj.Country == "" {
 		obj.Country = "DE"

@@ -5,13 +5,14 @@
 package shippingv1
 
 import (
+	"regexp"
+	"unicode/utf8"
+
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "github.com/kubeforge/kubeforge/types/shipping/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
-	"regexp"
-	"unicode/utf8"
 )
 
 // Patterns of +kubebuilder:validation:Pattern, compiled once (checked at generation time).
@@ -88,7 +89,7 @@ func validate_ShipmentSpec(obj *v1.ShipmentSpec, fldPath *field.Path) field.Erro
 	return errs
 }
 
-// validate_Address validates a Address at fldPath.
+// validate_Address validates an Address at fldPath.
 func validate_Address(obj *v1.Address, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if obj.Street == "" {

@@ -6,6 +6,7 @@ package shippingv1alpha1
 
 import (
 	"fmt"
+
 	kfconversion "github.com/kubeforge/kubeforge/runtime/conversion"
 	fieldmanager "github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	v1 "github.com/kubeforge/kubeforge/types/shipping/v1"

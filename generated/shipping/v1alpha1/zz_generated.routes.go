@@ -6,6 +6,7 @@ package shippingv1alpha1
 
 import (
 	"fmt"
+
 	"github.com/emicklei/go-restful/v3"
 	endpoints "github.com/kubeforge/kubeforge/runtime/endpoints"
 	openapi "github.com/kubeforge/kubeforge/runtime/openapi"

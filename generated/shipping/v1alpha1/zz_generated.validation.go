@@ -5,11 +5,12 @@
 package shippingv1alpha1
 
 import (
+	"unicode/utf8"
+
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1alpha1 "github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
-	"unicode/utf8"
 )
 
 // ValidateShipment validates a Shipment: its metadata (a namespaced object named as a DNS subdomain),
@@ -44,7 +45,7 @@ func validate_ShipmentSpec(obj *v1alpha1.ShipmentSpec, fldPath *field.Path) fiel
 	return errs
 }
 
-// validate_Address validates a Address at fldPath.
+// validate_Address validates an Address at fldPath.
 func validate_Address(obj *v1alpha1.Address, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if obj.Street == "" {

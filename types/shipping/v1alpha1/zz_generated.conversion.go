@@ -6,6 +6,7 @@ package v1alpha1
 
 import (
 	"fmt"
+
 	v1 "github.com/kubeforge/kubeforge/types/shipping/v1"
 )
 

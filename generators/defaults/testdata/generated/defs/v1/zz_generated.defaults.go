@@ -113,7 +113,7 @@ func setDefaults_ThingSpec(obj *v1.ThingSpec) {
 	setDefaults_Shared(&obj.Shared)
 }
 
-// setDefaults_Item defaults a Item.
+// setDefaults_Item defaults an Item.
 func setDefaults_Item(obj *v1.Item) {
 	if obj.Count == 0 {
 		obj.Count = 1

@@ -6,6 +6,7 @@ package acceptancev1alpha1
 
 import (
 	"fmt"
+
 	v1 "github.com/kubeforge/kubeforge/generators/conversion/testdata/accept/types/acceptance/v1"
 	v1alpha1 "github.com/kubeforge/kubeforge/generators/conversion/testdata/accept/types/acceptance/v1alpha1"
 	kfconversion "github.com/kubeforge/kubeforge/runtime/conversion"

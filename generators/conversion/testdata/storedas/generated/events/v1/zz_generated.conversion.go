@@ -6,6 +6,7 @@ package eventsv1
 
 import (
 	"fmt"
+
 	types "github.com/kubeforge/kubeforge/generators/conversion/testdata/storedas/types"
 	kfconversion "github.com/kubeforge/kubeforge/runtime/conversion"
 	fieldmanager "github.com/kubeforge/kubeforge/runtime/fieldmanager"

@@ -5,12 +5,13 @@
 package coordinationv1
 
 import (
+	"time"
+
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	"k8s.io/api/coordination/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
 	duration "k8s.io/apimachinery/pkg/util/duration"
-	"time"
 )
 
 // LeaseStrategy is the typed behaviour of leases (namespaced, coordination.k8s.io/v1) for the generic store and handlers.

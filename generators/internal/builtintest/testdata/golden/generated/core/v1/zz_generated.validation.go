@@ -5,13 +5,14 @@
 package corev1
 
 import (
+	"regexp"
+	"unicode/utf8"
+
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
-	"regexp"
-	"unicode/utf8"
 )
 
 // Patterns of +kubebuilder:validation:Pattern, compiled once (checked at generation time).
@@ -28,7 +29,7 @@ func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
 	return errs
 }
 
-// ValidateEvent validates a Event: its metadata (a namespaced object named as a DNS subdomain),
+// ValidateEvent validates an Event: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateEvent(obj *v1.Event) field.ErrorList {

@@ -25,12 +25,12 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 	return nil
 }
 
-// SetObjectDefaults_Event applies the +default markers and SetDefaults_ hooks to a Event.
+// SetObjectDefaults_Event applies the +default markers and SetDefaults_ hooks to an Event.
 func SetObjectDefaults_Event(obj *v1.Event) {
 	// No +default markers or SetDefaults_ hooks apply to Event.
 }
 
-// SetObjectDefaults_EventList defaults every item of a EventList.
+// SetObjectDefaults_EventList defaults every item of an EventList.
 func SetObjectDefaults_EventList(obj *v1.EventList) {
 	for i := range obj.Items {
 		SetObjectDefaults_Event(&obj.Items[i])
