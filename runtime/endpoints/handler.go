@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/emicklei/go-restful/v3"
@@ -481,33 +480,21 @@ func (h *Handler[T, L]) update(sub string, req *restful.Request, resp *restful.R
 		if err := h.placeObject(obj, ns); err != nil {
 			return err
 		}
-		rv := obj.GetResourceVersion()
-		if rv == "" {
-			gk := schema.GroupKind{Group: h.info.Group, Kind: h.info.Plural}
-			return apierrors.NewInvalid(gk, name, field.ErrorList{
-				field.Invalid(field.NewPath("metadata", "resourceVersion"), uint64(0), "must be specified for an update"),
-			})
-		}
-		if n, err := strconv.ParseInt(rv, 10, 64); err != nil || n < 0 {
-			return apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %q", rv))
-		}
 		fm, err := h.fieldManager(sub)
 		if err != nil {
 			return err
 		}
 		manager := fieldmanager.ManagerOrUserAgent(opts.fieldManager, r.UserAgent())
-		// The store checks resourceVersion against the current object; the
-		// field manager needs that object to record what this write changed.
+		// The store checks the object's resourceVersion (required, and
+		// the current one); the field manager needs the current object to
+		// record what this write changed.
 		tryUpdate := func(current T) (T, error) {
-			var zero T
-			if rv != current.GetResourceVersion() {
-				return zero, apierrors.NewConflict(h.info.GroupResource(), name, errors.New(optimisticLockErrorMsg))
-			}
 			return h.trackUpdate(fm, current, obj.DeepCopyObject().(T), manager), nil
 		}
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
-		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, tryUpdate, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub})
+		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, tryUpdate,
+			storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub, RequireResourceVersion: true})
 		if err != nil {
 			return err
 		}

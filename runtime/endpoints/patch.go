@@ -24,9 +24,6 @@ import (
 // maxJSONPatchOperations is kube-apiserver's limit on one JSON patch.
 const maxJSONPatchOperations = 10000
 
-// optimisticLockErrorMsg is kube's conflict message.
-const optimisticLockErrorMsg = "the object has been modified; please apply your changes to the latest version and try again"
-
 type jsonPatchOp struct {
 	Op    string `json:"op"`
 	Path  string `json:"path"`
@@ -231,8 +228,7 @@ func (h *Handler[T, L]) checkPatched(obj, current T, ns, name string) error {
 	if obj.GetName() != name {
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", obj.GetName(), name))
 	}
-	if rv := obj.GetResourceVersion(); rv != "" && rv != current.GetResourceVersion() {
-		return apierrors.NewConflict(h.info.GroupResource(), name, errors.New(optimisticLockErrorMsg))
-	}
+	// A resourceVersion in the patched object is a precondition the store
+	// checks against the current object.
 	return nil
 }

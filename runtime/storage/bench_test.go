@@ -62,7 +62,7 @@ func TestObserveLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Update(ctx, w, UpdateOptions{}); err != nil {
+	if _, err := put(ctx, st, w, UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.List(ctx, "", ListOptions{}); err != nil {

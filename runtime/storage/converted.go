@@ -188,31 +188,6 @@ func (cv *converted[E, EL, T, L]) List(ctx context.Context, namespace string, op
 	return cv.listFromHub("list", list)
 }
 
-// Update replaces the object (PUT) through GuaranteedUpdate, so that the
-// spoke validation sees the object as it will be stored. A missing or
-// malformed resourceVersion is left to the hub store's own errors.
-func (cv *converted[E, EL, T, L]) Update(ctx context.Context, obj E, opts UpdateOptions) (E, error) {
-	var zero E
-	if rv := obj.GetResourceVersion(); rv == "" || (opts.Subresource != "" && opts.Subresource != "status") {
-		h, err := cv.toHub("update", obj)
-		if err != nil {
-			return zero, err
-		}
-		out, err := cv.hub.Update(ctx, h, opts)
-		if err != nil {
-			return zero, err
-		}
-		return cv.fromHub("update", out)
-	} else if _, err := parseRV(rv); err != nil {
-		return zero, err
-	}
-	// The hub store reports a resourceVersion other than the current one
-	// as a Conflict.
-	return cv.GuaranteedUpdate(ctx, obj.GetNamespace(), obj.GetName(), opts.Subresource, func(E) (E, error) {
-		return cv.copyObj(obj), nil
-	}, opts)
-}
-
 // GuaranteedUpdate gives tryUpdate the current object converted to the
 // spoke, validates its result as the spoke (as the hub store will merge
 // it: only status for the status subresource, the current status
@@ -227,6 +202,11 @@ func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespac
 		}
 		newObj, err := tryUpdate(cv.copyObj(spokeCur))
 		if err != nil {
+			return zeroT, err
+		}
+		// The precondition goes before validation, as in the hub store and
+		// kube-apiserver: a stale write is a Conflict whatever it holds.
+		if err := checkResourceVersion(cv.s.Info, newObj, spokeCur, opts.RequireResourceVersion); err != nil {
 			return zeroT, err
 		}
 		check := newObj

@@ -294,7 +294,7 @@ func TestConvertedUpdate(t *testing.T) {
 	}
 	cur.Spec.Width = 7
 	cur.Status.State = "Ignored" // main resource: status is kept
-	updated, err := sp.Update(ctx, cur, UpdateOptions{})
+	updated, err := put(ctx, sp, cur, UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,22 +313,22 @@ func TestConvertedUpdate(t *testing.T) {
 	// Stale resourceVersion: 409; none: 422; malformed: 400; too wide: 422
 	// with the spoke's path; unconvertible: 400.
 	stale := cur.DeepCopyObject().(*AlphaWidget)
-	_, err = sp.Update(ctx, stale, UpdateOptions{})
+	_, err = put(ctx, sp, stale, UpdateOptions{})
 	wantStatus(t, err, http.StatusConflict, metav1.StatusReasonConflict, "~the object has been modified")
 	none := updated.DeepCopyObject().(*AlphaWidget)
 	none.ResourceVersion = ""
-	_, err = sp.Update(ctx, none, UpdateOptions{})
+	_, err = put(ctx, sp, none, UpdateOptions{})
 	wantStatus(t, err, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "~must be specified for an update")
 	bad := updated.DeepCopyObject().(*AlphaWidget)
 	bad.ResourceVersion = "x"
-	_, err = sp.Update(ctx, bad, UpdateOptions{})
+	_, err = put(ctx, sp, bad, UpdateOptions{})
 	wantStatus(t, err, http.StatusBadRequest, metav1.StatusReasonBadRequest, "")
 	wide := updated.DeepCopyObject().(*AlphaWidget)
 	wide.Spec.Width = 500
-	_, err = sp.Update(ctx, wide, UpdateOptions{})
+	_, err = put(ctx, sp, wide, UpdateOptions{})
 	wantStatus(t, err, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "~spec.width")
 	wide.Spec.Width = 13
-	_, err = sp.Update(ctx, wide, UpdateOptions{})
+	_, err = put(ctx, sp, wide, UpdateOptions{})
 	wantStatus(t, err, http.StatusBadRequest, metav1.StatusReasonBadRequest, "~13 has no size")
 
 	// GuaranteedUpdate: tryUpdate sees the current object as the spoke.
@@ -376,7 +376,7 @@ func TestConvertedUpdate(t *testing.T) {
 	}
 	stObj := st.DeepCopyObject().(*AlphaWidget)
 	stObj.Status.State = "Put"
-	put, err := sp.Update(ctx, stObj, UpdateOptions{Subresource: "status"})
+	put, err := put(ctx, sp, stObj, UpdateOptions{Subresource: "status"})
 	if err != nil || put.Status.State != "Put" {
 		t.Fatalf("status PUT: %v %+v", err, put)
 	}

@@ -18,10 +18,11 @@ type Interface[T resource.Object, L resource.ListObject] interface {
 	Get(ctx context.Context, namespace, name string, opts GetOptions) (T, error)
 	// List reads the objects of namespace ("" for all namespaces).
 	List(ctx context.Context, namespace string, opts ListOptions) (L, error)
-	// Update replaces an object whose resourceVersion must match (PUT).
-	Update(ctx context.Context, obj T, opts UpdateOptions) (T, error)
 	// GuaranteedUpdate applies tryUpdate to the current object and writes
-	// the result, retrying on races with concurrent writers (PATCH).
+	// the result, retrying on races with concurrent writers. It is the one
+	// write path of an existing object: PATCH, apply, and PUT (with
+	// UpdateOptions.RequireResourceVersion, the object tryUpdate returns
+	// being the request's).
 	GuaranteedUpdate(ctx context.Context, namespace, name string, subresource string, tryUpdate func(current T) (T, error), opts UpdateOptions) (T, error)
 	// Delete deletes an object (deleted=true) or, with finalizers, marks it
 	// for deletion (deleted=false), returning its last state.

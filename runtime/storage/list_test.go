@@ -85,7 +85,7 @@ func TestListResourceVersion(t *testing.T) {
 	w := mustCreate(t, f, widget("ns", "a", 1))
 	rv1 := w.ResourceVersion
 	w.Spec.Size = 2
-	if _, err := f.st.Update(ctx, w, UpdateOptions{}); err != nil {
+	if _, err := put(ctx, f.st, w, UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	mustCreate(t, f, widget("ns", "b", 1))

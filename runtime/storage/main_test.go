@@ -201,3 +201,12 @@ func currentRev(t testing.TB) int64 {
 	}
 	return resp.Header.Revision
 }
+
+// put replaces obj as the PUT handler does: through GuaranteedUpdate, with
+// the request's object and its resourceVersion required.
+func put[T resource.Object, L resource.ListObject](ctx context.Context, st Interface[T, L], obj T, opts UpdateOptions) (T, error) {
+	opts.RequireResourceVersion = true
+	return st.GuaranteedUpdate(ctx, obj.GetNamespace(), obj.GetName(), opts.Subresource, func(T) (T, error) {
+		return obj.DeepCopyObject().(T), nil
+	}, opts)
+}

@@ -173,7 +173,7 @@ func TestJSONReaderMatchesTypedPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur.Spec.Color = "blue"
-	if _, err := f.st.Update(ctx, cur, UpdateOptions{}); err != nil {
+	if _, err := put(ctx, f.st, cur, UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// The same key and revision with other bytes (another etcd) is not
@@ -297,7 +297,7 @@ func TestListJSONPages(t *testing.T) {
 	last, err := f.st.Get(ctx, "ns0", fmt.Sprintf("w%05d", n-1), GetOptions{})
 	if err == nil {
 		last.Spec.Color = "changed"
-		_, err = f.st.Update(ctx, last, UpdateOptions{})
+		_, err = put(ctx, f.st, last, UpdateOptions{})
 	}
 	if err != nil {
 		t.Fatal(err)

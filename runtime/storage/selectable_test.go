@@ -118,7 +118,7 @@ func TestSelectableFieldsConverted(t *testing.T) {
 		w = mustCreate(t, f, w)
 		if state != "" {
 			w.Status.Phase = state
-			if _, err := f.st.Update(ctx, w, UpdateOptions{Subresource: "status"}); err != nil {
+			if _, err := put(ctx, f.st, w, UpdateOptions{Subresource: "status"}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -151,7 +151,7 @@ func TestKeySafety(t *testing.T) {
 			assert4xx(t, err)
 			w := widget(ns, name, 2)
 			w.ResourceVersion = good.ResourceVersion
-			_, err = f.st.Update(ctx, w, UpdateOptions{})
+			_, err = put(ctx, f.st, w, UpdateOptions{})
 			assert4xx(t, err)
 			_, err = f.st.GuaranteedUpdate(ctx, ns, name, "", func(c *Widget) (*Widget, error) { return c, nil }, UpdateOptions{})
 			assert4xx(t, err)
@@ -206,7 +206,7 @@ func TestDryRun(t *testing.T) {
 
 	u := w.DeepCopyObject().(*Widget)
 	u.Spec.Size = 5
-	res, err := f.st.Update(ctx, u, UpdateOptions{DryRun: true})
+	res, err := put(ctx, f.st, u, UpdateOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestDryRun(t *testing.T) {
 	// Dry-run delete of an object with finalizers changes nothing either.
 	u2 := w.DeepCopyObject().(*Widget)
 	u2.Finalizers = []string{"x/y"}
-	w2, err := f.st.Update(ctx, u2, UpdateOptions{})
+	w2, err := put(ctx, f.st, u2, UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestUpdate(t *testing.T) {
 	s.Status.Phase = "Running"
 	s.Spec.Size = 100 // ignored on a status write
 	s.Labels = map[string]string{"ignored": "yes"}
-	st1, err := f.st.Update(ctx, s, UpdateOptions{Subresource: "status"})
+	st1, err := put(ctx, f.st, s, UpdateOptions{Subresource: "status"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,11 +275,11 @@ func TestUpdate(t *testing.T) {
 	// RV required.
 	u := st1.DeepCopyObject().(*Widget)
 	u.ResourceVersion = ""
-	_, err = f.st.Update(ctx, u, UpdateOptions{})
+	_, err = put(ctx, f.st, u, UpdateOptions{})
 	wantStatus(t, err, 422, metav1.StatusReasonInvalid, `widgets.test.kubeforge.dev "g1" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`)
 	// Stale RV.
 	u.ResourceVersion = w.ResourceVersion
-	_, err = f.st.Update(ctx, u, UpdateOptions{})
+	_, err = put(ctx, f.st, u, UpdateOptions{})
 	wantStatus(t, err, 409, metav1.StatusReasonConflict, `Operation cannot be fulfilled on widgets.test.kubeforge.dev "g1": the object has been modified; please apply your changes to the latest version and try again`)
 
 	// Main write: spec change bumps generation, status kept, system fields carried.
@@ -290,7 +290,7 @@ func TestUpdate(t *testing.T) {
 	u.CreationTimestamp = metav1.Now()
 	u.UID = ""
 	u.Labels = map[string]string{"a": "b"}
-	u2, err := f.st.Update(ctx, u, UpdateOptions{})
+	u2, err := put(ctx, f.st, u, UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestUpdate(t *testing.T) {
 	// Metadata-only change: no generation bump.
 	u = u2.DeepCopyObject().(*Widget)
 	u.Annotations = map[string]string{"x": "y"}
-	u3, err := f.st.Update(ctx, u, UpdateOptions{})
+	u3, err := put(ctx, f.st, u, UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func TestUpdate(t *testing.T) {
 	}
 	// No-op update: no write, same RV.
 	before := f.raw(t)
-	u4, err := f.st.Update(ctx, u3.DeepCopyObject().(*Widget), UpdateOptions{})
+	u4, err := put(ctx, f.st, u3.DeepCopyObject().(*Widget), UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,26 +319,26 @@ func TestUpdate(t *testing.T) {
 	// Immutable uid.
 	u = u3.DeepCopyObject().(*Widget)
 	u.UID = types.UID("other")
-	_, err = f.st.Update(ctx, u, UpdateOptions{})
+	_, err = put(ctx, f.st, u, UpdateOptions{})
 	wantStatus(t, err, 422, metav1.StatusReasonInvalid, `Widget.test.kubeforge.dev "g1" is invalid: metadata.uid: Invalid value: "other": field is immutable`)
 	// Validation.
 	u = u3.DeepCopyObject().(*Widget)
 	u.Spec.Size = -5
-	_, err = f.st.Update(ctx, u, UpdateOptions{})
+	_, err = put(ctx, f.st, u, UpdateOptions{})
 	wantStatus(t, err, 422, metav1.StatusReasonInvalid, "~spec.size")
 	// Missing object.
 	u = u3.DeepCopyObject().(*Widget)
 	u.Name = "missing"
-	_, err = f.st.Update(ctx, u, UpdateOptions{})
+	_, err = put(ctx, f.st, u, UpdateOptions{})
 	wantStatus(t, err, 404, metav1.StatusReasonNotFound, `widgets.test.kubeforge.dev "missing" not found`)
 	// Status subresource on a kind without one.
 	f2 := newFixture(t, true, false)
 	w2 := mustCreate(t, f2, widget("ns", "n", 1))
-	_, err = f2.st.Update(ctx, w2, UpdateOptions{Subresource: "status"})
+	_, err = put(ctx, f2.st, w2, UpdateOptions{Subresource: "status"})
 	wantStatus(t, err, 404, metav1.StatusReasonNotFound, "")
 	// Without a status subresource, a status change is a spec change.
 	w2.Status.Phase = "p"
-	w3, err := f2.st.Update(ctx, w2, UpdateOptions{})
+	w3, err := put(ctx, f2.st, w2, UpdateOptions{})
 	if err != nil || w3.Generation != 2 || w3.Status.Phase != "p" {
 		t.Fatalf("update without subresource = %+v, %v", w3, err)
 	}
@@ -419,7 +419,7 @@ func TestDeleteAndFinalizers(t *testing.T) {
 	f := newFixture(t, true, true)
 	w := mustCreate(t, f, widget("ns", "f1", 1))
 	w.Finalizers = []string{"example.dev/a", "example.dev/b"}
-	w, err := f.st.Update(ctx, w, UpdateOptions{})
+	w, err := put(ctx, f.st, w, UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,18 +443,18 @@ func TestDeleteAndFinalizers(t *testing.T) {
 	u := d.DeepCopyObject().(*Widget)
 	u.DeletionTimestamp = nil
 	u.Finalizers = []string{"example.dev/a"}
-	u1, err := f.st.Update(ctx, u, UpdateOptions{})
+	u1, err := put(ctx, f.st, u, UpdateOptions{})
 	if err != nil || u1.DeletionTimestamp == nil {
 		t.Fatalf("update = %+v %v", u1, err)
 	}
 	u = u1.DeepCopyObject().(*Widget)
 	u.Finalizers = append(u.Finalizers, "example.dev/new")
-	_, err = f.st.Update(ctx, u, UpdateOptions{})
+	_, err = put(ctx, f.st, u, UpdateOptions{})
 	wantStatus(t, err, 422, metav1.StatusReasonInvalid, "~no new finalizers can be added if the object is being deleted")
 	// Removing the last finalizer deletes.
 	u = u1.DeepCopyObject().(*Widget)
 	u.Finalizers = nil
-	last, err := f.st.Update(ctx, u, UpdateOptions{})
+	last, err := put(ctx, f.st, u, UpdateOptions{})
 	if err != nil || last.Name != "f1" {
 		t.Fatalf("final update = %v %v", last, err)
 	}

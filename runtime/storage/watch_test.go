@@ -71,7 +71,7 @@ func TestWatchResumeAndDeleted(t *testing.T) {
 	f := newFixture(t, true, false)
 	a := mustCreate(t, f, widget("ns", "a", 1))
 	a.Spec.Size = 2
-	a2, err := f.st.Update(ctx, a, UpdateOptions{})
+	a2, err := put(ctx, f.st, a, UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,19 +192,19 @@ func TestWatchSelectors(t *testing.T) {
 	w = mustCreate(t, f, w)                    // not matching label
 	mustCreate(t, f, widget("ns", "other", 1)) // matches neither
 	w.Labels = map[string]string{"app": "x"}   // starts matching: ADDED
-	w1, err := f.st.Update(ctx, w, UpdateOptions{})
+	w1, err := put(ctx, f.st, w, UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantEvent(t, next(t, ch), watch.Added, "w", w1.ResourceVersion)
 	w1.Spec.Size = 2 // still matching: MODIFIED
-	w2, err := f.st.Update(ctx, w1, UpdateOptions{})
+	w2, err := put(ctx, f.st, w1, UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantEvent(t, next(t, ch), watch.Modified, "w", w2.ResourceVersion)
 	w2.Labels = nil // stops matching: DELETED with the old state at the new RV
-	w3, err := f.st.Update(ctx, w2, UpdateOptions{})
+	w3, err := put(ctx, f.st, w2, UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestWatchCompacted(t *testing.T) {
 	f := newFixture(t, true, false)
 	a := mustCreate(t, f, widget("ns", "a", 1))
 	a.Spec.Size = 2
-	if _, err := f.st.Update(ctx, a, UpdateOptions{}); err != nil {
+	if _, err := put(ctx, f.st, a, UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	compactTo(t, currentRev(t))
@@ -290,7 +290,7 @@ func TestCompactor(t *testing.T) {
 	f := newFixture(t, true, false)
 	a := mustCreate(t, f, widget("ns", "a", 1))
 	a.Spec.Size = 2
-	if _, err := f.st.Update(ctx, a, UpdateOptions{}); err != nil {
+	if _, err := put(ctx, f.st, a, UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
