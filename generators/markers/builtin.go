@@ -80,6 +80,10 @@ func newBuiltin() (*Registry, error) {
 		Help: "Server-side-apply semantics of a list: atomic, set (unique scalar items) or map (items keyed by +listMapKey)."})
 	add(Definition{Name: "listMapKey", Target: tf, Value: val(StringArg, "JSON name of a key field"), Repeatable: true,
 		Help: "A key of a listType=map list: the JSON name of a required (or defaulted) field of the item struct. Repeat for composite keys."})
+	add(Definition{Name: "patchStrategy", Target: FieldTarget, Value: val(StringArg, "strategy", "merge", "retainKeys", "merge,retainKeys", "replace"),
+		Help: "Strategic merge patch strategy of the field, as k8s.io/api spells it (also read from the patchStrategy struct tag): merge merges lists (by +patchMergeKey for lists of structs), retainKeys drops the keys the patch leaves out, replace replaces the field. Without it, a +listType=map list merges by its first +listMapKey and a +listType=set list merges its values."})
+	add(Definition{Name: "patchMergeKey", Target: FieldTarget, Value: val(StringArg, "JSON name of a key field"),
+		Help: "The item field a strategic merge patch matches list items by (with +patchStrategy=merge; also read from the patchMergeKey struct tag)."})
 	add(Definition{Name: "mapType", Target: tf, Value: val(StringArg, "map semantics", "atomic", "granular"),
 		Help: "Server-side-apply semantics of a map."})
 	add(Definition{Name: "structType", Target: tf, Value: val(StringArg, "struct semantics", "atomic", "granular"),

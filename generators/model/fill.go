@@ -225,9 +225,13 @@ func first(ms Markers, name string) any {
 	return nil
 }
 
-// parseTag fills JSONName, Inline, OmitEmpty from the struct tag.
+// parseTag fills JSONName, Inline, OmitEmpty, PatchStrategy and
+// PatchMergeKey from the struct tag.
 func parseTag(f *Field, tags string) {
-	tag, ok := reflect.StructTag(tags).Lookup("json")
+	st := reflect.StructTag(tags)
+	f.PatchStrategy = st.Get("patchStrategy")
+	f.PatchMergeKey = st.Get("patchMergeKey")
+	tag, ok := st.Lookup("json")
 	if !ok {
 		if f.Embedded {
 			f.Inline = true // encoding/json promotes untagged embedded fields

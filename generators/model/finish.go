@@ -196,6 +196,62 @@ func (l *loader) finishField(pi *pkgInfo, f *Field) {
 	if len(keys) > 0 && f.ListType != "map" {
 		l.errorf(keys[0].Pos, "%s: +listMapKey needs +listType=map (got %q)", subject, f.ListType)
 	}
+	l.patchStrategy(pi, f, subject)
+}
+
+// patchStrategy fills the field's strategic merge patch semantics
+// (Field.PatchStrategy). Packages the user does not own keep exactly what
+// their struct tags say, as kube-apiserver reads them.
+func (l *loader) patchStrategy(pi *pkgInfo, f *Field, subject string) {
+	if f.PatchStrategy == "" {
+		f.PatchStrategy, _ = first(f.Markers, "patchStrategy").(string)
+	}
+	if f.PatchMergeKey == "" {
+		f.PatchMergeKey, _ = first(f.Markers, "patchMergeKey").(string)
+	}
+	if pi.v.External {
+		return
+	}
+	explicit := f.PatchStrategy != "" || f.PatchMergeKey != ""
+	if f.PatchStrategy == "" {
+		switch f.ListType {
+		case "map":
+			f.PatchStrategy = "merge"
+			if f.PatchMergeKey == "" && len(f.ListMapKeys) > 0 {
+				f.PatchMergeKey = f.ListMapKeys[0]
+			}
+		case "set":
+			f.PatchStrategy = "merge"
+		}
+	}
+	pos := f.Pos
+	if mv := f.Markers["patchMergeKey"]; len(mv) > 0 {
+		pos = mv[0].Pos
+	}
+	if !explicit {
+		return // derived from the list type, which is checked above
+	}
+	elem := sliceElem(f.Type)
+	merges := strings.Contains(f.PatchStrategy, "merge")
+	switch {
+	case f.PatchMergeKey != "" && (elem == nil || structFields(elem) == nil):
+		l.errorf(pos, "%s: +patchMergeKey needs a list of structs", subject)
+	case f.PatchMergeKey != "":
+		if findJSON(structFields(elem), f.PatchMergeKey) == nil {
+			var names []string
+			collectJSONNames(structFields(elem), &names)
+			hint := ""
+			if s := markers.Closest(f.PatchMergeKey, names); s != "" {
+				hint = fmt.Sprintf(": did you mean %q?", s)
+			}
+			l.errorf(pos, "%s: +patchMergeKey=%s is not a JSON field of the list items%s", subject, f.PatchMergeKey, hint)
+		}
+		if !merges {
+			l.errorf(pos, "%s: +patchMergeKey needs +patchStrategy=merge", subject)
+		}
+	case merges && elem != nil && structFields(elem) != nil:
+		l.errorf(pos, "%s: +patchStrategy=merge on a list of structs needs +patchMergeKey (or +listType=map with +listMapKey)", subject)
+	}
 }
 
 func hasDefaultMarker(f *Field) bool {

@@ -247,6 +247,15 @@ type Field struct {
 	// ListType is "atomic", "set" or "map" (+listType); ListMapKeys with map.
 	ListType    string
 	ListMapKeys []string
+	// PatchStrategy and PatchMergeKey are the field's strategic merge patch
+	// semantics: from the struct tags patchStrategy/patchMergeKey (as
+	// k8s.io/api declares them), else the +patchStrategy/+patchMergeKey
+	// markers, else, in packages the user owns, from the list type
+	// (map: "merge" by the first +listMapKey; set: "merge"). Empty: the
+	// field is replaced as a whole, as in a JSON merge patch.
+	PatchStrategy string
+	PatchMergeKey string
+
 	// MapType is "atomic" or "granular" (+mapType), StructType likewise.
 	MapType    string
 	StructType string

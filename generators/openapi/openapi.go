@@ -50,6 +50,8 @@ const (
 	extListType      = "x-kubernetes-list-type"
 	extListMapKeys   = "x-kubernetes-list-map-keys"
 	extMapType       = "x-kubernetes-map-type"
+	extPatchStrategy = "x-kubernetes-patch-strategy"
+	extPatchMergeKey = "x-kubernetes-patch-merge-key"
 	extEmbedded      = "x-kubernetes-embedded-resource"
 	extPreserve      = "x-kubernetes-preserve-unknown-fields"
 	extValidations   = "x-kubernetes-validations"
@@ -479,6 +481,12 @@ func (b *builder) fieldSchema(f *model.Field, owner string) (map[string]any, err
 			keys[i] = k
 		}
 		s[extListMapKeys] = keys
+	}
+	if f.PatchStrategy != "" {
+		s[extPatchStrategy] = f.PatchStrategy
+	}
+	if f.PatchMergeKey != "" {
+		s[extPatchMergeKey] = f.PatchMergeKey
 	}
 	if f.MapType != "" {
 		s[extMapType] = f.MapType

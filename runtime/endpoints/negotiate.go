@@ -17,15 +17,15 @@ const (
 	mediaJSON = "application/json"
 	mediaYAML = "application/yaml"
 
-	// MediaTypeJSONPatch, MediaTypeMergePatch and MediaTypeApplyPatch
-	// (server-side apply) are the patch bodies served.
-	MediaTypeJSONPatch  = "application/json-patch+json"
-	MediaTypeMergePatch = "application/merge-patch+json"
-	MediaTypeApplyPatch = "application/apply-patch+yaml"
-	// MediaTypeStrategicMergePatch is answered with 415: our kinds carry no
-	// patch strategies, and OpenAPI does not list it, so kubectl never
-	// sends it.
+	// MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch
+	// and MediaTypeApplyPatch (server-side apply) are the patch bodies
+	// served. Strategic merge patch follows each field's
+	// x-kubernetes-patch-strategy in the kind's OpenAPI schema (k8s.io/api's
+	// struct tags for built-in kinds; markers and list types for the user's).
+	MediaTypeJSONPatch           = "application/json-patch+json"
+	MediaTypeMergePatch          = "application/merge-patch+json"
 	MediaTypeStrategicMergePatch = "application/strategic-merge-patch+json"
+	MediaTypeApplyPatch          = "application/apply-patch+yaml"
 
 	metaGroup = "meta.k8s.io"
 )
@@ -34,7 +34,7 @@ var (
 	supportedOutputTypes = []string{mediaJSON, mediaYAML}
 	supportedStreamTypes = []string{mediaJSON + ";stream=watch"}
 	supportedInputTypes  = []string{mediaJSON, mediaYAML}
-	supportedPatchTypes  = []string{MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeApplyPatch}
+	supportedPatchTypes  = []string{MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch, MediaTypeApplyPatch}
 )
 
 // Produces is what generated routes should declare with .Produces(...):
@@ -47,8 +47,7 @@ var Produces = []string{mediaJSON, mediaYAML, "application/json;stream=watch"}
 // so that unsupported patch types reach the handler and get a 415 Status.
 var Consumes = []string{mediaJSON, mediaYAML}
 
-// ConsumesPatch lists every patch type a client may send; the handler
-// answers strategic merge patch with a 415 Status.
+// ConsumesPatch lists every patch type a client may send.
 var ConsumesPatch = []string{MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch, MediaTypeApplyPatch}
 
 // conversion targets a client may ask for with as=;g=;v=.

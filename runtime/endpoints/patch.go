@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
@@ -32,8 +34,8 @@ type jsonPatchOp struct {
 }
 
 // Patch serves PATCH .../{name} with application/json-patch+json,
-// application/merge-patch+json or application/apply-patch+yaml (server-side
-// apply); other patch types, strategic merge patch included, are a 415.
+// application/merge-patch+json, application/strategic-merge-patch+json or
+// application/apply-patch+yaml (server-side apply); other types are a 415.
 func (h *Handler[T, L]) Patch(req *restful.Request, resp *restful.Response) {
 	h.patch("", req, resp)
 }
@@ -50,7 +52,9 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			patchType = patchType[:i]
 		}
 		patchType = strings.ToLower(strings.TrimSpace(patchType))
-		if patchType != MediaTypeJSONPatch && patchType != MediaTypeMergePatch && patchType != MediaTypeApplyPatch {
+		switch patchType {
+		case MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch, MediaTypeApplyPatch:
+		default:
 			return unsupportedMediaType(supportedPatchTypes)
 		}
 		ns, name, err := h.names(req, true)
@@ -77,7 +81,9 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			return err
 		}
 		manager := fieldmanager.ManagerOrUserAgent(opts.fieldManager, r.UserAgent())
-		apply, patchStrict, err := preparePatch(patchType, body, opts.fieldValidation)
+		apply, patchStrict, err := preparePatch(patchType, body, opts.fieldValidation, func() (strategicpatch.LookupPatchMeta, error) {
+			return h.fms.PatchMeta(h.gvk)
+		})
 		if err != nil {
 			return err
 		}
@@ -140,8 +146,9 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 
 // preparePatch validates the patch body once and returns the function that
 // applies it to an object's JSON, plus the strict errors of the patch body
-// itself (unknown JSON patch fields, duplicate keys).
-func preparePatch(patchType string, body []byte, directive string) (func([]byte) ([]byte, error), []error, error) {
+// itself (unknown JSON patch fields, duplicate keys). patchMeta gives the
+// kind's strategic merge patch metadata.
+func preparePatch(patchType string, body []byte, directive string, patchMeta func() (strategicpatch.LookupPatchMeta, error)) (func([]byte) ([]byte, error), []error, error) {
 	var strictErrs []error
 	switch patchType {
 	case MediaTypeJSONPatch:
@@ -169,7 +176,7 @@ func preparePatch(patchType string, body []byte, directive string) (func([]byte)
 			}
 			return out, nil
 		}, strictErrs, nil
-	case MediaTypeMergePatch:
+	case MediaTypeMergePatch, MediaTypeStrategicMergePatch:
 		trimmed := bytes.TrimSpace(body)
 		if len(trimmed) == 0 || trimmed[0] != '{' {
 			return nil, nil, apierrors.NewBadRequest("error decoding patch: a merge patch must be a JSON object")
@@ -184,6 +191,19 @@ func preparePatch(patchType string, body []byte, directive string) (func([]byte)
 		} else if err := json.Unmarshal(body, &v); err != nil {
 			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 		}
+		if patchType == MediaTypeStrategicMergePatch {
+			meta, err := patchMeta()
+			if err != nil {
+				return nil, nil, unsupportedMediaType(supportedPatchTypes)
+			}
+			return func(doc []byte) ([]byte, error) {
+				out, err := strategicpatch.StrategicMergePatchUsingLookupPatchMeta(doc, body, meta)
+				if err != nil {
+					return nil, strategicPatchError(err)
+				}
+				return out, nil
+			}, strictErrs, nil
+		}
 		return func(doc []byte) ([]byte, error) {
 			out, err := jsonpatch.MergePatch(doc, body)
 			if err != nil {
@@ -196,6 +216,20 @@ func preparePatch(patchType string, body []byte, directive string) (func([]byte)
 		}, strictErrs, nil
 	}
 	return nil, nil, unsupportedMediaType(supportedPatchTypes)
+}
+
+// strategicPatchError is kube-apiserver's answer to a strategic merge patch
+// that cannot be applied: a malformed directive is a 400, a patch that
+// contradicts itself or the schema a 422; never a 500.
+func strategicPatchError(err error) error {
+	for _, bad := range []error{mergepatch.ErrBadJSONDoc, mergepatch.ErrBadPatchFormatForPrimitiveList,
+		mergepatch.ErrBadPatchFormatForRetainKeys, mergepatch.ErrBadPatchFormatForSetElementOrderList,
+		mergepatch.ErrUnsupportedStrategicMergePatchFormat} {
+		if errors.Is(err, bad) {
+			return apierrors.NewBadRequest(err.Error())
+		}
+	}
+	return invalidRequest(fmt.Sprintf("the strategic merge patch could not be applied: %v", err))
 }
 
 // invalidPatch is kube's 422 for a patched object that does not decode.

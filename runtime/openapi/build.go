@@ -105,12 +105,12 @@ func patchContentTypes(r *restful.Route) []string {
 	var out []string
 	for _, c := range r.Consumes {
 		switch c {
-		case JSONPatch, MergePatch, ApplyPatch:
+		case JSONPatch, MergePatch, StrategicPatch, ApplyPatch:
 			out = append(out, c)
 		}
 	}
 	if len(out) == 0 {
-		out = []string{JSONPatch, MergePatch, ApplyPatch}
+		out = []string{JSONPatch, MergePatch, StrategicPatch, ApplyPatch}
 	}
 	return out
 }
@@ -195,7 +195,7 @@ func operation(r *restful.Route, schemas map[string]bool) (map[string]any, error
 			types = patchContentTypes(r)
 		} else {
 			for _, c := range r.Consumes {
-				if c != strategic {
+				if c != StrategicPatch {
 					types = append(types, c)
 				}
 			}

@@ -65,13 +65,13 @@ const (
 	ResponseSchemaKey = "kubeforge.dev/response-schema"
 )
 
-// Patch content types. Strategic merge patch is never listed: kubectl
-// would then send it, and our resources do not support it.
+// Patch content types. Listing strategic merge patch on a PATCH operation
+// makes kubectl's client-side apply, edit, diff and default patch send it.
 const (
-	JSONPatch  = "application/json-patch+json"
-	MergePatch = "application/merge-patch+json"
-	ApplyPatch = "application/apply-patch+yaml"
-	strategic  = "application/strategic-merge-patch+json"
+	JSONPatch      = "application/json-patch+json"
+	MergePatch     = "application/merge-patch+json"
+	StrategicPatch = "application/strategic-merge-patch+json"
+	ApplyPatch     = "application/apply-patch+yaml"
 )
 
 // PatchQueryParameters are declared on every PATCH operation, whatever the

@@ -439,7 +439,7 @@ func TestServer(t *testing.T) {
 				}
 			}
 			content := patch["requestBody"].(map[string]any)["content"].(map[string]any)
-			if content["application/json-patch+json"] == nil || content["application/merge-patch+json"] == nil || content["application/strategic-merge-patch+json"] != nil {
+			if content["application/json-patch+json"] == nil || content["application/merge-patch+json"] == nil || content["application/strategic-merge-patch+json"] == nil {
 				t.Errorf("PATCH %s content types = %v", p, content)
 			}
 			gvk, ok := patch["x-kubernetes-group-version-kind"].(map[string]any)

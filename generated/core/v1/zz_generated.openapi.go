@@ -226,7 +226,9 @@ func OpenAPISchemas() map[string]json.RawMessage {
       "x-kubernetes-list-map-keys": [
         "type"
       ],
-      "x-kubernetes-list-type": "map"
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-patch-merge-key": "type",
+      "x-kubernetes-patch-strategy": "merge"
     },
     "phase": {
       "description": "Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/",

@@ -157,7 +157,9 @@ func OpenAPISchemas() map[string]json.RawMessage {
       "x-kubernetes-list-map-keys": [
         "id"
       ],
-      "x-kubernetes-list-type": "map"
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-patch-merge-key": "id",
+      "x-kubernetes-patch-strategy": "merge"
     },
     "openingHours": {
       "additionalProperties": {
@@ -178,7 +180,8 @@ func OpenAPISchemas() map[string]json.RawMessage {
       },
       "type": "array",
       "uniqueItems": true,
-      "x-kubernetes-list-type": "set"
+      "x-kubernetes-list-type": "set",
+      "x-kubernetes-patch-strategy": "merge"
     }
   },
   "required": [

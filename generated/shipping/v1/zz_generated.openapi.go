@@ -231,7 +231,9 @@ func OpenAPISchemas() map[string]json.RawMessage {
       "x-kubernetes-list-map-keys": [
         "name"
       ],
-      "x-kubernetes-list-type": "map"
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-patch-merge-key": "name",
+      "x-kubernetes-patch-strategy": "merge"
     },
     "pickupAfter": {
       "allOf": [
@@ -258,7 +260,8 @@ func OpenAPISchemas() map[string]json.RawMessage {
       },
       "maxItems": 10,
       "type": "array",
-      "x-kubernetes-list-type": "set"
+      "x-kubernetes-list-type": "set",
+      "x-kubernetes-patch-strategy": "merge"
     }
   },
   "required": [
@@ -286,7 +289,9 @@ func OpenAPISchemas() map[string]json.RawMessage {
       "x-kubernetes-list-map-keys": [
         "type"
       ],
-      "x-kubernetes-list-type": "map"
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-patch-merge-key": "type",
+      "x-kubernetes-patch-strategy": "merge"
     },
     "deliveredAt": {
       "allOf": [

@@ -155,7 +155,9 @@ func OpenAPISchemas() map[string]json.RawMessage {
       "x-kubernetes-list-map-keys": [
         "name"
       ],
-      "x-kubernetes-list-type": "map"
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-patch-merge-key": "name",
+      "x-kubernetes-patch-strategy": "merge"
     },
     "urgent": {
       "description": "Urgent shipments move first. v1 replaced this with priority.",
