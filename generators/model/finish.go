@@ -224,9 +224,12 @@ func (l *loader) patchStrategy(pi *pkgInfo, f *Field, subject string) {
 			f.PatchStrategy = "merge"
 		}
 	}
-	pos := f.Pos
+	pos, keyPos := f.Pos, f.Pos
+	if mv := f.Markers["patchStrategy"]; len(mv) > 0 {
+		pos, keyPos = mv[0].Pos, mv[0].Pos
+	}
 	if mv := f.Markers["patchMergeKey"]; len(mv) > 0 {
-		pos = mv[0].Pos
+		keyPos = mv[0].Pos
 	}
 	if !explicit {
 		return // derived from the list type, which is checked above
@@ -235,7 +238,7 @@ func (l *loader) patchStrategy(pi *pkgInfo, f *Field, subject string) {
 	merges := strings.Contains(f.PatchStrategy, "merge")
 	switch {
 	case f.PatchMergeKey != "" && (elem == nil || structFields(elem) == nil):
-		l.errorf(pos, "%s: +patchMergeKey needs a list of structs", subject)
+		l.errorf(keyPos, "%s: +patchMergeKey needs a list of structs", subject)
 	case f.PatchMergeKey != "":
 		if findJSON(structFields(elem), f.PatchMergeKey) == nil {
 			var names []string
@@ -244,10 +247,10 @@ func (l *loader) patchStrategy(pi *pkgInfo, f *Field, subject string) {
 			if s := markers.Closest(f.PatchMergeKey, names); s != "" {
 				hint = fmt.Sprintf(": did you mean %q?", s)
 			}
-			l.errorf(pos, "%s: +patchMergeKey=%s is not a JSON field of the list items%s", subject, f.PatchMergeKey, hint)
+			l.errorf(keyPos, "%s: +patchMergeKey=%s is not a JSON field of the list items%s", subject, f.PatchMergeKey, hint)
 		}
 		if !merges {
-			l.errorf(pos, "%s: +patchMergeKey needs +patchStrategy=merge", subject)
+			l.errorf(keyPos, "%s: +patchMergeKey needs +patchStrategy=merge", subject)
 		}
 	case merges && elem != nil && structFields(elem) != nil:
 		l.errorf(pos, "%s: +patchStrategy=merge on a list of structs needs +patchMergeKey (or +listType=map with +listMapKey)", subject)

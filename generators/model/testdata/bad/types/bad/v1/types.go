@@ -46,6 +46,19 @@ type ThingSpec struct {
 	// +listMapKey=idd
 	// +optional
 	H []Item `json:"h,omitempty"`
+
+	// +patchStrategy=merge
+	// +optional
+	I []Item `json:"i,omitempty"`
+
+	// +patchStrategy=merge
+	// +patchMergeKey=ide
+	// +optional
+	J []Item `json:"j,omitempty"`
+
+	// +patchMergeKey=x
+	// +optional
+	K string `json:"k,omitempty" patchStrategy:"merge"`
 }
 
 // Thing has bad type markers.
