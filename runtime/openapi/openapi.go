@@ -42,6 +42,9 @@ import (
 	"strings"
 
 	restful "github.com/emicklei/go-restful/v3"
+	openapi_v2 "github.com/google/gnostic-models/openapiv2"
+	"github.com/munnerz/goautoneg"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/kubeforge/kubeforge/runtime/openapidefs"
 )
@@ -103,6 +106,8 @@ func (gv GroupVersion) key() string {
 type document struct {
 	body []byte
 	hash string
+	// contentType is "application/json" when empty.
+	contentType string
 }
 
 func newDocument(v any) (*document, error) {
@@ -118,7 +123,18 @@ type Handler struct {
 	index *document
 	v3    map[string]*document // by "apis/<g>/<v>"
 	v2    *document
+	// v2proto is v2 as a gnostic openapi_v2.Document in protobuf, what
+	// kubectl before 1.27 asks for.
+	v2proto *document
 }
+
+// Media types of /openapi/v2, as kube-apiserver (kube-openapi) serves them:
+// the protobuf document under the current name and the deprecated one
+// (both answered with the current name), and JSON.
+const (
+	MediaTypeV2Protobuf           = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+	mediaTypeV2ProtobufDeprecated = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+)
 
 // Info is the info object of every document.
 type Info struct {
@@ -166,6 +182,15 @@ func New(gvs []GroupVersion, version string) (*Handler, error) {
 	}); err != nil {
 		return nil, err
 	}
+	pb, err := openapi_v2.ParseDocument(h.v2.body)
+	if err != nil {
+		return nil, fmt.Errorf("build openapi v2 protobuf: %w", err)
+	}
+	body, err := proto.Marshal(pb)
+	if err != nil {
+		return nil, fmt.Errorf("build openapi v2 protobuf: %w", err)
+	}
+	h.v2proto = &document{body: body, hash: fmt.Sprintf("%X", sha512.Sum512(body)), contentType: MediaTypeV2Protobuf}
 	return h, nil
 }
 
@@ -181,11 +206,12 @@ func (h *Handler) Serve(w http.ResponseWriter, req *http.Request, notAcceptable,
 	}
 	switch {
 	case p == "/openapi/v2":
-		if !acceptsJSON(req.Header.Get("Accept")) {
+		d := h.negotiateV2(req.Header.Get("Accept"))
+		if d == nil {
 			notAcceptable(w, req)
 			return true
 		}
-		serve(w, req, h.v2, false)
+		serve(w, req, d, false)
 	case p == "/openapi/v3" || p == "/openapi/v3/":
 		serve(w, req, h.index, false)
 	case strings.HasPrefix(p, "/openapi/v3/"):
@@ -211,25 +237,34 @@ func (h *Handler) Serve(w http.ResponseWriter, req *http.Request, notAcceptable,
 	return true
 }
 
-// acceptsJSON reports whether the Accept header allows JSON.
-func acceptsJSON(accept string) bool {
+// negotiateV2 picks the /openapi/v2 document the Accept header prefers
+// (q-values honoured, JSON for an empty header or a wildcard), or nil.
+func (h *Handler) negotiateV2(accept string) *document {
 	if strings.TrimSpace(accept) == "" {
-		return true
+		return h.v2
 	}
-	for _, part := range strings.Split(accept, ",") {
-		mt := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
-		switch mt {
+	for _, c := range goautoneg.ParseAccept(accept) {
+		if c.Q <= 0 {
+			continue
+		}
+		switch c.Type + "/" + c.SubType {
 		case "application/json", "*/*", "application/*":
-			return true
+			return h.v2
+		case MediaTypeV2Protobuf, mediaTypeV2ProtobufDeprecated:
+			return h.v2proto
 		}
 	}
-	return false
+	return nil
 }
 
 func serve(w http.ResponseWriter, req *http.Request, d *document, immutable bool) {
 	etag := `"` + d.hash + `"`
 	hdr := w.Header()
-	hdr.Set("Content-Type", "application/json")
+	ct := d.contentType
+	if ct == "" {
+		ct = "application/json"
+	}
+	hdr.Set("Content-Type", ct)
 	hdr.Set("ETag", etag)
 	hdr.Set("Vary", "Accept")
 	hdr.Set("X-Content-Type-Options", "nosniff")

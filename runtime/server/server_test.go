@@ -17,6 +17,8 @@ import (
 	"time"
 
 	restful "github.com/emicklei/go-restful/v3"
+	openapi_v2 "github.com/google/gnostic-models/openapiv2"
+	"google.golang.org/protobuf/proto"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -493,9 +495,48 @@ func TestServer(t *testing.T) {
 			strings.Contains(string(body), "#/components/schemas/") || !strings.Contains(string(body), `"#/definitions/`+widgetName+`"`) {
 			t.Fatalf("/openapi/v2: %d %.300s", resp.StatusCode, body)
 		}
-		resp, body = ts.get(t, "/openapi/v2", "Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+		jsonETag := resp.Header.Get("ETag")
+		// kubectl before 1.27 asks for protobuf only, under either name.
+		for _, accept := range []string{
+			"application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+			"application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+			"application/json;q=0.5, application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+		} {
+			resp, body = ts.get(t, "/openapi/v2", "Accept", accept)
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/com.github.proto-openapi.spec.v2.v1.0+protobuf" ||
+				resp.Header.Get("Vary") != "Accept" {
+				t.Fatalf("/openapi/v2 Accept %s: %d %v", accept, resp.StatusCode, resp.Header)
+			}
+			doc := &openapi_v2.Document{}
+			if err := proto.Unmarshal(body, doc); err != nil {
+				t.Fatalf("/openapi/v2 protobuf does not decode: %v", err)
+			}
+			if doc.Swagger != "2.0" || doc.Paths == nil || len(doc.Paths.Path) == 0 || doc.Definitions == nil {
+				t.Fatalf("/openapi/v2 protobuf: swagger %q, %d paths", doc.Swagger, len(doc.GetPaths().GetPath()))
+			}
+			found := false
+			for _, d := range doc.Definitions.AdditionalProperties {
+				found = found || d.Name == widgetName
+			}
+			if !found {
+				t.Fatalf("/openapi/v2 protobuf lacks the definition %s", widgetName)
+			}
+			etag := resp.Header.Get("ETag")
+			if etag == "" || etag == jsonETag {
+				t.Fatalf("/openapi/v2 protobuf ETag %q (JSON's is %q)", etag, jsonETag)
+			}
+			if r, _ := ts.get(t, "/openapi/v2", "Accept", accept, "If-None-Match", etag); r.StatusCode != http.StatusNotModified {
+				t.Fatalf("/openapi/v2 protobuf with its ETag: %d, want 304", r.StatusCode)
+			}
+		}
+		// JSON preferred by q-value, and a type nobody serves.
+		resp, _ = ts.get(t, "/openapi/v2", "Accept", "application/com.github.proto-openapi.spec.v2.v1.0+protobuf;q=0.1, application/json")
+		if resp.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("/openapi/v2 preferring JSON: %v", resp.Header)
+		}
+		resp, body = ts.get(t, "/openapi/v2", "Accept", "application/xml")
 		if resp.StatusCode != http.StatusNotAcceptable || decodeStatus(t, body).Code != 406 {
-			t.Fatalf("/openapi/v2 protobuf: %d %s", resp.StatusCode, body)
+			t.Fatalf("/openapi/v2 xml: %d %s", resp.StatusCode, body)
 		}
 	})
 
