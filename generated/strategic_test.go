@@ -3,10 +3,14 @@ package generated_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+
+	openapi_v2 "github.com/google/gnostic-models/openapiv2"
+	"google.golang.org/protobuf/proto"
 )
 
 const smp = "application/strategic-merge-patch+json"
@@ -168,4 +172,61 @@ func callRaw(t *testing.T, method, url, body, contentType string) (int, obj) {
 		t.Fatalf("%s %s: %d, body is not JSON: %v", method, url, resp.StatusCode, err)
 	}
 	return resp.StatusCode, out
+}
+
+// TestOpenAPIV2Protobuf: the whole generated API, built-in kinds included,
+// is served as the protobuf OpenAPI v2 document kubectl before 1.27 reads,
+// with v3-only schemas (IntOrString, Quantity) written as kube-apiserver
+// writes them in v2, and the patch strategies kubectl computes patches with.
+func TestOpenAPIV2Protobuf(t *testing.T) {
+	base := startServer(t)
+	req, err := http.NewRequest("GET", base+"/openapi/v2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /openapi/v2 protobuf: %d %v", resp.StatusCode, err)
+	}
+	doc := &openapi_v2.Document{}
+	if err := proto.Unmarshal(body, doc); err != nil {
+		t.Fatal(err)
+	}
+	defs := map[string]*openapi_v2.Schema{}
+	for _, d := range doc.GetDefinitions().GetAdditionalProperties() {
+		defs[d.Name] = d.Value
+	}
+	ios := defs["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]
+	if ios == nil || strings.Join(ios.GetType().GetValue(), ",") != "string" || ios.Format != "int-or-string" {
+		t.Errorf("IntOrString in v2 = %v, want type string, format int-or-string", ios)
+	}
+	if q := defs["io.k8s.apimachinery.pkg.api.resource.Quantity"]; q == nil || strings.Join(q.GetType().GetValue(), ",") != "string" {
+		t.Errorf("Quantity in v2 = %v, want type string", q)
+	}
+	spec := defs["dev.kubeforge.shipping.v1.ShipmentSpec"]
+	if spec == nil {
+		t.Fatal("no ShipmentSpec definition")
+	}
+	var parcels *openapi_v2.Schema
+	for _, p := range spec.GetProperties().GetAdditionalProperties() {
+		if p.Name == "parcels" {
+			parcels = p.Value
+		}
+	}
+	ext := map[string]string{}
+	for _, e := range parcels.GetVendorExtension() {
+		ext[e.Name] = strings.TrimSpace(e.GetValue().GetYaml())
+	}
+	if ext["x-kubernetes-patch-strategy"] != "merge" || ext["x-kubernetes-patch-merge-key"] != "name" {
+		t.Errorf("parcels extensions = %v, want patch strategy merge by name", ext)
+	}
+	if len(doc.GetPaths().GetPath()) == 0 {
+		t.Error("no paths")
+	}
 }

@@ -47,8 +47,12 @@ func startServerWith(t *testing.T, cfg server.Config) *server.Server {
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
+	stopped := false // Run returned before the server was ready
 	t.Cleanup(func() {
 		cancel()
+		if stopped {
+			return
+		}
 		select {
 		case <-done:
 		case <-time.After(60 * time.Second):
@@ -58,6 +62,7 @@ func startServerWith(t *testing.T, cfg server.Config) *server.Server {
 	select {
 	case <-s.Ready():
 	case err := <-done:
+		stopped = true
 		t.Fatalf("run: %v", err)
 	case <-time.After(60 * time.Second):
 		t.Fatal("server not ready after 60 s")

@@ -81,9 +81,7 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			return err
 		}
 		manager := fieldmanager.ManagerOrUserAgent(opts.fieldManager, r.UserAgent())
-		apply, patchStrict, err := preparePatch(patchType, body, opts.fieldValidation, func() (strategicpatch.LookupPatchMeta, error) {
-			return h.fms.PatchMeta(h.gvk)
-		})
+		apply, patchStrict, err := preparePatch(patchType, body, opts.fieldValidation, h.patchMeta)
 		if err != nil {
 			return err
 		}
@@ -216,6 +214,17 @@ func preparePatch(patchType string, body []byte, directive string, patchMeta fun
 		}, strictErrs, nil
 	}
 	return nil, nil, unsupportedMediaType(supportedPatchTypes)
+}
+
+// patchMeta is the kind's strategic merge patch metadata: its OpenAPI
+// schema's patch strategies, or, for a kind served without schemas, the
+// patchStrategy/patchMergeKey struct tags of its Go type (how
+// kube-apiserver reads built-in kinds).
+func (h *Handler[T, L]) patchMeta() (strategicpatch.LookupPatchMeta, error) {
+	if m, err := h.fms.PatchMeta(h.gvk); err == nil {
+		return m, nil
+	}
+	return strategicpatch.NewPatchMetaFromStruct(h.s.New())
 }
 
 // strategicPatchError is kube-apiserver's answer to a strategic merge patch

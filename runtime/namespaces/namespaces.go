@@ -103,12 +103,14 @@ func New(store Store, collections []storage.Collection, opts Options) *Lifecycle
 func (l *Lifecycle) Hooks() storage.Hooks[*corev1.Namespace] {
 	return storage.Hooks[*corev1.Namespace]{
 		PrepareForCreate: func(ns *corev1.Namespace) {
+			setNameLabel(ns)
 			ns.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
 			if !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
 				ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
 			}
 		},
 		PrepareForUpdate: func(ctx context.Context, ns, cur *corev1.Namespace, subresource string) {
+			setNameLabel(ns)
 			if subresource != "" {
 				return
 			}
@@ -139,6 +141,17 @@ func (l *Lifecycle) Hooks() storage.Hooks[*corev1.Namespace] {
 			return nil
 		},
 	}
+}
+
+// setNameLabel sets kubernetes.io/metadata.name to the namespace's name on
+// every write, as kube-apiserver's namespace strategy does: clients (and
+// NetworkPolicy namespace selectors) select namespaces by it, so nobody
+// may remove or change it.
+func setNameLabel(ns *corev1.Namespace) {
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels[corev1.LabelMetadataName] = ns.Name
 }
 
 // finalizeKey marks the context of the controller's finalize update: the

@@ -728,3 +728,49 @@ func TestTwoReplicas(t *testing.T) {
 	}
 	wantCode(t, second.create(t, "/api/v1/namespaces/shared/configmaps", cm("shared", "after")), http.StatusNotFound)
 }
+
+// TestNamespaceNameLabel: kubernetes.io/metadata.name is set on create,
+// and put back on every update that removes or changes it (PUT, merge and
+// JSON patch, server-side apply), as kube-apiserver does.
+func TestNamespaceNameLabel(t *testing.T) {
+	ts := startServer(t, time.Hour, true)
+	label := func(r response) string {
+		t.Helper()
+		return decode[corev1.Namespace](t, r).Labels[corev1.LabelMetadataName]
+	}
+	r := ts.create(t, "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"lbl","labels":{"kubernetes.io/metadata.name":"other","team":"a"}}}`)
+	wantCode(t, r, http.StatusCreated)
+	if got := label(r); got != "lbl" {
+		t.Fatalf("created namespace label %q, want lbl", got)
+	}
+	for _, p := range []struct{ contentType, body string }{
+		{"application/merge-patch+json", `{"metadata":{"labels":{"kubernetes.io/metadata.name":null}}}`},
+		{"application/merge-patch+json", `{"metadata":{"labels":{"kubernetes.io/metadata.name":"x"}}}`},
+		{"application/json-patch+json", `[{"op":"remove","path":"/metadata/labels"}]`},
+		{"application/strategic-merge-patch+json", `{"metadata":{"labels":{"kubernetes.io/metadata.name":"y"}}}`},
+		{"application/apply-patch+yaml", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"lbl","labels":{"kubernetes.io/metadata.name":"z"}}}`},
+	} {
+		path := "/api/v1/namespaces/lbl"
+		if p.contentType == "application/apply-patch+yaml" {
+			path += "?fieldManager=test&force=true"
+		}
+		r := ts.do(t, http.MethodPatch, path, p.contentType, p.body)
+		wantCode(t, r, http.StatusOK)
+		if got := label(r); got != "lbl" {
+			t.Errorf("after %s %s: label %q, want lbl", p.contentType, p.body, got)
+		}
+	}
+	r = ts.do(t, http.MethodGet, "/api/v1/namespaces/lbl", "", "")
+	ns := decode[corev1.Namespace](t, r)
+	ns.Labels = nil
+	body, _ := json.Marshal(ns)
+	r = ts.do(t, http.MethodPut, "/api/v1/namespaces/lbl", "application/json", string(body))
+	wantCode(t, r, http.StatusOK)
+	if got := label(r); got != "lbl" {
+		t.Errorf("after a PUT without labels: label %q, want lbl", got)
+	}
+	// The system namespaces carry it too.
+	if got := label(ts.do(t, http.MethodGet, "/api/v1/namespaces/kube-system", "", "")); got != "kube-system" {
+		t.Errorf("kube-system label %q", got)
+	}
+}

@@ -295,7 +295,11 @@ func buildV3(gv GroupVersion, known map[string]json.RawMessage, info Info) (map[
 func addV2(doc map[string]any, paths map[string]map[string]any, defs map[string]json.RawMessage) error {
 	comps := doc["components"].(map[string]any)["schemas"].(map[string]json.RawMessage)
 	for name, s := range comps {
-		defs[name] = json.RawMessage(strings.ReplaceAll(string(s), `"`+openapidefs.RefPrefix, `"#/definitions/`))
+		d, err := v2Schema(s)
+		if err != nil {
+			return fmt.Errorf("definition %s: %w", name, err)
+		}
+		defs[name] = d
 	}
 	for p, item := range doc["paths"].(map[string]map[string]any) {
 		out := map[string]any{}
@@ -309,6 +313,60 @@ func addV2(doc map[string]any, paths map[string]map[string]any, defs map[string]
 		paths[p] = out
 	}
 	return nil
+}
+
+// v2Schema turns a v3 component schema into a Swagger 2.0 definition:
+// refs point into #/definitions/, and the v3-only keywords go. A value
+// that is an integer or a string (anyOf, as IntOrString and Quantity are
+// written in v3) is a string in v2, with format int-or-string where the
+// schema says x-kubernetes-int-or-string, as kube-apiserver publishes them.
+func v2Schema(raw json.RawMessage) (json.RawMessage, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v2Walk(v))
+}
+
+// v2Walk converts one schema in place (see v2Schema).
+func v2Walk(v any) any {
+	t, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if _, ok := t[k]; ok {
+			delete(t, k)
+			if _, typed := t["type"]; !typed {
+				t["type"] = "string"
+			}
+			if t["x-kubernetes-int-or-string"] == true {
+				if _, ok := t["format"]; !ok {
+					t["format"] = "int-or-string"
+				}
+			}
+		}
+	}
+	delete(t, "nullable")
+	if r, ok := t["$ref"].(string); ok {
+		t["$ref"] = "#/definitions/" + strings.TrimPrefix(r, openapidefs.RefPrefix)
+	}
+	for _, k := range []string{"items", "additionalProperties", "not"} {
+		if c, ok := t[k]; ok {
+			t[k] = v2Walk(c)
+		}
+	}
+	if all, ok := t["allOf"].([]any); ok {
+		for i, c := range all {
+			all[i] = v2Walk(c)
+		}
+	}
+	if props, ok := t["properties"].(map[string]any); ok {
+		for name, c := range props {
+			props[name] = v2Walk(c)
+		}
+	}
+	return t
 }
 
 func v2Ref(v any) any {
