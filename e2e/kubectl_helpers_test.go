@@ -16,42 +16,62 @@ import (
 
 // kubectlPath is the real kubectl binary: $KUBECTL, else the one
 // ../hack/kubectl.sh builds (once per machine, in the acceptance cache).
-var (
-	kubectlOnce sync.Once
-	kubectlBin  string
-	kubectlErr  error
-)
-
 func kubectlPath(t *testing.T) string {
 	t.Helper()
-	kubectlOnce.Do(func() {
-		if p := os.Getenv("KUBECTL"); p != "" {
-			kubectlBin = p
-			return
-		}
+	if p := os.Getenv("KUBECTL"); p != "" {
+		return p
+	}
+	return kubectlVersionPath(t, "")
+}
+
+// LegacyKubectlVersion is the oldest k8s.io/kubectl module that still
+// builds with our Go toolchain from the module proxy (v0.19 and older need
+// vbom.ml/util, which the proxy no longer serves). It is also the kubectl
+// Debian ships. It asks for OpenAPI v2 as protobuf only.
+const LegacyKubectlVersion = "v0.20.15"
+
+var kubectlBuilds sync.Map // version -> *kubectlBuild
+
+type kubectlBuild struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// kubectlVersionPath builds kubectl of the given k8s.io/kubectl module
+// version ("" for hack/kubectl.sh's default) once per machine and returns
+// its path.
+func kubectlVersionPath(t *testing.T, version string) string {
+	t.Helper()
+	v, _ := kubectlBuilds.LoadOrStore(version, &kubectlBuild{})
+	b := v.(*kubectlBuild)
+	b.once.Do(func() {
 		script, err := filepath.Abs(filepath.Join("..", "hack", "kubectl.sh"))
 		if err != nil {
-			kubectlErr = err
+			b.err = err
 			return
 		}
 		var stderr bytes.Buffer
 		cmd := exec.Command("bash", script)
+		if version != "" {
+			cmd.Env = append(os.Environ(), "KUBECTL_VERSION="+version)
+		}
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {
-			kubectlErr = errors.Join(err, errors.New(stderr.String()))
+			b.err = errors.Join(err, errors.New(stderr.String()))
 			return
 		}
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		kubectlBin = strings.TrimSpace(lines[len(lines)-1])
+		b.bin = strings.TrimSpace(lines[len(lines)-1])
 	})
-	if kubectlErr != nil {
-		t.Fatalf("kubectl: hack/kubectl.sh: %v", kubectlErr)
+	if b.err != nil {
+		t.Fatalf("kubectl %s: hack/kubectl.sh: %v", version, b.err)
 	}
-	if _, err := os.Stat(kubectlBin); err != nil {
-		t.Fatalf("kubectl: %v", err)
+	if _, err := os.Stat(b.bin); err != nil {
+		t.Fatalf("kubectl %s: %v", version, err)
 	}
-	return kubectlBin
+	return b.bin
 }
 
 // kubectl runs the real kubectl against one apiserver with the harness's
@@ -65,8 +85,14 @@ type kubectl struct {
 
 func newKubectl(t *testing.T, s *apiserver) *kubectl {
 	t.Helper()
+	return newKubectlBin(t, s, kubectlPath(t))
+}
+
+// newKubectlBin is newKubectl with another kubectl binary.
+func newKubectlBin(t *testing.T, s *apiserver, bin string) *kubectl {
+	t.Helper()
 	return &kubectl{
-		bin:        kubectlPath(t),
+		bin:        bin,
 		kubeconfig: filepath.Join(s.dataDir, "admin.kubeconfig"),
 		cacheDir:   kubectlTempDir(t),
 	}

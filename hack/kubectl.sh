@@ -32,6 +32,33 @@ import (
 
 func main() { os.Exit(cli.Run(cmd.NewDefaultKubectlCommand())) }
 EOF
+  # kubectl before 1.24 has no component-base/cli: its own main ran the
+  # command and flushed the logs. Its staging modules must all be pinned to
+  # the same version, or go mod tidy picks today's k8s.io/api.
+  minor=$(sed -E 's/^v0\.([0-9]+)\..*/\1/' <<<"$KUBECTL_VERSION")
+  legacy=""
+  if [[ $minor =~ ^[0-9]+$ ]] && ((minor < 24)); then
+    legacy=1
+    cat >"$cache/src/main.go" <<'EOF'
+package main
+
+import (
+	"os"
+
+	"k8s.io/component-base/logs"
+	"k8s.io/kubectl/pkg/cmd"
+)
+
+func main() {
+	command := cmd.NewDefaultKubectlCommand()
+	logs.InitLogs()
+	defer logs.FlushLogs()
+	if err := command.Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+EOF
+  fi
   log=$cache/build.log
   run() { # run STEP...: logged; on failure show the log and stop
     if ! (cd "$cache/src" && "$@") >>"$log" 2>&1; then
@@ -42,7 +69,15 @@ EOF
   : >"$log"
   rm -f "$cache/src/go.mod" "$cache/src/go.sum"
   run go mod init acceptance/kubectl
-  run go get "k8s.io/kubectl@$KUBECTL_VERSION" "k8s.io/component-base@$KUBECTL_VERSION"
+  if [[ -n $legacy ]]; then
+    pins=()
+    for m in api apimachinery cli-runtime client-go component-base kubectl metrics; do
+      pins+=("-require=k8s.io/$m@$KUBECTL_VERSION")
+    done
+    run go mod edit "${pins[@]}"
+  else
+    run go get "k8s.io/kubectl@$KUBECTL_VERSION" "k8s.io/component-base@$KUBECTL_VERSION"
+  fi
   run go mod tidy
   # build to a temporary name and rename, so a half-written binary is never
   # taken for a finished one by a concurrent run

@@ -348,6 +348,15 @@ func v2Walk(v any) any {
 		}
 	}
 	delete(t, "nullable")
+	// v3 describes a reference as allOf: [{$ref}] beside a description;
+	// Swagger 2.0 readers (kubectl before 1.27) follow only a $ref there,
+	// so v2 has the $ref beside the description, as kube-apiserver writes it.
+	if all, ok := t["allOf"].([]any); ok && len(all) == 1 {
+		if only, ok := all[0].(map[string]any); ok && len(only) == 1 && only["$ref"] != nil {
+			delete(t, "allOf")
+			t["$ref"] = only["$ref"]
+		}
+	}
 	if r, ok := t["$ref"].(string); ok {
 		t["$ref"] = "#/definitions/" + strings.TrimPrefix(r, openapidefs.RefPrefix)
 	}
