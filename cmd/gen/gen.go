@@ -65,6 +65,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	tLoad := time.Now()
+	if n := len(api.Skipped); n > 0 {
+		// One line, not one per marker: these are other projects' markers.
+		fmt.Fprintf(stderr, "gen: left out %d marker value(s) of packages you do not own that kubeforge cannot interpret (first: %s)\n", n, api.Skipped[0])
+	}
 	files, err := genall.Run(api, Generators())
 	if err != nil {
 		printErr(stderr, err)

@@ -127,6 +127,7 @@ func (l *loader) externalOf(n *types.Named) *External {
 	}
 	e.Doc = docLines(l.sourceComment(obj.Pos()))
 	pos := Position{File: obj.Pkg().Path()}
+	l.depPkgs[obj.Pkg().Path()] = obj.Pkg()
 	switch u := n.Underlying().(type) {
 	case *types.Struct:
 		e.Struct = true
@@ -145,10 +146,12 @@ func (l *loader) externalOf(n *types.Named) *External {
 			ms, _ := l.reg.ParseBlock(lines, markers.FieldTarget) // lenient: not our input
 			f.Markers = Markers{}
 			for _, mk := range ms {
-				f.Markers[mk.Name] = append(f.Markers[mk.Name], MarkerValue{Value: mk.Value})
+				f.Markers[mk.Name] = append(f.Markers[mk.Name], MarkerValue{Value: mk.Value, Pos: mk.Pos})
 			}
 			f.Type = l.ref(m.Type(), pos, "field "+obj.Name()+"."+m.Name())
 			f.Validation = validationFrom(f.Markers)
+			l.checkValidation(&f.Validation, f.Markers, "field "+obj.Name()+"."+m.Name())
+			f.Default = l.defaultOf(f.Markers, f.Type, f.Validation, "field "+obj.Name()+"."+m.Name())
 			setRequired(f, false)
 			if lt, ok := first(f.Markers, "listType").(string); ok {
 				f.ListType = lt
@@ -333,6 +336,7 @@ func (l *loader) fillType(pi *pkgInfo, t *Type) {
 		l.errorf(t.Pos, "%s: unsupported kind of type for an API type (%s)", subject, kindName(u))
 	}
 	t.Validation = validationFrom(t.Markers)
+	l.checkValidation(&t.Validation, t.Markers, subject)
 	l.enumFromConstants(pi, t)
 }
 

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/constant"
+	"go/types"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubeforge/kubeforge/generators/markers"
+	"github.com/kubeforge/kubeforge/runtime/validate"
 )
 
 // validationFrom reads every validation marker of ms.
@@ -122,6 +126,7 @@ func deref(r *TypeRef) *TypeRef {
 func (l *loader) finishField(pi *pkgInfo, f *Field) {
 	subject := "field " + f.Parent.Name + "." + f.Name
 	f.Validation = validationFrom(f.Markers)
+	l.checkValidation(&f.Validation, f.Markers, subject)
 	if lt := namedLocal(f.Type); lt != nil {
 		f.Validation = merge(f.Validation, lt.Validation)
 	}
@@ -385,16 +390,22 @@ func jsonShape(r *TypeRef) string {
 // against the type.
 func (l *loader) defaultOf(ms Markers, typ *TypeRef, val Validation, subject string) *Default {
 	a, b := ms["default"], ms["kubebuilder:default"]
-	if len(a) > 0 && len(b) > 0 {
-		l.errorf(b[0].Pos, "%s: both +default and +kubebuilder:default", subject)
-		return nil
-	}
-	mvs := append(a, b...)
+	mvs := append(append([]MarkerValue(nil), a...), b...)
 	if len(mvs) == 0 {
 		return nil
 	}
 	mv := mvs[0]
 	raw, _ := mv.Value.(string)
+	if len(a) > 0 && len(b) > 0 {
+		// k8s.io/api writes both with one value (LocalObjectReference.Name):
+		// fine; two different values are not.
+		other, _ := b[0].Value.(string)
+		if l.resolveRef(mv.Pos, raw) != l.resolveRef(b[0].Pos, other) {
+			l.errorf(b[0].Pos, "%s: both +default and +kubebuilder:default, with different values", subject)
+			return nil
+		}
+	}
+	raw = l.resolveRef(mv.Pos, raw)
 	v, err := decodeDefault(raw, typ)
 	if err != nil {
 		l.errorf(mv.Pos, "%s: invalid default %s: %v", subject, raw, err)
@@ -583,4 +594,62 @@ func describe(v any) string {
 		return "an object"
 	}
 	return "null"
+}
+
+var refDefaultRE = regexp.MustCompile(`^ref\(([A-Za-z_][A-Za-z0-9_]*)\)$`)
+
+// resolveRef turns defaulter-gen's +default=ref(Name) into the JSON value
+// of the constant Name of the package the marker stands in
+// (k8s.io/api/core/v1 writes +default=ref(AzureDataDiskCachingReadWrite)).
+// controller-gen leaves such defaults out; the constant's value is what
+// defaulter-gen applies. Anything else is returned as it is.
+func (l *loader) resolveRef(pos Position, raw string) string {
+	m := refDefaultRE.FindStringSubmatch(strings.TrimSpace(raw))
+	if m == nil {
+		return raw
+	}
+	pkg := l.packageAt(pos)
+	if pkg == nil {
+		return raw
+	}
+	c, ok := pkg.Scope().Lookup(m[1]).(*types.Const)
+	if !ok {
+		return raw
+	}
+	var v any
+	switch c.Val().Kind() {
+	case constant.String:
+		v = constant.StringVal(c.Val())
+	case constant.Bool:
+		v = constant.BoolVal(c.Val())
+	case constant.Int, constant.Float:
+		v = json.Number(c.Val().ExactString())
+	default:
+		return raw
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return string(out)
+}
+
+// checkValidation rejects validation values no generated check can
+// enforce: an unknown format and a multipleOf that is not positive. In
+// packages the user does not own they are left out instead (errorf).
+func (l *loader) checkValidation(v *Validation, ms Markers, subject string) {
+	pos := func(name string) Position {
+		if mv := ms["kubebuilder:validation:"+name]; len(mv) > 0 {
+			return mv[0].Pos
+		}
+		return Position{}
+	}
+	if v.Format != "" && !validate.KnownFormat(v.Format) {
+		l.errorf(pos("Format"), "%s: format %q is unknown (known: email, uri, url, uuid, date-time, date, hostname, ipv4, ipv6, cidr, byte, duration, ...)", subject, v.Format)
+		v.Format = ""
+	}
+	if v.MultipleOf != nil && *v.MultipleOf <= 0 {
+		l.errorf(pos("MultipleOf"), "%s: multipleOf %v must be greater than 0", subject, *v.MultipleOf)
+		v.MultipleOf = nil
+	}
 }

@@ -115,6 +115,7 @@ func Load(root string, opts LoadOptions) (*API, error) {
 		fset:     token.NewFileSet(),
 		locals:   map[string]*Version{},
 		external: map[string]*External{},
+		depPkgs:  map[string]*types.Package{},
 	}
 	if err := l.run(); err != nil {
 		return nil, fmt.Errorf("load types from %s: %w", root, err)
@@ -219,6 +220,9 @@ type loader struct {
 	// (linked or not): never a storage version.
 	storedElsewhere map[*Kind]bool
 	extDirs         map[string]string
+	// depPkgs are the packages of external types read from export data
+	// (externalOf), by import path: their positions are the import path.
+	depPkgs map[string]*types.Package
 	// per version: AST info
 	pkgs []*pkgInfo
 }
@@ -249,8 +253,46 @@ type typeSpec struct {
 	file  *ast.File
 }
 
+// errorf records an error in the user's input. In a package the user does
+// not own (k8s.io/api) the marker or value is skipped instead, and counted
+// in API.Skipped: their markers are read the way their own generators read
+// them, and never fail the user's generation.
 func (l *loader) errorf(pos Position, format string, args ...any) {
+	if l.foreign(pos) {
+		l.api.Skipped = append(l.api.Skipped, pos.String()+": "+fmt.Sprintf(format, args...))
+		return
+	}
 	l.errs = append(l.errs, &markers.Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// foreign reports whether pos is in a package the user does not own: a
+// declared external package (positions named by import path) or a
+// dependency read for its doc comments and markers.
+func (l *loader) foreign(pos Position) bool {
+	for _, ip := range l.extDirs {
+		if strings.HasPrefix(pos.File, ip+"/") {
+			return true
+		}
+	}
+	_, dep := l.depPkgs[pos.File]
+	return dep
+}
+
+// packageAt returns the type-checked package a position is in, or nil.
+func (l *loader) packageAt(pos Position) *types.Package {
+	if p := l.depPkgs[pos.File]; p != nil {
+		return p
+	}
+	for _, pi := range l.pkgs {
+		prefix := pi.v.Dir + "/"
+		if pi.v.External {
+			prefix = pi.v.Package + "/"
+		}
+		if strings.HasPrefix(pos.File, prefix) && !strings.Contains(pos.File[len(prefix):], "/") {
+			return pi.tpkg
+		}
+	}
+	return nil
 }
 
 func (l *loader) position(p token.Pos) Position {

@@ -26,6 +26,11 @@ type API struct {
 	// it holds the +kubeforge:external declarations and the conversions
 	// between kinds of different groups (Kind.StoredAs).
 	Types *TypesPackage
+	// Skipped are the markers and values of packages the user does not own
+	// (k8s.io/api) that could not be interpreted and were left out, each
+	// with its position: never an error (see README, "Kubernetes' structs
+	// as fields").
+	Skipped []string
 }
 
 // TypesPackage is the package at the root of the types tree, package types

@@ -51,7 +51,6 @@ import (
 	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/internal/typegraph"
 	"github.com/kubeforge/kubeforge/generators/model"
-	"github.com/kubeforge/kubeforge/runtime/validate"
 )
 
 // FileName is the name of the generated file in every generated/<g>/<v>.
@@ -812,10 +811,7 @@ func (g *gen) scalar(r resolved, val model.Validation, x, path func() *jen.State
 			stmts = append(stmts, jen.If(jen.Op("!").Id(name).Dot("MatchString").Call(plain())).Block(
 				appendOne(jen.Qual(fieldPkg, "Invalid").Call(path(), plain(), jen.Lit("must match '"+val.Pattern+"'")))))
 		}
-		if val.Format != "" {
-			if !validate.KnownFormat(val.Format) {
-				return nil, fmt.Errorf("format %q: unknown (known: email, uri, url, uuid, date-time, date, hostname, ipv4, ipv6, cidr, byte, duration, ...)", val.Format)
-			}
+		if val.Format != "" { // known: the model checks it
 			if !typeFormat(val.Format) {
 				stmts = append(stmts, jen.If(jen.Id("err").Op(":=").Qual(validatePkg, "Format").Call(path(), plain(), jen.Lit(val.Format)),
 					jen.Id("err").Op("!=").Nil()).Block(appendOne(jen.Id("err"))))
@@ -895,9 +891,6 @@ func (g *gen) number(b string, val model.Validation, x, plain, path func() *jen.
 	}
 	if val.MultipleOf != nil {
 		m := *val.MultipleOf
-		if m <= 0 {
-			return nil, fmt.Errorf("multipleOf %v: must be greater than 0", m)
-		}
 		msg := jen.Lit("must be a multiple of " + formatNumber(m))
 		lo, hi := intRange(b)
 		if isInt(b) && m == math.Trunc(m) && m <= hi && m >= lo {

@@ -59,6 +59,14 @@ type ThingSpec struct {
 	// +patchMergeKey=x
 	// +optional
 	K string `json:"k,omitempty" patchStrategy:"merge"`
+
+	// +kubebuilder:validation:Format=emial
+	// +optional
+	L string `json:"l,omitempty"`
+
+	// +kubebuilder:validation:MultipleOf=0
+	// +optional
+	M int32 `json:"m,omitempty"`
 }
 
 // Thing has bad type markers.
