@@ -115,6 +115,11 @@ func newServer(t *testing.T) *apiserver {
 // startServer runs the binary on dataDir and port (0 = a free port) and
 // waits for dataDir/admin.kubeconfig.
 func startServer(dataDir string, port int) (*apiserver, error) {
+	return startServerBin(binary, dataDir, port)
+}
+
+// startServerBin is startServer with another apiserver binary.
+func startServerBin(binary, dataDir string, port int) (*apiserver, error) {
 	kubeconfig := filepath.Join(dataDir, "admin.kubeconfig")
 	_ = os.Remove(kubeconfig)
 	s := &apiserver{dataDir: dataDir, log: &bytes.Buffer{}, done: make(chan error, 1)}

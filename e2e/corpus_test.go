@@ -1,0 +1,161 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestKubernetesStructsAsFields adds testdata/corpus (a kind whose spec
+// holds PodTemplateSpec, PodSpec, DeploymentSpec, JobTemplateSpec,
+// ResourceRequirements, Volumes, IngressSpec, ObjectReference,
+// LabelSelector, IntOrString and Quantity fields) to a copy of the project
+// as a kubebuilder user would, generates, builds and serves it, and drives
+// it with kubectl: k8s.io/api's own markers never fail generation, and the
+// defaults and schema are the ones a controller-gen CRD of the same types
+// carries on kube-apiserver (protocol: TCP on a container port, the field
+// docs in explain).
+func TestKubernetesStructsAsFields(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates and builds a copy of the project")
+	}
+	root := t.TempDir()
+	copyProject(t, root)
+	dst := filepath.Join(root, "types", "corpus", "v1")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"doc.go", "types.go"} {
+		src, err := os.ReadFile(filepath.Join("testdata", "corpus", "v1", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, f), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gen := exec.Command("go", "generate", "./...")
+	gen.Dir = root
+	out, err := gen.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go generate with the corpus: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), "\n"); n > 1 {
+		t.Errorf("go generate printed more than one summary line:\n%s", out)
+	}
+	bin := filepath.Join(root, "apiserver")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/apiserver")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build with the corpus: %v\n%s", err, out)
+	}
+	s, err := startServerBin(bin, t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.stop() })
+	k := newKubectl(t, s)
+	manifest, err := filepath.Abs(filepath.Join("testdata", "corpus", "workload.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, k.ok(t, "", "create", "-f", manifest), "workload.corpus.kubeforge.dev/w1 created\n")
+	var w struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						Ports []struct {
+							ContainerPort int    `json:"containerPort"`
+							Protocol      string `json:"protocol"`
+						} `json:"ports"`
+						Resources struct {
+							Limits map[string]string `json:"limits"`
+						} `json:"resources"`
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
+			MaxSurge any    `json:"maxSurge"`
+			Memory   string `json:"memory"`
+			Selector struct {
+				MatchExpressions []struct {
+					Operator string `json:"operator"`
+				} `json:"matchExpressions"`
+			} `json:"selector"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal([]byte(k.ok(t, "", "get", "workload", "w1", "-o", "json")), &w); err != nil {
+		t.Fatal(err)
+	}
+	c := w.Spec.Template.Spec.Containers
+	if len(c) != 1 || len(c[0].Ports) != 1 || c[0].Ports[0].Protocol != "TCP" || c[0].Ports[0].ContainerPort != 80 {
+		t.Errorf("container ports = %+v, want port 80 defaulted to protocol TCP", c)
+	}
+	if len(c) == 1 && c[0].Resources.Limits["memory"] != "128Mi" {
+		t.Errorf("limits = %v", c[0].Resources.Limits)
+	}
+	if w.Spec.MaxSurge != "25%" || w.Spec.Memory != "1Gi" || len(w.Spec.Selector.MatchExpressions) != 1 {
+		t.Errorf("spec = %+v", w.Spec)
+	}
+	explain := k.ok(t, "", "explain", "workloads.spec.template.spec.containers.ports.protocol")
+	for _, want := range []string{"FIELD: protocol <string>", `Defaults to "TCP"`} {
+		if !strings.Contains(explain, want) {
+			t.Errorf("explain lacks %q:\n%s", want, explain)
+		}
+	}
+	k.ok(t, "", "apply", "--server-side", "--field-manager=corpus", "-f", manifest)
+	// A bad value inside a Kubernetes struct is refused as kube-apiserver
+	// refuses it for the CRD: the enum of the protocol.
+	bad := strings.Replace(mustRead(t, manifest), "- containerPort: 80", "- containerPort: 80\n          protocol: QUIC", 1)
+	bad = strings.Replace(bad, "name: w1", "name: w2", 1)
+	if r := k.run(t, bad, "create", "-f", "-"); r.code == 0 || !strings.Contains(r.stderr, "protocol") {
+		t.Errorf("create with protocol QUIC: want a 422 naming the field:\n%s", r)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// copyProject copies the main module's tracked files (git ls-files) to dst.
+func copyProject(t *testing.T, dst string) {
+	t.Helper()
+	ls := exec.Command("git", "ls-files", "-z")
+	ls.Dir = ".."
+	out, err := ls.Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if f == "" || strings.HasPrefix(f, "e2e/") {
+			continue
+		}
+		src := filepath.Join("..", f)
+		data, err := os.ReadFile(src)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue // deleted in the work tree
+			}
+			t.Fatal(err)
+		}
+		st, err := os.Stat(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dst, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, st.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

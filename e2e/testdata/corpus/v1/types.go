@@ -1,0 +1,46 @@
+package v1
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// WorkloadSpec uses Kubernetes' structs as fields.
+type WorkloadSpec struct {
+	// +optional
+	Template corev1.PodTemplateSpec `json:"template,omitempty"`
+	// +optional
+	Pod *corev1.PodSpec `json:"pod,omitempty"`
+	// +optional
+	Deployment *appsv1.DeploymentSpec `json:"deployment,omitempty"`
+	// +optional
+	Job *batchv1.JobTemplateSpec `json:"job,omitempty"`
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+	// +optional
+	Volumes []corev1.Volume `json:"volumes,omitempty"`
+	// +optional
+	Ingress *networkingv1.IngressSpec `json:"ingress,omitempty"`
+	// +optional
+	Ref *corev1.ObjectReference `json:"ref,omitempty"`
+	// +optional
+	Selector *metav1.LabelSelector `json:"selector,omitempty"`
+	// +optional
+	MaxSurge *intstr.IntOrString `json:"maxSurge,omitempty"`
+	// +optional
+	Memory *resource.Quantity `json:"memory,omitempty"`
+}
+
+// Workload is a kind built on k8s.io/api types.
+// +kubebuilder:object:root=true
+type Workload struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec WorkloadSpec `json:"spec,omitempty"`
+}
