@@ -159,6 +159,8 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 			jen.Id("SetObjectDefaults_" + k.Name).Call(jen.Id("obj")),
 		),
 		jen.Id("Validate").Op(":").Id("Validate" + k.Name),
+		jen.Id("ValidateHooks").Op(":").Id("Validate" + k.Name + "Hooks"),
+		jen.Id("Ratchet").Op(":").Lit(!k.Version.External),
 	}
 
 	if k.StatusSubresource {

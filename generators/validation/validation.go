@@ -96,6 +96,12 @@ type gen struct {
 	patternList []string
 
 	loop int // nesting of generated loops, for variable names
+
+	// hooksOnly walks to the hand-written Validate_ hooks and checks no
+	// marker: Validate<Kind>Hooks, what the storage version runs on an
+	// object written through another served version (which that version's
+	// own markers validated).
+	hooksOnly bool
 }
 
 func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
@@ -111,6 +117,17 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 	if err := graph.Grow(func(n *typegraph.Node) (bool, error) {
 		g.resetPatterns()
 		body, err := g.nodeBody(n)
+		return len(body) > 0, err
+	}); err != nil {
+		return genall.File{}, err
+	}
+	hookGraph, err := typegraph.Build(v, "validateHooks_", "Validate_")
+	if err != nil {
+		return genall.File{}, err
+	}
+	hg := &gen{api: api, v: v, graph: hookGraph, hooksOnly: true}
+	if err := hookGraph.Grow(func(n *typegraph.Node) (bool, error) {
+		body, err := hg.nodeBody(n)
 		return len(body) > 0, err
 	}); err != nil {
 		return genall.File{}, err
@@ -153,26 +170,45 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 				Qual(fieldPkg, "ErrorList").Block(stmts...),
 			jen.Line(),
 		)
-	}
-
-	for _, n := range g.graph.Order {
-		if !g.graph.Needs[n.Key] {
-			continue
+		hookRoot := hg.graph.Nodes[v.Package+"."+k.Type.Name]
+		hookBody := []jen.Code{jen.Return(jen.Nil())}
+		if hg.graph.Needs[hookRoot.Key] {
+			hookBody = []jen.Code{jen.Return(jen.Id(hookRoot.Fn).Call(jen.Id("obj"), jen.Nil()))}
 		}
-		body, err := g.nodeBody(n)
-		if err != nil {
-			return genall.File{}, err
-		}
-		stmts := append([]jen.Code{jen.Var().Id("errs").Qual(fieldPkg, "ErrorList")}, body...)
-		stmts = append(stmts, jen.Return(jen.Id("errs")))
 		decls = append(decls,
-			jen.Commentf("%s validates %s %s at fldPath.", n.Fn, genall.Article(n.Name), n.Name),
-			jen.Func().Id(n.Fn).Params(
-				jen.Id("obj").Op("*").Qual(n.Pkg, n.Name),
-				jen.Id("fldPath").Op("*").Qual(fieldPkg, "Path"),
-			).Qual(fieldPkg, "ErrorList").Block(stmts...),
+			jen.Commentf("Validate%sHooks runs only the hand-written Validate_ hooks of %s %s: what the", k.Name, genall.Article(k.Name), k.Name),
+			jen.Comment("storage version checks on an object written through another served version, whose own"),
+			jen.Comment("markers validated it."),
+			jen.Func().Id("Validate"+k.Name+"Hooks").Params(jen.Id("obj").Op("*").Qual(v.Package, k.Type.Name)).
+				Qual(fieldPkg, "ErrorList").Block(hookBody...),
 			jen.Line(),
 		)
+	}
+
+	for _, gg := range []*gen{g, hg} {
+		for _, n := range gg.graph.Order {
+			if !gg.graph.Needs[n.Key] {
+				continue
+			}
+			body, err := gg.nodeBody(n)
+			if err != nil {
+				return genall.File{}, err
+			}
+			stmts := append([]jen.Code{jen.Var().Id("errs").Qual(fieldPkg, "ErrorList")}, body...)
+			stmts = append(stmts, jen.Return(jen.Id("errs")))
+			doc := jen.Commentf("%s validates %s %s at fldPath.", n.Fn, genall.Article(n.Name), n.Name)
+			if gg.hooksOnly {
+				doc = jen.Commentf("%s runs the Validate_ hooks of %s %s at fldPath.", n.Fn, genall.Article(n.Name), n.Name)
+			}
+			decls = append(decls,
+				doc,
+				jen.Func().Id(n.Fn).Params(
+					jen.Id("obj").Op("*").Qual(n.Pkg, n.Name),
+					jen.Id("fldPath").Op("*").Qual(fieldPkg, "Path"),
+				).Qual(fieldPkg, "ErrorList").Block(stmts...),
+				jen.Line(),
+			)
+		}
 	}
 
 	if len(g.patternList) > 0 {
@@ -405,7 +441,7 @@ func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement) ([]jen.Co
 		return nil, err
 	}
 	var req jen.Code
-	if f.Required {
+	if f.Required && !g.hooksOnly {
 		req = zero(r, x, explicitRequired(f))
 	}
 	if req != nil {
@@ -565,6 +601,14 @@ func (g *gen) list(r resolved, val model.Validation, f *model.Field, x, path fun
 	var stmts []jen.Code
 	ref := r.ref
 	n := func() *jen.Statement { return jen.Len(x()) }
+	if g.hooksOnly {
+		val = model.Validation{}
+	}
+	listType := ""
+	var mapKeys []string
+	if f != nil && !g.hooksOnly {
+		listType, mapKeys = f.ListType, f.ListMapKeys
+	}
 	if ref.Kind == model.SliceRef {
 		if val.MaxItems != nil {
 			stmts = append(stmts, jen.If(n().Op(">").Lit(int(*val.MaxItems))).Block(
@@ -574,11 +618,6 @@ func (g *gen) list(r resolved, val model.Validation, f *model.Field, x, path fun
 			stmts = append(stmts, jen.If(n().Op("<").Lit(int(*val.MinItems))).Block(
 				appendOne(jen.Qual(fieldPkg, "TooFew").Call(path(), n(), jen.Lit(int(*val.MinItems))))))
 		}
-	}
-	listType := ""
-	var mapKeys []string
-	if f != nil {
-		listType, mapKeys = f.ListType, f.ListMapKeys
 	}
 	er := resolve(ref.Elem)
 	if listType == "set" || val.UniqueItems {
@@ -619,6 +658,9 @@ func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Sta
 	var stmts []jen.Code
 	ref := r.ref
 	n := func() *jen.Statement { return jen.Len(x()) }
+	if g.hooksOnly {
+		val = model.Validation{}
+	}
 	if val.MaxProperties != nil {
 		stmts = append(stmts, jen.If(n().Op(">").Lit(int(*val.MaxProperties))).Block(
 			appendOne(jen.Qual(fieldPkg, "TooMany").Call(path(), n(), jen.Lit(int(*val.MaxProperties))))))
@@ -784,6 +826,9 @@ func formatNumber(f float64) string {
 }
 
 func (g *gen) scalar(r resolved, val model.Validation, x, path func() *jen.Statement) ([]jen.Code, error) {
+	if g.hooksOnly {
+		return nil, nil
+	}
 	b := r.ref.Name
 	// plain is x converted to its builtin type (for messages and helpers).
 	plain := x

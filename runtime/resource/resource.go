@@ -159,6 +159,15 @@ type Strategy[T Object, L ListObject] struct {
 	// Validate returns the generated and hand-written validation errors,
 	// including metadata (name, labels, annotations, finalizers).
 	Validate func(obj T) field.ErrorList
+	// ValidateHooks returns only the hand-written Validate_ hooks' errors:
+	// what the storage version checks on an object written through another
+	// served version, which that version's own Validate checked.
+	ValidateHooks func(obj T) field.ErrorList
+	// Ratchet: an update is not refused for values it leaves unchanged
+	// (CRD validation ratcheting, kube-apiserver's default since 1.30).
+	// Set for the user's kinds; built-in kinds keep kube-apiserver's own
+	// validation, which does not ratchet.
+	Ratchet bool
 
 	// ResetStatus zeroes the status (nil when the kind has no status subresource).
 	ResetStatus func(obj T)

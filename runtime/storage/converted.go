@@ -109,11 +109,15 @@ func (cv *converted[E, EL, T, L]) listFromHub(op string, list L) (EL, error) {
 }
 
 // validate runs the spoke's validation (the request version's field paths).
-func (cv *converted[E, EL, T, L]) validate(obj E) error {
+// On an update (old set) unchanged values' errors are dropped (ratchet).
+func (cv *converted[E, EL, T, L]) validate(obj E, old any) error {
 	if cv.s.Validate == nil {
 		return nil
 	}
-	if errs := cv.s.Validate(obj); len(errs) > 0 {
+	if !cv.s.Ratchet {
+		old = nil
+	}
+	if errs := ratchet(cv.s.Validate(obj), old, obj); len(errs) > 0 {
 		return apierrors.NewInvalid(schema.GroupKind{Group: cv.s.Info.Group, Kind: cv.s.Info.Kind}, obj.GetName(), errs)
 	}
 	return nil
@@ -132,13 +136,14 @@ func (cv *converted[E, EL, T, L]) Create(ctx context.Context, in E, opts CreateO
 		check = cv.copyObj(obj)
 		check.SetName(generateName(obj.GetGenerateName()))
 	}
-	if err := cv.validate(check); err != nil {
+	if err := cv.validate(check, nil); err != nil {
 		return zero, err
 	}
 	h, err := cv.toHub("create", obj)
 	if err != nil {
 		return zero, err
 	}
+	opts.fromSpoke = true
 	out, err := cv.hub.Create(ctx, h, opts)
 	if err != nil {
 		return zero, err
@@ -194,6 +199,7 @@ func (cv *converted[E, EL, T, L]) List(ctx context.Context, namespace string, op
 // otherwise) and hands it converted to the hub.
 func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespace, name string, subresource string, tryUpdate func(current E) (E, error), opts UpdateOptions) (E, error) {
 	var zero E
+	opts.fromSpoke = true
 	out, err := cv.hub.GuaranteedUpdate(ctx, namespace, name, subresource, func(cur T) (T, error) {
 		var zeroT T
 		spokeCur, err := cv.fromHub("update", cur)
@@ -219,7 +225,7 @@ func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespac
 				cv.s.CopyStatus(check, spokeCur)
 			}
 		}
-		if err := cv.validate(check); err != nil {
+		if err := cv.validate(check, spokeCur); err != nil {
 			return zeroT, err
 		}
 		return cv.toHub("update", newObj)

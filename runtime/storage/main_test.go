@@ -88,7 +88,17 @@ func widgetStrategy(namespaced, withStatus bool) *resource.Strategy[*Widget, *Wi
 			if w.Spec.Size < 0 {
 				errs = append(errs, field.Invalid(field.NewPath("spec", "size"), w.Spec.Size, "must be greater than or equal to 0"))
 			}
+			if w.Spec.Color == "forbidden" {
+				errs = append(errs, field.Forbidden(field.NewPath("spec", "color"), "a hand-written hook forbids it"))
+			}
 			return errs
+		},
+		// As generated: only the hand-written hooks' part of Validate.
+		ValidateHooks: func(w *Widget) field.ErrorList {
+			if w.Spec.Color == "forbidden" {
+				return field.ErrorList{field.Forbidden(field.NewPath("spec", "color"), "a hand-written hook forbids it")}
+			}
+			return nil
 		},
 		SpecChanged: func(o, n *Widget) bool {
 			if withStatus {

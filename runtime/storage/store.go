@@ -44,6 +44,8 @@ const maxUpdateRetries = 16
 // CreateOptions for Create.
 type CreateOptions struct {
 	DryRun bool
+	// fromSpoke is set by a converted view: see Store.validate.
+	fromSpoke bool
 }
 
 // GetOptions for Get.
@@ -76,6 +78,8 @@ type UpdateOptions struct {
 	// kube-apiserver answers for custom resources, which allow no
 	// unconditional update.
 	RequireResourceVersion bool
+	// fromSpoke is set by a converted view: see Store.validate.
+	fromSpoke bool
 }
 
 // checkResourceVersion is the resourceVersion precondition of a write of
@@ -191,6 +195,12 @@ func (st *Store[T, L]) decode(data []byte, rev int64) (T, error) {
 	}
 	obj.GetObjectKind().SetGroupVersionKind(st.storageGVK())
 	obj.SetResourceVersion(strconv.FormatInt(rev, 10))
+	// The storage version's defaults apply on every read, before any
+	// conversion, as kube-apiserver applies them when it decodes from
+	// etcd: a field added later with a default shows on old objects.
+	if st.s.Default != nil {
+		st.s.Default(obj)
+	}
 	return obj, nil
 }
 
@@ -217,11 +227,30 @@ func (st *Store[T, L]) conflict(name string, msg string) error {
 	return apierrors.NewConflict(st.s.Info.GroupResource(), name, errors.New(msg))
 }
 
-func (st *Store[T, L]) validate(obj T) error {
-	if st.s.Validate == nil {
+// validate checks obj before it is written. An object written through
+// another served version (fromSpoke) was defaulted and validated as that
+// version, what its OpenAPI schema says, as kube-apiserver validates a
+// request in its own version: the storage version then applies its
+// defaults (as a read would) and runs only its hand-written Validate_
+// hooks, not its own markers.
+//
+// On an update (old set) the errors of values the update left unchanged
+// are dropped (ratchet).
+func (st *Store[T, L]) validate(obj T, old any, fromSpoke bool) error {
+	check := st.s.Validate
+	if fromSpoke {
+		if st.s.Default != nil {
+			st.s.Default(obj)
+		}
+		check = st.s.ValidateHooks
+	}
+	if check == nil {
 		return nil
 	}
-	if errs := st.s.Validate(obj); len(errs) > 0 {
+	if !st.s.Ratchet {
+		old = nil
+	}
+	if errs := ratchet(check(obj), old, obj); len(errs) > 0 {
 		return apierrors.NewInvalid(st.groupKind(), obj.GetName(), errs)
 	}
 	return nil
@@ -254,7 +283,7 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	if st.hooks.PrepareForCreate != nil {
 		st.hooks.PrepareForCreate(obj)
 	}
-	if err := st.validate(obj); err != nil {
+	if err := st.validate(obj, nil, opts.fromSpoke); err != nil {
 		return zero, err
 	}
 	for attempt := 0; ; attempt++ {
@@ -477,7 +506,7 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 		}
 	}
 	newObj.SetResourceVersion(cur.GetResourceVersion())
-	if err := st.validate(newObj); err != nil {
+	if err := st.validate(newObj, cur, opts.fromSpoke); err != nil {
 		return zero, false, err
 	}
 	data, err := st.encode(newObj)

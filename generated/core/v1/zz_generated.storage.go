@@ -41,7 +41,9 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 	Default: func(obj *v1.Event) {
 		SetObjectDefaults_Event(obj)
 	},
-	Validate: ValidateEvent,
+	Validate:      ValidateEvent,
+	ValidateHooks: ValidateEventHooks,
+	Ratchet:       false,
 	SpecChanged: func(oldObj, newObj *v1.Event) bool {
 		return !equality.Semantic.DeepEqual(oldObj.InvolvedObject, newObj.InvolvedObject) ||
 			!equality.Semantic.DeepEqual(oldObj.Reason, newObj.Reason) ||
@@ -175,7 +177,9 @@ var NamespaceStrategy = &resource.Strategy[*v1.Namespace, *v1.NamespaceList]{
 	Default: func(obj *v1.Namespace) {
 		SetObjectDefaults_Namespace(obj)
 	},
-	Validate: ValidateNamespace,
+	Validate:      ValidateNamespace,
+	ValidateHooks: ValidateNamespaceHooks,
+	Ratchet:       false,
 	ResetStatus: func(obj *v1.Namespace) {
 		obj.Status = v1.NamespaceStatus{}
 	},

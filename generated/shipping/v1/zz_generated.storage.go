@@ -37,7 +37,9 @@ var ShipmentStrategy = &resource.Strategy[*v1.Shipment, *v1.ShipmentList]{
 	Default: func(obj *v1.Shipment) {
 		SetObjectDefaults_Shipment(obj)
 	},
-	Validate: ValidateShipment,
+	Validate:      ValidateShipment,
+	ValidateHooks: ValidateShipmentHooks,
+	Ratchet:       true,
 	ResetStatus: func(obj *v1.Shipment) {
 		obj.Status = v1.ShipmentStatus{}
 	},

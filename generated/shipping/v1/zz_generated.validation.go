@@ -32,6 +32,13 @@ func ValidateShipment(obj *v1.Shipment) field.ErrorList {
 	return errs
 }
 
+// ValidateShipmentHooks runs only the hand-written Validate_ hooks of a Shipment: what the
+// storage version checks on an object written through another served version, whose own
+// markers validated it.
+func ValidateShipmentHooks(obj *v1.Shipment) field.ErrorList {
+	return validateHooks_Shipment(obj, nil)
+}
+
 // validate_Shipment validates a Shipment at fldPath.
 func validate_Shipment(obj *v1.Shipment, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
@@ -237,5 +244,12 @@ func validate_meta_v1_Condition(obj *metav1.Condition, fldPath *field.Path) fiel
 			errs = append(errs, field.TooLongCharacters(fldPath.Child("message"), obj.Message, 32768))
 		}
 	}
+	return errs
+}
+
+// validateHooks_Shipment runs the Validate_ hooks of a Shipment at fldPath.
+func validateHooks_Shipment(obj *v1.Shipment, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, v1.Validate_Shipment(obj, fldPath)...)
 	return errs
 }

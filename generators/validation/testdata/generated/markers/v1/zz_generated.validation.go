@@ -30,6 +30,13 @@ func ValidateGizmo(obj *v1.Gizmo) field.ErrorList {
 	return errs
 }
 
+// ValidateGizmoHooks runs only the hand-written Validate_ hooks of a Gizmo: what the
+// storage version checks on an object written through another served version, whose own
+// markers validated it.
+func ValidateGizmoHooks(obj *v1.Gizmo) field.ErrorList {
+	return nil
+}
+
 // ValidateWidget validates a Widget: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
@@ -37,6 +44,13 @@ func ValidateWidget(obj *v1.Widget) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_Widget(obj, nil)...)
 	return errs
+}
+
+// ValidateWidgetHooks runs only the hand-written Validate_ hooks of a Widget: what the
+// storage version checks on an object written through another served version, whose own
+// markers validated it.
+func ValidateWidgetHooks(obj *v1.Widget) field.ErrorList {
+	return validateHooks_Widget(obj, nil)
 }
 
 // validate_Widget validates a Widget at fldPath.
@@ -274,5 +288,34 @@ func validate_Formats(obj *v1.Formats, fldPath *field.Path) field.ErrorList {
 			errs = append(errs, err)
 		}
 	}
+	return errs
+}
+
+// validateHooks_Widget runs the Validate_ hooks of a Widget at fldPath.
+func validateHooks_Widget(obj *v1.Widget, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateHooks_WidgetSpec(&obj.Spec, fldPath.Child("spec"))...)
+	errs = append(errs, v1.Validate_Widget(obj, fldPath)...)
+	return errs
+}
+
+// validateHooks_WidgetSpec runs the Validate_ hooks of a WidgetSpec at fldPath.
+func validateHooks_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(obj.Parts) != 0 {
+		for i := range obj.Parts {
+			errs = append(errs, validateHooks_Part(&obj.Parts[i], fldPath.Child("parts").Index(i))...)
+		}
+	}
+	if obj.Backup != nil {
+		errs = append(errs, validateHooks_Part(obj.Backup, fldPath.Child("backup"))...)
+	}
+	return errs
+}
+
+// validateHooks_Part runs the Validate_ hooks of a Part at fldPath.
+func validateHooks_Part(obj *v1.Part, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, v1.Validate_Part(obj, fldPath)...)
 	return errs
 }

@@ -38,7 +38,9 @@ var ConfigMapStrategy = &resource.Strategy[*v1.ConfigMap, *v1.ConfigMapList]{
 	Default: func(obj *v1.ConfigMap) {
 		SetObjectDefaults_ConfigMap(obj)
 	},
-	Validate: ValidateConfigMap,
+	Validate:      ValidateConfigMap,
+	ValidateHooks: ValidateConfigMapHooks,
+	Ratchet:       false,
 	SpecChanged: func(oldObj, newObj *v1.ConfigMap) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Immutable, newObj.Immutable) ||
 			!equality.Semantic.DeepEqual(oldObj.Data, newObj.Data) ||

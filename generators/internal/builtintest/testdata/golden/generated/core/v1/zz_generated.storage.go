@@ -41,7 +41,9 @@ var ConfigMapStrategy = &resource.Strategy[*v1.ConfigMap, *v1.ConfigMapList]{
 	Default: func(obj *v1.ConfigMap) {
 		SetObjectDefaults_ConfigMap(obj)
 	},
-	Validate: ValidateConfigMap,
+	Validate:      ValidateConfigMap,
+	ValidateHooks: ValidateConfigMapHooks,
+	Ratchet:       false,
 	SpecChanged: func(oldObj, newObj *v1.ConfigMap) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Immutable, newObj.Immutable) ||
 			!equality.Semantic.DeepEqual(oldObj.Data, newObj.Data) ||
@@ -91,7 +93,9 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 	Default: func(obj *v1.Event) {
 		SetObjectDefaults_Event(obj)
 	},
-	Validate: ValidateEvent,
+	Validate:      ValidateEvent,
+	ValidateHooks: ValidateEventHooks,
+	Ratchet:       false,
 	SpecChanged: func(oldObj, newObj *v1.Event) bool {
 		return !equality.Semantic.DeepEqual(oldObj.InvolvedObject, newObj.InvolvedObject) ||
 			!equality.Semantic.DeepEqual(oldObj.Reason, newObj.Reason) ||
@@ -225,7 +229,9 @@ var NamespaceStrategy = &resource.Strategy[*v1.Namespace, *v1.NamespaceList]{
 	Default: func(obj *v1.Namespace) {
 		SetObjectDefaults_Namespace(obj)
 	},
-	Validate: ValidateNamespace,
+	Validate:      ValidateNamespace,
+	ValidateHooks: ValidateNamespaceHooks,
+	Ratchet:       false,
 	ResetStatus: func(obj *v1.Namespace) {
 		obj.Status = v1.NamespaceStatus{}
 	},
@@ -290,7 +296,9 @@ var SecretStrategy = &resource.Strategy[*v1.Secret, *v1.SecretList]{
 	Default: func(obj *v1.Secret) {
 		SetObjectDefaults_Secret(obj)
 	},
-	Validate: ValidateSecret,
+	Validate:      ValidateSecret,
+	ValidateHooks: ValidateSecretHooks,
+	Ratchet:       false,
 	SpecChanged: func(oldObj, newObj *v1.Secret) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Immutable, newObj.Immutable) ||
 			!equality.Semantic.DeepEqual(oldObj.Data, newObj.Data) ||
@@ -354,7 +362,9 @@ var ServiceStrategy = &resource.Strategy[*v1.Service, *v1.ServiceList]{
 	Default: func(obj *v1.Service) {
 		SetObjectDefaults_Service(obj)
 	},
-	Validate: ValidateService,
+	Validate:      ValidateService,
+	ValidateHooks: ValidateServiceHooks,
+	Ratchet:       false,
 	ResetStatus: func(obj *v1.Service) {
 		obj.Status = v1.ServiceStatus{}
 	},

@@ -29,12 +29,26 @@ func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
 	return errs
 }
 
+// ValidateConfigMapHooks runs only the hand-written Validate_ hooks of a ConfigMap: what the
+// storage version checks on an object written through another served version, whose own
+// markers validated it.
+func ValidateConfigMapHooks(obj *v1.ConfigMap) field.ErrorList {
+	return nil
+}
+
 // ValidateEvent validates an Event: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateEvent(obj *v1.Event) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	return errs
+}
+
+// ValidateEventHooks runs only the hand-written Validate_ hooks of an Event: what the
+// storage version checks on an object written through another served version, whose own
+// markers validated it.
+func ValidateEventHooks(obj *v1.Event) field.ErrorList {
+	return nil
 }
 
 // ValidateNamespace validates a Namespace: its metadata (a cluster-scoped object named as a DNS label),
@@ -46,12 +60,26 @@ func ValidateNamespace(obj *v1.Namespace) field.ErrorList {
 	return errs
 }
 
+// ValidateNamespaceHooks runs only the hand-written Validate_ hooks of a Namespace: what the
+// storage version checks on an object written through another served version, whose own
+// markers validated it.
+func ValidateNamespaceHooks(obj *v1.Namespace) field.ErrorList {
+	return nil
+}
+
 // ValidateSecret validates a Secret: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateSecret(obj *v1.Secret) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	return errs
+}
+
+// ValidateSecretHooks runs only the hand-written Validate_ hooks of a Secret: what the
+// storage version checks on an object written through another served version, whose own
+// markers validated it.
+func ValidateSecretHooks(obj *v1.Secret) field.ErrorList {
+	return nil
 }
 
 // ValidateService validates a Service: its metadata (a namespaced object named as a DNS-1035 label),
@@ -61,6 +89,13 @@ func ValidateService(obj *v1.Service) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNS1035Label, field.NewPath("metadata"))
 	errs = append(errs, validate_Service(obj, nil)...)
 	return errs
+}
+
+// ValidateServiceHooks runs only the hand-written Validate_ hooks of a Service: what the
+// storage version checks on an object written through another served version, whose own
+// markers validated it.
+func ValidateServiceHooks(obj *v1.Service) field.ErrorList {
+	return nil
 }
 
 // validate_Namespace validates a Namespace at fldPath.
