@@ -1,6 +1,7 @@
 package generated_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	openapi_v2 "github.com/google/gnostic-models/openapiv2"
 	"google.golang.org/protobuf/proto"
@@ -228,5 +230,41 @@ func TestOpenAPIV2Protobuf(t *testing.T) {
 	}
 	if len(doc.GetPaths().GetPath()) == 0 {
 		t.Error("no paths")
+	}
+}
+
+// TestWatchParamIsOneDecision: ?watch=yes is a watch for the filters and
+// the handler alike (kube-apiserver reads any value but false and 0 as
+// true): it streams the current state and ends with its timeoutSeconds,
+// not after the list's request timeout with a 504.
+func TestWatchParamIsOneDecision(t *testing.T) {
+	base := startServer(t)
+	mustCall(t, http.StatusCreated, "POST", base+v1Path, v1Shipment("w", obj{
+		"origin": obj{"street": "a", "city": "b"}, "destination": obj{"street": "c", "city": "d"},
+		"parcels": []any{obj{"name": "p"}}}), "")
+	for _, v := range []string{"yes", "TRUE", "on"} {
+		// A watch streams: its first event comes at once, long before its
+		// timeoutSeconds; a list-shaped request would be buffered whole by
+		// the request-timeout filter and arrive only at the end.
+		start := time.Now()
+		resp, err := http.Get(base + v1Path + "?watch=" + v + "&timeoutSeconds=4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(resp.Body).ReadString('\n')
+		first := time.Since(start)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || err != nil || !strings.Contains(line, `"type":"ADDED"`) || first > 2*time.Second {
+			t.Errorf("watch=%s: %d, first event after %v: %.200s (%v)", v, resp.StatusCode, first, line, err)
+		}
+	}
+	resp, err := http.Get(base + v1Path + "?watch=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"kind":"ShipmentList"`) {
+		t.Errorf("watch=false: %.200s, want a list", body)
 	}
 }

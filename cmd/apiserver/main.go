@@ -39,7 +39,8 @@ func run(args []string, stderr io.Writer) int {
 	verbose := fs.Bool("v", false, "log every request (debug level)")
 	memLimit := fs.Int64("memory-limit-mib", defaultMemoryLimitMiB, "soft Go memory limit in MiB (runtime/debug.SetMemoryLimit): the GC works harder as the heap nears it, which keeps large lists from inflating RSS; 0 disables it; the GOMEMLIMIT environment variable, when set, wins")
 	eventTTL := fs.Duration("event-ttl", server.DefaultEventTTL, "how long events (core and events.k8s.io) are kept; each write attaches them to an etcd lease")
-	profiling := fs.String("profiling-address", "", "serve net/http/pprof on this address (for example 127.0.0.1:6060); off when empty")
+	profiling := fs.String("profiling-address", "", "serve net/http/pprof on this address (for example 127.0.0.1:6060); off when empty; loopback only unless --profiling-allow-remote")
+	profilingRemote := fs.Bool("profiling-allow-remote", false, "allow --profiling-address on a non-loopback address: pprof has no authentication, and its profiles show request contents")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -59,6 +60,10 @@ func run(args []string, stderr io.Writer) int {
 		debug.SetMemoryLimit(*memLimit << 20)
 	}
 	if *profiling != "" {
+		if err := checkProfilingAddress(*profiling, *profilingRemote); err != nil {
+			fmt.Fprintf(stderr, "apiserver: %v\n", err)
+			return 2
+		}
 		stopProfiling, err := serveProfiling(*profiling, log)
 		if err != nil {
 			fmt.Fprintf(stderr, "apiserver: %v\n", err)

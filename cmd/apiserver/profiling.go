@@ -38,3 +38,22 @@ func serveProfiling(addr string, log *slog.Logger) (func(), error) {
 	log.Info("serving pprof", "address", ln.Addr().String())
 	return func() { _ = srv.Close() }, nil
 }
+
+// checkProfilingAddress refuses a profiling address that is not loopback
+// unless remote is set: pprof answers anyone who reaches it.
+func checkProfilingAddress(addr string, remote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--profiling-address %q: %w", addr, err)
+	}
+	if remote {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--profiling-address %q is not a loopback address: pprof has no authentication; use 127.0.0.1:<port>, or add --profiling-allow-remote", addr)
+}

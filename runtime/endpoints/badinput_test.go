@@ -3,8 +3,10 @@ package endpoints_test
 import (
 	"fmt"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -149,5 +151,41 @@ func TestBadInput(t *testing.T) {
 	}
 	if r.code != http.StatusOK {
 		t.Fatal(r)
+	}
+}
+
+// TestJSONPatchCopyBomb: a 4 KB JSON patch whose copy operations double a
+// value seventeen times (gigabytes once applied) is refused quickly, with
+// little memory, as kube-apiserver refuses it; nothing is stored.
+func TestJSONPatchCopyBomb(t *testing.T) {
+	ts := newServer(t)
+	w := ts.createWidget(t, "default", "bomb", `{}`)
+	ops := []string{fmt.Sprintf(`{"op":"add","path":"/d0","value":%q}`, strings.Repeat("x", 1024))}
+	for k := 1; k <= 17; k++ {
+		ops = append(ops,
+			fmt.Sprintf(`{"op":"add","path":"/d%d","value":{}}`, k),
+			fmt.Sprintf(`{"op":"copy","from":"/d%d","path":"/d%d/a"}`, k-1, k),
+			fmt.Sprintf(`{"op":"copy","from":"/d%d","path":"/d%d/b"}`, k-1, k),
+			fmt.Sprintf(`{"op":"remove","path":"/d%d"}`, k-1))
+	}
+	body := "[" + strings.Join(ops, ",") + "]"
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	r := ts.do(t, "PATCH", widgetsPath("default")+"/bomb?dryRun=All", "application/json-patch+json", body)
+	took := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if r.code != 422 || !strings.Contains(string(r.body), "accumulated size increase of copy") {
+		t.Fatalf("copy bomb: %s, want 422 naming the copy limit", r)
+	}
+	if took > 5*time.Second {
+		t.Errorf("copy bomb took %v", took)
+	}
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 256<<20 {
+		t.Errorf("copy bomb allocated %d MiB", grown>>20)
+	}
+	if got := decodeWidget(t, ts.do(t, "GET", widgetsPath("default")+"/bomb", "", "")); got.ResourceVersion != w.ResourceVersion {
+		t.Errorf("the refused patch changed the widget: rv %s, want %s", got.ResourceVersion, w.ResourceVersion)
 	}
 }

@@ -371,7 +371,7 @@ func (h *Handler[T, L]) get(sub string, req *restful.Request, resp *restful.Resp
 // watch stream instead.
 func (h *Handler[T, L]) List(req *restful.Request, resp *restful.Response) {
 	verb := "LIST"
-	if queryBool(req.Request.URL.Query(), "watch") {
+	if QueryBool(req.Request.URL.Query(), "watch") {
 		verb = "WATCH"
 	}
 	h.serve(verb, "", req, resp, func(w *recorder, r *http.Request) error {

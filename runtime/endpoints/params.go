@@ -157,9 +157,11 @@ func toStorageList(o metainternalversion.ListOptions) storage.ListOptions {
 	}
 }
 
-// queryBool reads a boolean query parameter as apimachinery's conversion
-// does: present and not "false"/"0" is true.
-func queryBool(q url.Values, name string) bool {
+// QueryBool reads a boolean query parameter as kube-apiserver's parameter
+// codec does: absent, "false" or "0" (any case) is false, anything else
+// true (?watch=yes is a watch). The filters and the handlers both read
+// ?watch through it, so a request is a watch for all of them or none.
+func QueryBool(q url.Values, name string) bool {
 	vs, ok := q[name]
 	if !ok || len(vs) == 0 {
 		return false

@@ -26,6 +26,17 @@ import (
 // maxJSONPatchOperations is kube-apiserver's limit on one JSON patch.
 const maxJSONPatchOperations = 10000
 
+// maxJSONPatchCopyBytes bounds what the copy operations of one JSON patch
+// may add: without it a 4 KB patch of doubling copies grows to gigabytes.
+// kube-apiserver sets the same limit (3 MiB, its body limit).
+const maxJSONPatchCopyBytes = 3 << 20
+
+func init() {
+	// The library keeps the limit in a package variable; every JSON patch
+	// this server applies goes through it, so it is set once, here.
+	jsonpatch.AccumulatedCopySizeLimit = maxJSONPatchCopyBytes
+}
+
 type jsonPatchOp struct {
 	Op    string `json:"op"`
 	Path  string `json:"path"`

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"strings"
+
+	"github.com/kubeforge/kubeforge/runtime/endpoints"
 )
 
 // RequestInfo is what the filters know about a request from its URL alone.
@@ -72,9 +74,7 @@ func ParseRequestInfo(req *http.Request) *RequestInfo {
 	if len(rest) >= 3 {
 		ri.Subresource = rest[2]
 	}
-	q := req.URL.Query()
-	watch := q.Get("watch")
-	isWatch := watch == "1" || strings.EqualFold(watch, "true")
+	isWatch := endpoints.QueryBool(req.URL.Query(), "watch")
 	switch req.Method {
 	case http.MethodGet, http.MethodHead:
 		switch {

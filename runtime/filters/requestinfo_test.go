@@ -14,6 +14,13 @@ func TestParseRequestInfo(t *testing.T) {
 		{"GET", "/apis/g.dev/v1/namespaces/ns/widgets", "list", "widgets", "", "ns", "", "g.dev", true, false, false},
 		{"GET", "/apis/g.dev/v1/namespaces/ns/widgets?watch=true", "watch", "widgets", "", "ns", "", "g.dev", true, true, false},
 		{"GET", "/apis/g.dev/v1/widgets?watch=1", "watch", "widgets", "", "", "", "g.dev", true, true, false},
+		// Any value but false and 0 is a watch, as kube-apiserver's parameter
+		// codec reads it, for the filters and the handler alike.
+		{"GET", "/apis/g.dev/v1/widgets?watch=yes", "watch", "widgets", "", "", "", "g.dev", true, true, false},
+		{"GET", "/apis/g.dev/v1/widgets?watch=TRUE", "watch", "widgets", "", "", "", "g.dev", true, true, false},
+		{"GET", "/apis/g.dev/v1/widgets?watch=False", "list", "widgets", "", "", "", "g.dev", true, false, false},
+		{"GET", "/apis/g.dev/v1/widgets?watch=0", "list", "widgets", "", "", "", "g.dev", true, false, false},
+		{"GET", "/apis/g.dev/v1/widgets?watch=", "watch", "widgets", "", "", "", "g.dev", true, true, false},
 		{"GET", "/apis/g.dev/v1/namespaces/ns/widgets/w1", "get", "widgets", "", "ns", "w1", "g.dev", true, false, false},
 		{"PATCH", "/apis/g.dev/v1/namespaces/ns/widgets/w1/status", "patch", "widgets", "status", "ns", "w1", "g.dev", true, false, true},
 		{"POST", "/apis/g.dev/v1/zones", "create", "zones", "", "", "", "g.dev", true, false, true},
