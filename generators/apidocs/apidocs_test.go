@@ -35,7 +35,7 @@ func TestContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 1 || files[0].Path != "docs/api/acceptance.example.dev.md" {
+	if len(files) != 1 || files[0].Path != "docs/api/docs.example.dev.md" {
 		t.Fatalf("files: %v", files)
 	}
 	doc := string(files[0].Content)
@@ -49,15 +49,17 @@ func TestContent(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"| `owner` | string | yes |  | min length 1; max length 64 | Owner is who to call when the gadget breaks. |",
-		"| `replicas` | integer (int32) |  | `1` | minimum 0; maximum 100 |",
-		"| `parts` | [][Part](#v1-part) |  |  | list type map, keys `name` |",
-		"rule `self.size != 'large' \\|\\| self.replicas >= 2`: large gadgets need at least 2 replicas",
+		"Versions, preferred first: [v1](#v1) (storage version), [v1beta1](#v1beta1).",
+		"| `owner` | string | yes |  | min length 1; max length 64 | Owner is who to call when the lamp breaks. |",
+		"| `watts` | integer (int32) |  | `40` | minimum 0; maximum 100 |",
+		"| `bulbs` | [][Bulb](#v1-bulb) |  |  | list type map, keys `name` |",
+		"rule `self.size != 'large' \\|\\| self.watts >= 60`: large lamps need at least 60 watts",
 		"| `editor` | string |  |  |  | Editor is the last person to edit the spec. (from Audit) |",
-		"Kind of the gadget \\| with a pipe in its doc.",
-		"| `start` | [Time (date-time string)](https://pkg.go.dev/k8s.io/apimachinery/pkg/apis/meta/v1#Time) | yes |",
-		"| path | `/apis/acceptance.example.dev/v1/namespaces/{namespace}/gadgets` |",
-		"| path | `/apis/acceptance.example.dev/v1/zones` |",
+		"Size of the lamp \\| with a pipe in its doc.",
+		"| `since` | [Time (date-time string)](https://pkg.go.dev/k8s.io/apimachinery/pkg/apis/meta/v1#Time) |  |",
+		"| path | `/apis/docs.example.dev/v1/namespaces/{namespace}/lamps` |",
+		"| path | `/apis/docs.example.dev/v1/rooms` |",
+		"| stored | as docs.example.dev/v1, converted on every read and write |",
 		"A string. one of `\"small\"`, `\"medium\"`, `\"large\"`.",
 		"| `apiVersion` | string |",
 	} {
@@ -65,7 +67,7 @@ func TestContent(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	if strings.Contains(doc, "#### GadgetList") {
+	if strings.Contains(doc, "#### LampList") {
 		t.Error("lists are documented with their kind, not as types")
 	}
 }
