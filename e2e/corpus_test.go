@@ -107,6 +107,48 @@ func TestKubernetesStructsAsFields(t *testing.T) {
 		}
 	}
 	k.ok(t, "", "apply", "--server-side", "--field-manager=corpus", "-f", manifest)
+
+	// The scale subresource, as kube-apiserver serves a CRD's.
+	if out := k.ok(t, "", "api-resources", "--api-group=corpus.kubeforge.dev", "-o", "wide"); !strings.Contains(out, "workloads") {
+		t.Errorf("api-resources: %s", out)
+	}
+	raw := k.ok(t, "", "get", "--raw", "/apis/corpus.kubeforge.dev/v1")
+	if !strings.Contains(raw, `"name":"workloads/scale"`) || !strings.Contains(raw, `"group":"autoscaling","version":"v1","kind":"Scale"`) {
+		t.Errorf("discovery lacks workloads/scale as an autoscaling/v1 Scale: %s", raw)
+	}
+	wantOut(t, k.ok(t, "", "scale", "workload", "w1", "--replicas=3"), "workload.corpus.kubeforge.dev/w1 scaled\n")
+	if got := k.ok(t, "", "get", "workload", "w1", "-o", "jsonpath={.spec.replicas}"); got != "3" {
+		t.Errorf("after kubectl scale: spec.replicas = %q, want 3", got)
+	}
+	k.ok(t, "", "patch", "workload", "w1", "--subresource=status", "--type=merge", "-p", `{"status":{"replicas":3,"selector":"app=w"}}`)
+	scale := k.ok(t, "", "get", "--raw", "/apis/corpus.kubeforge.dev/v1/namespaces/default/workloads/w1/scale")
+	for _, want := range []string{`"kind":"Scale"`, `"apiVersion":"autoscaling/v1"`, `"spec":{"replicas":3}`, `"replicas":3,"selector":"app=w"`} {
+		if !strings.Contains(scale, want) {
+			t.Errorf("GET /scale lacks %s: %s", want, scale)
+		}
+	}
+	// With a stale resourceVersion kubectl scale is refused (409); with the
+	// current one it goes through.
+	if r := k.run(t, "", "scale", "workload", "w1", "--replicas=4", "--resource-version=1"); r.code == 0 || !strings.Contains(r.stderr, "resource version") {
+		t.Errorf("scale with a stale resourceVersion: want a conflict:\n%s", r)
+	}
+	rv := k.ok(t, "", "get", "workload", "w1", "-o", "jsonpath={.metadata.resourceVersion}")
+	k.ok(t, "", "scale", "workload", "w1", "--replicas=5", "--resource-version="+rv)
+	// The object's own validation applies to a write through /scale
+	// (replicas at most 50), and a negative count is the Scale's 422;
+	// nothing is stored.
+	for _, bad := range []struct{ body, msg string }{
+		{`{"spec":{"replicas":60}}`, "spec.replicas"},
+		{`{"spec":{"replicas":-1}}`, "must be greater than or equal to 0"},
+	} {
+		r := k.run(t, "", "patch", "workload", "w1", "--subresource=scale", "--type=merge", "-p", bad.body)
+		if r.code == 0 || !strings.Contains(r.stderr, bad.msg) {
+			t.Errorf("scale patch %s: want a 422 naming %q:\n%s", bad.body, bad.msg, r)
+		}
+	}
+	if got := k.ok(t, "", "get", "workload", "w1", "-o", "jsonpath={.spec.replicas} {.status.replicas}"); got != "5 3" {
+		t.Errorf("after the refused scale writes: %q, want 5 3", got)
+	}
 	// A bad value inside a Kubernetes struct is refused as kube-apiserver
 	// refuses it for the CRD: the enum of the protocol.
 	bad := strings.Replace(mustRead(t, manifest), "- containerPort: 80", "- containerPort: 80\n          protocol: QUIC", 1)

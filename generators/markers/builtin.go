@@ -107,9 +107,11 @@ func newBuiltin() (*Registry, error) {
 	}, Help: "Resource names and scope of a kind."})
 	add(Definition{Name: "kubebuilder:subresource:status", Target: TypeTarget,
 		Help: "Serves the status subresource; the kind needs a field with JSON name status."})
-	add(Definition{Name: "kubebuilder:subresource:scale", Target: TypeTarget, Tolerated: true, Args: []Arg{
-		{Name: "specpath", Type: StringArg}, {Name: "statuspath", Type: StringArg}, {Name: "selectorpath", Type: StringArg},
-	}, Help: "Accepted and ignored: the scale subresource is not served yet."})
+	add(Definition{Name: "kubebuilder:subresource:scale", Target: TypeTarget, Args: []Arg{
+		{Name: "specpath", Type: StringArg, Required: true, Help: "JSONPath of the desired replicas, an integer field under .spec (.spec.replicas)"},
+		{Name: "statuspath", Type: StringArg, Required: true, Help: "JSONPath of the observed replicas, an integer field under .status (.status.replicas)"},
+		{Name: "selectorpath", Type: StringArg, Help: "JSONPath of the label selector in its string form, a string field under .status (.status.selector)"},
+	}, Help: "Serves the scale subresource (<plural>/scale, an autoscaling/v1 Scale) as kube-apiserver serves it for a CRD: kubectl scale and the HorizontalPodAutoscaler read and write the replicas through it. Needs the status subresource."})
 	add(Definition{Name: "kubebuilder:printcolumn", Target: TypeTarget, Repeatable: true, Args: []Arg{
 		{Name: "name", Type: StringArg, Required: true, Help: "column header"},
 		{Name: "type", Type: StringArg, Required: true, Enum: []string{"integer", "number", "string", "boolean", "date"}, Help: "column type"},

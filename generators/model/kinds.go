@@ -190,6 +190,9 @@ func (l *loader) kind(t *Type) *Kind {
 			l.errorf(t.Markers["kubebuilder:subresource:status"][0].Pos, "kind %s: +kubebuilder:subresource:status needs a field with JSON name \"status\"", t.Name)
 		}
 	}
+	if mvs := t.Markers["kubebuilder:subresource:scale"]; len(mvs) > 0 {
+		k.Scale = l.scale(k, mvs[0])
+	}
 	for _, mv := range t.Markers["kubebuilder:printcolumn"] {
 		m, _ := mv.Value.(map[string]any)
 		pc := PrinterColumn{}
@@ -370,4 +373,64 @@ func Plural(kind string) string {
 		return s[:len(s)-1] + "ies"
 	}
 	return s + "s"
+}
+
+// scale checks +kubebuilder:subresource:scale: spec replicas an integer
+// under .spec, status replicas an integer under .status, the selector a
+// string under .status, as kube-apiserver requires of a CRD's scale.
+func (l *loader) scale(k *Kind, mv MarkerValue) *Scale {
+	m, _ := mv.Value.(map[string]any)
+	sc := &Scale{}
+	sc.SpecReplicasPath, _ = m["specpath"].(string)
+	sc.StatusReplicasPath, _ = m["statuspath"].(string)
+	sc.LabelSelectorPath, _ = m["selectorpath"].(string)
+	if !k.StatusSubresource {
+		l.errorf(mv.Pos, "kind %s: +kubebuilder:subresource:scale needs +kubebuilder:subresource:status", k.Name)
+	}
+	ok := true
+	check := func(arg, jp, under string, want func(*TypeRef) bool, what string) []*Field {
+		if jp == "" {
+			return nil
+		}
+		if !strings.HasPrefix(jp, under+".") {
+			l.errorf(mv.Pos, "kind %s: scale %s %s must be under %s", k.Name, arg, jp, under)
+			ok = false
+			return nil
+		}
+		if strings.ContainsAny(jp, "[]") {
+			l.errorf(mv.Pos, "kind %s: scale %s %s: array notation is not allowed", k.Name, arg, jp)
+			ok = false
+			return nil
+		}
+		path, msg := resolvePath(k.Type, jp)
+		if msg != "" {
+			l.errorf(mv.Pos, "kind %s: scale %s %s: %s", k.Name, arg, jp, msg)
+			ok = false
+			return nil
+		}
+		if f := path[len(path)-1]; !want(f.Type) {
+			l.errorf(mv.Pos, "kind %s: scale %s %s must be %s, not %s", k.Name, arg, jp, what, describeShape(f.Type))
+			ok = false
+			return nil
+		}
+		return path
+	}
+	isInt32 := func(r *TypeRef) bool {
+		d := deref(r)
+		for d != nil && d.Kind == NamedRef && d.Local != nil && d.Local.Underlying != nil {
+			d = d.Local.Underlying
+		}
+		return d != nil && d.Kind == BuiltinRef && d.Name == "int32"
+	}
+	isString := func(r *TypeRef) bool {
+		d := deref(r)
+		return d != nil && d.Kind == BuiltinRef && d.Name == "string"
+	}
+	sc.SpecReplicas = check("specpath", sc.SpecReplicasPath, ".spec", isInt32, "an int32 (or *int32)")
+	sc.StatusReplicas = check("statuspath", sc.StatusReplicasPath, ".status", isInt32, "an int32 (or *int32)")
+	sc.LabelSelector = check("selectorpath", sc.LabelSelectorPath, ".status", isString, "a string (or *string)")
+	if !ok {
+		return nil
+	}
+	return sc
 }

@@ -335,6 +335,8 @@ func TestLoadBadMarkers(t *testing.T) {
 		`types/bad/v1/types.go:74:4: kind Thing: printcolumn "X": JSONPath .spec.nope: no field "nope": did you mean "e"?`,
 		`types/bad/v1/types.go:75:4: marker "kubebuilder:resource": argument "scope": invalid value "Clster", want one of Namespaced|Cluster`,
 		`types/bad/v1/types.go:76:4: kind Thing: +kubebuilder:subresource:status needs a field with JSON name "status"`,
+		`types/bad/v1/types.go:77:4: kind Thing: scale specpath .spec.g must be an int32 (or *int32), not a string`,
+		`types/bad/v1/types.go:77:4: kind Thing: scale statuspath .metadata.x must be under .status`,
 		`types/bad/v2/types.go:9:6: kind Thing of group bad.example.dev is in versions v2, v1 but none is the storage version: add // +kubebuilder:storageversion to the Thing type of the version to store`,
 		`types/nogroup/v1/doc.go:2:1: package types/nogroup/v1: no +groupName=<group> marker in the package doc comment (doc.go)`,
 	}

@@ -124,6 +124,10 @@ type Kind struct {
 
 	PrinterColumns []PrinterColumn
 
+	// Scale is set by +kubebuilder:subresource:scale: the kind serves
+	// <plural>/scale, an autoscaling/v1 Scale over these fields.
+	Scale *Scale
+
 	// SelectableFields are the +kubebuilder:selectablefield markers of the
 	// kind in this version, sorted by label; metadata.name and (namespaced
 	// kinds) metadata.namespace are selectable without them. Built-in kinds
@@ -163,6 +167,17 @@ func (k *Kind) Hub() *Kind {
 		return hv.Kind(k.Name)
 	}
 	return nil
+}
+
+// Scale locates the fields the scale subresource reads and writes; each
+// path is the Go field chain from the kind, outermost first.
+type Scale struct {
+	SpecReplicasPath   string // ".spec.replicas"
+	StatusReplicasPath string
+	LabelSelectorPath  string // "" when the marker has no selectorpath
+	SpecReplicas       []*Field
+	StatusReplicas     []*Field
+	LabelSelector      []*Field
 }
 
 // Name rules of metadata.name (Kind.NameRule).

@@ -209,7 +209,11 @@ func infoValue(v *model.Version, k *model.Kind) ([]jen.Code, error) {
 		d = append(d, field{"Categories", stringSlice(k.Categories)})
 	}
 	if k.StatusSubresource {
-		d = append(d, field{"Subresources", stringSlice([]string{"status"})})
+		subs := []string{"status"}
+		if k.Scale != nil {
+			subs = append(subs, "scale")
+		}
+		d = append(d, field{"Subresources", stringSlice(subs)})
 	}
 	if len(k.PrinterColumns) > 0 {
 		var cols []jen.Code

@@ -32,6 +32,8 @@ const (
 	resourcePkg  = "github.com/kubeforge/kubeforge/runtime/resource"
 	openapiPkg   = "github.com/kubeforge/kubeforge/runtime/openapi"
 	metav1Pkg    = "k8s.io/apimachinery/pkg/apis/meta/v1"
+	// autoscalingv1Pkg holds Scale, the scale subresource's body.
+	autoscalingv1Pkg = "k8s.io/api/autoscaling/v1"
 )
 
 // Route metadata keys, declared in runtime/openapi.
@@ -45,6 +47,7 @@ const (
 // Schema names of the meta types (docs/contributing.md).
 const (
 	schemaStatus        = "io.k8s.apimachinery.pkg.apis.meta.v1.Status"
+	schemaScale         = "io.k8s.api.autoscaling.v1.Scale"
 	schemaDeleteOptions = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"
 	schemaPatch         = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
 )
@@ -210,6 +213,9 @@ type route struct {
 	reads     *body // request body
 	writes    *body // response body
 	codes     []int // response codes, all with writes as the body
+	// gvk overrides the kind's group, version and kind in the route's
+	// x-kubernetes-group-version-kind (the scale subresource's Scale).
+	gvk *[3]string
 }
 
 // body is a request or response type: a Go sample value and its schema name.
@@ -278,6 +284,22 @@ func routesFor(k *model.Kind) []route {
 				params: with(itemParams, patchParams), reads: patch(), writes: obj(), codes: []int{200, 201}},
 		)
 	}
+	if k.Scale != nil {
+		sc := item + "/scale"
+		scale := func() *body { return &body{jen.Qual(autoscalingv1Pkg, "Scale").Values(), schemaScale} }
+		scaleGVK := &[3]string{"autoscaling", "v1", "Scale"}
+		rs = append(rs,
+			route{method: "GET", path: sc, handler: "GetScale", operation: "read" + scope + kind + "Scale",
+				doc: "read scale of the specified " + kind, action: "get", gvk: scaleGVK,
+				params: with(itemParams, readParams), writes: scale(), codes: []int{200}},
+			route{method: "PUT", path: sc, handler: "UpdateScale", operation: "replace" + scope + kind + "Scale",
+				doc: "replace scale of the specified " + kind, action: "put", gvk: scaleGVK,
+				params: with(itemParams, replaceParams), reads: scale(), writes: scale(), codes: []int{200, 201}},
+			route{method: "PATCH", path: sc, handler: "PatchScale", operation: "patch" + scope + kind + "Scale",
+				doc: "partially update scale of the specified " + kind, action: "patch", gvk: scaleGVK,
+				params: with(itemParams, patchParams), reads: patch(), writes: scale(), codes: []int{200, 201}},
+		)
+	}
 	if k.Namespaced {
 		rs = append(rs, route{method: "GET", path: "/" + k.Plural, handler: "List", operation: "list" + kind + "ForAllNamespaces",
 			doc: "list or watch objects of kind " + kind + " across all namespaces", action: "list",
@@ -334,10 +356,14 @@ func routeStmt(k *model.Kind, r route) jen.Code {
 	for _, c := range r.codes {
 		next("Returns", jen.Lit(c), jen.Lit(httpText(c)), r.writes.sample)
 	}
+	gvk := [3]string{k.Version.Group.Name, k.Version.Name, k.Name}
+	if r.gvk != nil {
+		gvk = *r.gvk
+	}
 	next("Metadata", jen.Qual(openapiPkg, keyGVK), jen.Qual(metav1Pkg, "GroupVersionKind").Values(jen.Dict{
-		jen.Id("Group"):   jen.Lit(k.Version.Group.Name),
-		jen.Id("Version"): jen.Lit(k.Version.Name),
-		jen.Id("Kind"):    jen.Lit(k.Name),
+		jen.Id("Group"):   jen.Lit(gvk[0]),
+		jen.Id("Version"): jen.Lit(gvk[1]),
+		jen.Id("Kind"):    jen.Lit(gvk[2]),
 	}))
 	next("Metadata", jen.Qual(openapiPkg, keyAction), jen.Lit(r.action))
 	if r.reads != nil {

@@ -182,6 +182,14 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 		)
 	}
 
+	if k.Scale != nil {
+		get, set, err := scaleFuncs(k)
+		if err != nil {
+			return nil, fmt.Errorf("scale subresource: %w", err)
+		}
+		fields = append(fields, jen.Id("GetScale").Op(":").Add(get), jen.Id("SetReplicas").Op(":").Add(set))
+	}
+
 	specChanged, err := specChanged(k)
 	if err != nil {
 		return nil, err
@@ -547,4 +555,73 @@ func identFrom(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// scaleFuncs are the strategy's GetScale and SetReplicas over the fields
+// +kubebuilder:subresource:scale names: reads stop at a nil pointer (zero),
+// the write allocates the pointers on its way.
+func scaleFuncs(k *model.Kind) (get, set jen.Code, err error) {
+	pkg := k.Version.Package
+	obj := jen.Op("*").Qual(pkg, k.Name)
+	read := func(path []*model.Field, into string, conv func(jen.Code) jen.Code) jen.Code {
+		// Walk the path: every pointer on the way guards what follows.
+		var build func(i int, base *jen.Statement) jen.Code
+		build = func(i int, base *jen.Statement) jen.Code {
+			f := path[i]
+			x := base.Clone().Dot(f.Name)
+			if i == len(path)-1 {
+				if f.Type.Kind == model.PointerRef {
+					return jen.If(x.Clone().Op("!=").Nil()).Block(
+						jen.Id("s").Dot(into).Op("=").Add(conv(jen.Op("*").Add(x))))
+				}
+				return jen.Id("s").Dot(into).Op("=").Add(conv(x))
+			}
+			if f.Type.Kind == model.PointerRef {
+				return jen.If(x.Clone().Op("!=").Nil()).Block(build(i+1, x))
+			}
+			return build(i+1, x)
+		}
+		return build(0, jen.Id("obj"))
+	}
+	asInt32 := func(c jen.Code) jen.Code { return jen.Int32().Parens(c) }
+	asString := func(c jen.Code) jen.Code { return jen.String().Parens(c) }
+	body := []jen.Code{jen.Var().Id("s").Qual(resourcePkg, "Scale")}
+	body = append(body, read(k.Scale.SpecReplicas, "SpecReplicas", asInt32), read(k.Scale.StatusReplicas, "StatusReplicas", asInt32))
+	if len(k.Scale.LabelSelector) > 0 {
+		body = append(body, read(k.Scale.LabelSelector, "Selector", asString))
+	}
+	body = append(body, jen.Return(jen.Id("s")))
+	get = jen.Func().Params(jen.Id("obj").Add(obj)).Qual(resourcePkg, "Scale").Block(body...)
+
+	// SetReplicas: allocate nil pointers on the way, then assign.
+	var stmts []jen.Code
+	x := jen.Id("obj")
+	path := k.Scale.SpecReplicas
+	for i, f := range path {
+		x = x.Clone().Dot(f.Name)
+		last := i == len(path)-1
+		if f.Type.Kind == model.PointerRef {
+			elem, err := typeCode(f.Type.Elem)
+			if err != nil {
+				return nil, nil, err
+			}
+			if last {
+				stmts = append(stmts,
+					jen.Id("v").Op(":=").Add(elem).Parens(jen.Id("replicas")),
+					x.Clone().Op("=").Op("&").Id("v"))
+				break
+			}
+			stmts = append(stmts, jen.If(x.Clone().Op("==").Nil()).Block(x.Clone().Op("=").New(elem)))
+			continue
+		}
+		if last {
+			t, err := typeCode(f.Type)
+			if err != nil {
+				return nil, nil, err
+			}
+			stmts = append(stmts, x.Clone().Op("=").Add(t).Parens(jen.Id("replicas")))
+		}
+	}
+	set = jen.Func().Params(jen.Id("obj").Add(obj), jen.Id("replicas").Int32()).Block(stmts...)
+	return get, set, nil
 }

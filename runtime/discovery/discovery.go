@@ -31,7 +31,11 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
-// Verbs of every served resource and of the status subresource.
+// scaleKind is the kind of every scale subresource: autoscaling/v1 Scale,
+// as kube-apiserver lists a CRD's <plural>/scale.
+var scaleKind = metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+
+// Verbs of every served resource and of the status and scale subresources.
 var (
 	ResourceVerbs    = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 	SubresourceVerbs = []string{"get", "patch", "update"}
@@ -228,12 +232,16 @@ func resourceList(gv string, rs []*resource.Info) *metav1.APIResourceList {
 			Categories:   r.Categories,
 		})
 		for _, sub := range r.Subresources {
-			list.APIResources = append(list.APIResources, metav1.APIResource{
+			ar := metav1.APIResource{
 				Name:       r.Plural + "/" + sub,
 				Namespaced: r.Namespaced,
 				Kind:       r.Kind,
 				Verbs:      SubresourceVerbs,
-			})
+			}
+			if sub == "scale" {
+				ar.Group, ar.Version, ar.Kind = scaleKind.Group, scaleKind.Version, scaleKind.Kind
+			}
+			list.APIResources = append(list.APIResources, ar)
 		}
 	}
 	return list
@@ -257,9 +265,13 @@ func aggregatedVersion(gv GroupVersion) APIVersionDiscovery {
 			Categories:       r.Categories,
 		}
 		for _, sub := range r.Subresources {
+			rk := kind
+			if sub == "scale" {
+				rk = &scaleKind
+			}
 			rd.Subresources = append(rd.Subresources, APISubresourceDiscovery{
 				Subresource:  sub,
-				ResponseKind: kind,
+				ResponseKind: rk,
 				Verbs:        SubresourceVerbs,
 			})
 		}

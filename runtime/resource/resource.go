@@ -16,6 +16,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
+// Scale is what the scale subresource reads from an object: the
+// autoscaling/v1 Scale's spec.replicas, status.replicas and status.selector.
+type Scale struct {
+	SpecReplicas   int32
+	StatusReplicas int32
+	Selector       string
+}
+
 // Info is one row of the generated resource table.
 type Info struct {
 	Group      string
@@ -27,7 +35,8 @@ type Info struct {
 	Namespaced bool
 	ShortNames []string
 	Categories []string
-	// Subresources served, e.g. "status".
+	// Subresources served: "status", and "scale" (an autoscaling/v1 Scale,
+	// Strategy.GetScale and SetReplicas).
 	Subresources []string
 	// PrinterColumns from +kubebuilder:printcolumn; empty means the default
 	// Name and Created At columns.
@@ -119,6 +128,16 @@ func (i *Info) CheckFieldLabel(label string) error {
 	return fmt.Errorf("field label not supported: %s", label)
 }
 
+// HasScale reports whether the scale subresource is served.
+func (i *Info) HasScale() bool {
+	for _, s := range i.Subresources {
+		if s == "scale" {
+			return true
+		}
+	}
+	return false
+}
+
 // HasStatus reports whether the status subresource is served.
 func (i *Info) HasStatus() bool {
 	for _, s := range i.Subresources {
@@ -163,6 +182,10 @@ type Strategy[T Object, L ListObject] struct {
 	// what the storage version checks on an object written through another
 	// served version, which that version's own Validate checked.
 	ValidateHooks func(obj T) field.ErrorList
+	// GetScale reads the scale subresource's values and SetReplicas writes
+	// the desired replicas (nil without +kubebuilder:subresource:scale).
+	GetScale    func(obj T) Scale
+	SetReplicas func(obj T, replicas int32)
 	// Ratchet: an update is not refused for values it leaves unchanged
 	// (CRD validation ratcheting, kube-apiserver's default since 1.30).
 	// Set for the user's kinds; built-in kinds keep kube-apiserver's own

@@ -252,6 +252,12 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 				}()
 				req = req.WithContext(ctx)
 			}
+			if (req.Method == http.MethodPost || req.Method == http.MethodPut) && req.Header.Get("Content-Type") == "" {
+				// kube-apiserver reads a body without a Content-Type as JSON
+				// (its first media type); client-go's scale client sends
+				// none (kubectl scale --resource-version).
+				req.Header.Set("Content-Type", "application/json")
+			}
 			s.container.ServeHTTP(w, req)
 			return
 		}

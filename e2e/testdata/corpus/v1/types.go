@@ -34,13 +34,30 @@ type WorkloadSpec struct {
 	MaxSurge *intstr.IntOrString `json:"maxSurge,omitempty"`
 	// +optional
 	Memory *resource.Quantity `json:"memory,omitempty"`
+	// Replicas is how many copies run (the scale subresource's spec).
+	// +kubebuilder:validation:Maximum=50
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+}
+
+// WorkloadStatus is what the controller observed.
+type WorkloadStatus struct {
+	// Replicas observed.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+	// Selector of the replicas, as a string.
+	// +optional
+	Selector string `json:"selector,omitempty"`
 }
 
 // Workload is a kind built on k8s.io/api types.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 type Workload struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec WorkloadSpec `json:"spec,omitempty"`
+	Spec   WorkloadSpec   `json:"spec,omitempty"`
+	Status WorkloadStatus `json:"status,omitempty"`
 }

@@ -74,6 +74,7 @@ type ThingSpec struct {
 // +kubebuilder:printcolumn:name="X",type=string,JSONPath=`.spec.nope`
 // +kubebuilder:resource:scope=Clster
 // +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.g,statuspath=.metadata.x
 type Thing struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
