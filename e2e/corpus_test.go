@@ -108,6 +108,27 @@ func TestKubernetesStructsAsFields(t *testing.T) {
 	}
 	k.ok(t, "", "apply", "--server-side", "--field-manager=corpus", "-f", manifest)
 
+	// CEL rules, as kube-apiserver enforces them for the CRD: type-level,
+	// messageExpression, a transition rule and a list rule, with kube's
+	// messages; nothing is stored.
+	for _, bad := range []struct{ patch, msg string }{
+		{`{"spec":{"replicas":0}}`, "a surge needs replicas"},
+		{`{"spec":{"owner":"someone-with-a-very-long-name"}}`, "owner someone-with-a-very-long-name is too long"},
+		{`{"spec":{"hosts":["a.example","B.example"]}}`, "spec.hosts: Forbidden: hosts are lower case"},
+	} {
+		r := k.run(t, "", "patch", "workload", "w1", "--type=merge", "-p", bad.patch)
+		if r.code == 0 || !strings.Contains(r.stderr, bad.msg) {
+			t.Errorf("patch %s: want a 422 saying %q:\n%s", bad.patch, bad.msg, r)
+		}
+	}
+	k.ok(t, "", "patch", "workload", "w1", "--type=merge", "-p", `{"spec":{"owner":"ops","hosts":["a.example"]}}`)
+	if r := k.run(t, "", "patch", "workload", "w1", "--type=merge", "-p", `{"spec":{"owner":"dev"}}`); r.code == 0 || !strings.Contains(r.stderr, "owner is immutable") {
+		t.Errorf("changing the owner: want the transition rule's 422:\n%s", r)
+	}
+	if got := k.ok(t, "", "get", "workload", "w1", "-o", "jsonpath={.spec.owner}"); got != "ops" {
+		t.Errorf("after the refused writes: owner %q, want ops", got)
+	}
+
 	// The scale subresource, as kube-apiserver serves a CRD's.
 	if out := k.ok(t, "", "api-resources", "--api-group=corpus.kubeforge.dev", "-o", "wide"); !strings.Contains(out, "workloads") {
 		t.Errorf("api-resources: %s", out)

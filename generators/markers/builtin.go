@@ -168,11 +168,11 @@ func newBuiltin() (*Registry, error) {
 	add(Definition{Name: "kubebuilder:validation:XValidation", Target: tf, Repeatable: true, Args: []Arg{
 		{Name: "rule", Type: StringArg, Required: true, Help: "CEL expression"},
 		{Name: "message", Type: StringArg, Help: "message when the rule fails"},
-		{Name: "messageExpression", Type: StringArg},
-		{Name: "reason", Type: StringArg},
-		{Name: "fieldPath", Type: StringArg},
-		{Name: "optionalOldSelf", Type: BoolArg},
-	}, Help: "A CEL validation rule, published in OpenAPI (x-kubernetes-validations)."})
+		{Name: "messageExpression", Type: StringArg, Help: "CEL expression giving the message (a string)"},
+		{Name: "reason", Type: StringArg, Enum: []string{"FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"}, Help: "the error's reason (default FieldValueInvalid)"},
+		{Name: "fieldPath", Type: StringArg, Help: "path, relative to the rule's field, the error is reported at"},
+		{Name: "optionalOldSelf", Type: BoolArg, Help: "run the transition rule on creates too, with oldSelf an optional"},
+	}, Help: "A CEL validation rule, enforced on every write as kube-apiserver enforces a CRD's (Kubernetes' own CEL validator and library, cost limits and messages; transition rules with oldSelf run on updates), compiled and cost-checked when the server starts, and published in OpenAPI (x-kubernetes-validations)."})
 	add(Definition{Name: "kubebuilder:validation:EmbeddedResource", Target: tf,
 		Help: "The field holds a whole Kubernetes object (apiVersion, kind, metadata)."})
 	add(Definition{Name: "kubebuilder:validation:XIntOrString", Target: tf,

@@ -51,9 +51,15 @@ func validationFrom(ms Markers) Validation {
 	}
 	for _, mv := range ms["kubebuilder:validation:XValidation"] {
 		if m, ok := mv.Value.(map[string]any); ok {
-			rule, _ := m["rule"].(string)
-			msg, _ := m["message"].(string)
-			v.XValidations = append(v.XValidations, XValidation{Rule: rule, Message: msg})
+			x := XValidation{}
+			x.Rule, _ = m["rule"].(string)
+			x.Message, _ = m["message"].(string)
+			x.MessageExpression, _ = m["messageExpression"].(string)
+			x.Reason, _ = m["reason"].(string)
+			x.FieldPath, _ = m["fieldPath"].(string)
+			x.OptionalOldSelf, _ = m["optionalOldSelf"].(bool)
+			x.Pos = mv.Pos
+			v.XValidations = append(v.XValidations, x)
 		}
 	}
 	return v

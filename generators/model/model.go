@@ -386,14 +386,20 @@ type Validation struct {
 	MinProperties *int64
 	MaxProperties *int64
 	Format        string
-	// XValidations (CEL) are recorded for OpenAPI only.
+	// XValidations are the CEL rules.
 	XValidations []XValidation
 }
 
-// XValidation is a +kubebuilder:validation:XValidation rule (served in OpenAPI).
+// XValidation is a +kubebuilder:validation:XValidation rule: enforced by
+// runtime/cel, published in OpenAPI.
 type XValidation struct {
-	Rule    string
-	Message string
+	Rule              string
+	Message           string
+	MessageExpression string
+	Reason            string
+	FieldPath         string
+	OptionalOldSelf   bool
+	Pos               Position
 }
 
 // IsZero reports whether no validation marker is set.
@@ -473,4 +479,38 @@ func (g *Group) External() bool {
 		}
 	}
 	return false
+}
+
+// HasRules reports whether a CEL rule (+kubebuilder:validation:XValidation)
+// stands on the kind's type or on any field or type it reaches.
+func (k *Kind) HasRules() bool {
+	seen := map[*Type]bool{}
+	var typ func(t *Type) bool
+	var ref func(r *TypeRef) bool
+	ref = func(r *TypeRef) bool {
+		for r != nil && r.Kind != NamedRef {
+			if r.Kind == MapRef || r.Kind == SliceRef || r.Kind == ArrayRef || r.Kind == PointerRef {
+				r = r.Elem
+				continue
+			}
+			return false
+		}
+		return r != nil && r.Local != nil && typ(r.Local)
+	}
+	typ = func(t *Type) bool {
+		if seen[t] {
+			return false
+		}
+		seen[t] = true
+		if len(t.Validation.XValidations) > 0 {
+			return true
+		}
+		for _, f := range t.Fields {
+			if len(f.Validation.XValidations) > 0 || ref(f.Type) {
+				return true
+			}
+		}
+		return t.Underlying != nil && ref(t.Underlying)
+	}
+	return k.Type != nil && typ(k.Type)
 }

@@ -692,6 +692,18 @@ func applyValidation(s map[string]any, v model.Validation) {
 			if x.Message != "" {
 				r["message"] = x.Message
 			}
+			if x.MessageExpression != "" {
+				r["messageExpression"] = x.MessageExpression
+			}
+			if x.Reason != "" {
+				r["reason"] = x.Reason
+			}
+			if x.FieldPath != "" {
+				r["fieldPath"] = x.FieldPath
+			}
+			if x.OptionalOldSelf {
+				r["optionalOldSelf"] = true
+			}
 			rules[i] = r
 		}
 		s[extValidations] = rules

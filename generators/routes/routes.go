@@ -148,6 +148,14 @@ func install(v *model.Version, kinds []*model.Kind, hubs map[*model.Kind]*model.
 			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+v.GroupVersion()+": no store for "+k.Plural))),
 		))
 	}
+	for _, k := range kinds {
+		if storage.HasRules(k) {
+			// A rule that does not compile fails the start, not a request.
+			body = append(body, jen.If(jen.Err().Op(":=").Id(storage.RulesVar(k)).Dot("Compile").Call(), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Err()),
+			))
+		}
+	}
 	body = append(body, jen.Id("ws").Op(":=").Qual(serverPkg, "NewWebService").Call(jen.Id("GroupName"), jen.Lit(v.Name)))
 	for _, k := range kinds {
 		strategy := jen.Id(k.Name + "Strategy")

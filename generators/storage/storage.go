@@ -22,10 +22,12 @@ import (
 	"github.com/kubeforge/kubeforge/generators/builtinprinters"
 	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/model"
+	"github.com/kubeforge/kubeforge/runtime/openapidefs"
 )
 
 const (
 	resourcePkg = "github.com/kubeforge/kubeforge/runtime/resource"
+	celPkg      = "github.com/kubeforge/kubeforge/runtime/cel"
 	storagePkg  = "github.com/kubeforge/kubeforge/runtime/storage"
 	equalityPkg = "k8s.io/apimachinery/pkg/api/equality"
 	metav1Pkg   = "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -162,6 +164,19 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 		jen.Id("ValidateHooks").Op(":").Id("Validate" + k.Name + "Hooks"),
 		jen.Id("Ratchet").Op(":").Lit(!k.Version.External),
 	}
+	if HasRules(k) {
+		// Rules compiled once (Install compiles them, failing the start on
+		// a bad rule); the closure passes a nil old object as nil.
+		fields = append(fields, jen.Id("Rules").Op(":").Func().Params(
+			jen.Id("ctx").Qual("context", "Context"),
+			jen.List(jen.Id("obj"), jen.Id("old")).Op("*").Qual(pkg, k.Name),
+		).Qual("k8s.io/apimachinery/pkg/util/validation/field", "ErrorList").Block(
+			jen.If(jen.Id("old").Op("==").Nil()).Block(
+				jen.Return(jen.Id(RulesVar(k)).Dot("Validate").Call(jen.Id("ctx"), jen.Id("obj"), jen.Nil())),
+			),
+			jen.Return(jen.Id(RulesVar(k)).Dot("Validate").Call(jen.Id("ctx"), jen.Id("obj"), jen.Id("old"))),
+		))
+	}
 
 	if k.StatusSubresource {
 		sf := k.StatusField
@@ -238,6 +253,9 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 	}
 	if sel != nil {
 		fields = append(fields, jen.Id("SelectableFields").Op(":").Id(SelectableFunc(k)))
+	}
+	if HasRules(k) {
+		after = append(after, rulesVar(k, openapidefs.LocalName(k.Version.Group.Name, k.Version.Name, k.Name)))
 	}
 	return append([]jen.Code{strategyVar(k, fields)}, after...), nil
 }
@@ -624,4 +642,20 @@ func scaleFuncs(k *model.Kind) (get, set jen.Code, err error) {
 	}
 	set = jen.Func().Params(jen.Id("obj").Add(obj), jen.Id("replicas").Int32()).Block(stmts...)
 	return get, set, nil
+}
+
+// HasRules reports whether the kind gets CEL rules: one of the user's
+// kinds with a +kubebuilder:validation:XValidation rule in reach.
+func HasRules(k *model.Kind) bool { return !k.Version.External && k.HasRules() }
+
+// RulesVar is the generated *cel.Rules of a kind with rules.
+func RulesVar(k *model.Kind) string { return k.Name + "Rules" }
+
+// rulesVar declares RulesVar(k) over the version's generated OpenAPI schemas.
+func rulesVar(k *model.Kind, schemaName string) jen.Code {
+	return jen.Commentf("%s are the CEL rules of %s, compiled once (Install compiles them).", RulesVar(k), k.Name).Line().
+		Var().Id(RulesVar(k)).Op("=").Op("&").Qual(celPkg, "Rules").Values(jen.Dict{
+		jen.Id("Root"):    jen.Lit(schemaName),
+		jen.Id("Schemas"): jen.Id("OpenAPISchemas"),
+	})
 }

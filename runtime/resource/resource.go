@@ -5,6 +5,7 @@
 package resource
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -186,6 +187,10 @@ type Strategy[T Object, L ListObject] struct {
 	// the desired replicas (nil without +kubebuilder:subresource:scale).
 	GetScale    func(obj T) Scale
 	SetReplicas func(obj T, replicas int32)
+	// Rules runs the kind's CEL rules (+kubebuilder:validation:XValidation)
+	// on obj; old is the current object on an update, nil on a create, so
+	// transition rules run only on updates. Nil when the kind has none.
+	Rules func(ctx context.Context, obj, old T) field.ErrorList
 	// Ratchet: an update is not refused for values it leaves unchanged
 	// (CRD validation ratcheting, kube-apiserver's default since 1.30).
 	// Set for the user's kinds; built-in kinds keep kube-apiserver's own

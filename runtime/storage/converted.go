@@ -110,14 +110,8 @@ func (cv *converted[E, EL, T, L]) listFromHub(op string, list L) (EL, error) {
 
 // validate runs the spoke's validation (the request version's field paths).
 // On an update (old set) unchanged values' errors are dropped (ratchet).
-func (cv *converted[E, EL, T, L]) validate(obj E, old any) error {
-	if cv.s.Validate == nil {
-		return nil
-	}
-	if !cv.s.Ratchet {
-		old = nil
-	}
-	if errs := ratchet(cv.s.Validate(obj), old, obj); len(errs) > 0 {
+func (cv *converted[E, EL, T, L]) validate(ctx context.Context, obj, old E, update bool) error {
+	if errs := checks(ctx, cv.s, obj, old, update, false); len(errs) > 0 {
 		return apierrors.NewInvalid(schema.GroupKind{Group: cv.s.Info.Group, Kind: cv.s.Info.Kind}, obj.GetName(), errs)
 	}
 	return nil
@@ -136,7 +130,8 @@ func (cv *converted[E, EL, T, L]) Create(ctx context.Context, in E, opts CreateO
 		check = cv.copyObj(obj)
 		check.SetName(generateName(obj.GetGenerateName()))
 	}
-	if err := cv.validate(check, nil); err != nil {
+	var none E
+	if err := cv.validate(ctx, check, none, false); err != nil {
 		return zero, err
 	}
 	h, err := cv.toHub("create", obj)
@@ -225,7 +220,7 @@ func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespac
 				cv.s.CopyStatus(check, spokeCur)
 			}
 		}
-		if err := cv.validate(check, spokeCur); err != nil {
+		if err := cv.validate(ctx, check, spokeCur, true); err != nil {
 			return zeroT, err
 		}
 		return cv.toHub("update", newObj)

@@ -236,24 +236,41 @@ func (st *Store[T, L]) conflict(name string, msg string) error {
 //
 // On an update (old set) the errors of values the update left unchanged
 // are dropped (ratchet).
-func (st *Store[T, L]) validate(obj T, old any, fromSpoke bool) error {
-	check := st.s.Validate
-	if fromSpoke {
-		if st.s.Default != nil {
-			st.s.Default(obj)
-		}
-		check = st.s.ValidateHooks
+func (st *Store[T, L]) validate(ctx context.Context, obj, old T, update, fromSpoke bool) error {
+	if fromSpoke && st.s.Default != nil {
+		st.s.Default(obj)
 	}
-	if check == nil {
-		return nil
-	}
-	if !st.s.Ratchet {
-		old = nil
-	}
-	if errs := ratchet(check(obj), old, obj); len(errs) > 0 {
+	if errs := checks(ctx, st.s, obj, old, update, fromSpoke); len(errs) > 0 {
 		return apierrors.NewInvalid(st.groupKind(), obj.GetName(), errs)
 	}
 	return nil
+}
+
+// checks runs a strategy's checks on obj: its markers and hand-written
+// hooks (Validate), or the hooks alone (hooksOnly), then its CEL rules
+// (Rules; transition rules see old on an update). On an update of a kind
+// that ratchets, the errors of values the update left unchanged are
+// dropped.
+func checks[T resource.Object, L resource.ListObject](ctx context.Context, s *resource.Strategy[T, L], obj, old T, update, hooksOnly bool) field.ErrorList {
+	var errs field.ErrorList
+	check := s.Validate
+	if hooksOnly {
+		check = s.ValidateHooks
+	}
+	if check != nil {
+		errs = check(obj)
+	}
+	if s.Rules != nil && !hooksOnly {
+		var prev T
+		if update {
+			prev = old
+		}
+		errs = append(errs, s.Rules(ctx, obj, prev)...)
+	}
+	if update && s.Ratchet {
+		errs = ratchet(errs, old, obj)
+	}
+	return errs
 }
 
 // Create stores a new object. obj is not modified.
@@ -283,7 +300,8 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	if st.hooks.PrepareForCreate != nil {
 		st.hooks.PrepareForCreate(obj)
 	}
-	if err := st.validate(obj, nil, opts.fromSpoke); err != nil {
+	var none T
+	if err := st.validate(ctx, obj, none, false, opts.fromSpoke); err != nil {
 		return zero, err
 	}
 	for attempt := 0; ; attempt++ {
@@ -506,7 +524,7 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 		}
 	}
 	newObj.SetResourceVersion(cur.GetResourceVersion())
-	if err := st.validate(newObj, cur, opts.fromSpoke); err != nil {
+	if err := st.validate(ctx, newObj, cur, true, opts.fromSpoke); err != nil {
 		return zero, false, err
 	}
 	data, err := st.encode(newObj)

@@ -10,8 +10,23 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
+// Host is a DNS name.
+// +kubebuilder:validation:MaxLength=253
+type Host string
+
 // WorkloadSpec uses Kubernetes' structs as fields.
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.maxSurge) || self.replicas > 0",message="a surge needs replicas"
+// +kubebuilder:validation:XValidation:rule="!has(self.owner) || self.owner.size() <= 20",messageExpression="'owner ' + self.owner + ' is too long'"
 type WorkloadSpec struct {
+	// Owner of the workload; it never changes once set.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="owner is immutable"
+	// +optional
+	Owner string `json:"owner,omitempty"`
+	// Hosts the workload answers, each a lower-case name.
+	// +kubebuilder:validation:XValidation:rule="self.all(h, h == h.lowerAscii())",message="hosts are lower case",reason=FieldValueForbidden
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	Hosts []Host `json:"hosts,omitempty"`
 	// +optional
 	Template corev1.PodTemplateSpec `json:"template,omitempty"`
 	// +optional

@@ -1,0 +1,269 @@
+// Package cel enforces +kubebuilder:validation:XValidation rules with
+// Kubernetes' own CEL validator for custom resources
+// (k8s.io/apiextensions-apiserver's schema/cel and k8s.io/apiserver's CEL
+// library): the same environment, library functions, cost limits and error
+// text as kube-apiserver gives a CRD of the same types. The kind's
+// structural schema is built from the generated OpenAPI v3 schemas, and the
+// rules are compiled once per process.
+package cel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	celschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+
+	"github.com/kubeforge/kubeforge/runtime/openapidefs"
+)
+
+// StaticEstimatedCostLimit is kube-apiserver's limit on a rule's estimated
+// cost (times how often it can run, under unbounded lists and maps) when a
+// CRD is written.
+const StaticEstimatedCostLimit = 10000000
+
+// Rules are the CEL rules of one kind. The zero value is not usable; the
+// generated code declares one per kind with rules.
+type Rules struct {
+	// Root is the kind's component schema name; Schemas returns the
+	// generated OpenAPI v3 component schemas of its group-version.
+	Root    string
+	Schemas func() map[string]json.RawMessage
+
+	once       sync.Once
+	err        error
+	structural *schema.Structural
+	validator  *celschema.Validator
+}
+
+// Compile builds the structural schema and compiles every rule, checking
+// each against the cost limit; an error names the rule's path and the CEL
+// message. It runs once; later calls return the first result.
+func (r *Rules) Compile() error {
+	r.once.Do(func() { r.err = r.compile() })
+	return r.err
+}
+
+func (r *Rules) compile() error {
+	all := openapidefs.KnownSchemas()
+	for k, v := range r.Schemas() {
+		all[k] = v
+	}
+	s, err := Structural(all, r.Root)
+	if err != nil {
+		return fmt.Errorf("cel rules of %s: %w", r.Root, err)
+	}
+	if err := CheckRules(s); err != nil {
+		return fmt.Errorf("cel rules of %s: %w", r.Root, err)
+	}
+	r.structural = s
+	r.validator = celschema.NewValidator(s, true, celconfig.PerCallLimit)
+	return nil
+}
+
+// Validate runs the rules on obj (and, for an update, old: transition
+// rules run only then). Errors are kube-apiserver's, paths from the root
+// ("spec: Invalid value: \"object\": ...").
+func (r *Rules) Validate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	if err := r.Compile(); err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	if r.validator == nil {
+		return nil
+	}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, fmt.Errorf("convert for cel validation: %w", err))}
+	}
+	var o any // an untyped nil when there is no old object
+	if old != nil {
+		ou, err := runtime.DefaultUnstructuredConverter.ToUnstructured(old)
+		if err != nil {
+			return field.ErrorList{field.InternalError(nil, fmt.Errorf("convert for cel validation: %w", err))}
+		}
+		o = ou
+	}
+	errs, _ := r.validator.Validate(ctx, nil, r.structural, u, o, celconfig.RuntimeCELCostBudget)
+	return errs
+}
+
+// CheckRules compiles every rule of s, as kube-apiserver does when a CRD is
+// written: a rule that does not compile or type-check, a bad
+// messageExpression, or an estimated cost over the limit is an error
+// naming the rule's path.
+func CheckRules(s *schema.Structural) error {
+	var errs []string
+	var walk func(path string, n *schema.Structural, root bool)
+	walk = func(path string, n *schema.Structural, root bool) {
+		if n == nil {
+			return
+		}
+		if len(n.XValidations) > 0 {
+			decl := model.SchemaDeclType(n, root || n.XEmbeddedResource)
+			results, err := celschema.Compile(n, decl, celconfig.PerCallLimit,
+				environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()), celschema.StoredExpressionsEnvLoader())
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v", path, err))
+			}
+			for i, res := range results {
+				rule := n.XValidations[i].Rule
+				switch {
+				case res.Error != nil:
+					errs = append(errs, fmt.Sprintf("%s: rule %q: %s", path, rule, res.Error.Detail))
+				case res.MessageExpressionError != nil:
+					errs = append(errs, fmt.Sprintf("%s: rule %q: messageExpression: %s", path, rule, res.MessageExpressionError.Detail))
+				case res.MaxCost > StaticEstimatedCostLimit:
+					errs = append(errs, fmt.Sprintf("%s: rule %q: estimated rule cost %d exceeds the limit %d", path, rule, res.MaxCost, StaticEstimatedCostLimit))
+				}
+			}
+		}
+		for name, p := range n.Properties {
+			p := p
+			walk(path+"."+name, &p, false)
+		}
+		if n.Items != nil {
+			walk(path+"[*]", n.Items, n.Items.XEmbeddedResource)
+		}
+		if n.AdditionalProperties != nil && n.AdditionalProperties.Structural != nil {
+			walk(path+"[*]", n.AdditionalProperties.Structural, false)
+		}
+	}
+	walk("<root>", s, true)
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// Structural builds the structural schema of root, with every reference
+// inlined, the way a CRD's schema is written: ObjectMeta is an object of
+// name and generateName (all a rule may read of it), Time a date-time
+// string, IntOrString and Quantity int-or-string.
+func Structural(all map[string]json.RawMessage, root string) (*schema.Structural, error) {
+	inl := &inliner{all: all}
+	v, err := inl.named(root, 0)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var v1 apiextensionsv1.JSONSchemaProps
+	if err := json.Unmarshal(raw, &v1); err != nil {
+		return nil, fmt.Errorf("decode the inlined schema: %w", err)
+	}
+	var internal apiextensions.JSONSchemaProps
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &internal, nil); err != nil {
+		return nil, fmt.Errorf("convert the schema: %w", err)
+	}
+	return schema.NewStructural(&internal)
+}
+
+type inliner struct {
+	all map[string]json.RawMessage
+}
+
+const maxDepth = 32
+
+func (in *inliner) named(name string, depth int) (map[string]any, error) {
+	switch name {
+	case "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":
+		return map[string]any{"type": "object", "properties": map[string]any{
+			"name": map[string]any{"type": "string"}, "generateName": map[string]any{"type": "string"},
+		}}, nil
+	case "io.k8s.apimachinery.pkg.apis.meta.v1.Time", "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime":
+		return map[string]any{"type": "string", "format": "date-time"}, nil
+	case "io.k8s.apimachinery.pkg.apis.meta.v1.Duration":
+		return map[string]any{"type": "string"}, nil
+	case "io.k8s.apimachinery.pkg.util.intstr.IntOrString", "io.k8s.apimachinery.pkg.api.resource.Quantity":
+		return map[string]any{"x-kubernetes-int-or-string": true}, nil
+	}
+	raw, ok := in.all[name]
+	if !ok {
+		return nil, fmt.Errorf("schema %s not found", name)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("decode schema %s: %w", name, err)
+	}
+	return in.schema(m, depth+1)
+}
+
+func (in *inliner) schema(m map[string]any, depth int) (map[string]any, error) {
+	if depth > maxDepth {
+		return map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}, nil
+	}
+	out := map[string]any{}
+	// A described reference: allOf [{$ref}] beside description and default.
+	if all, ok := m["allOf"].([]any); ok && len(all) == 1 {
+		if ref, ok := all[0].(map[string]any); ok && ref["$ref"] != nil {
+			m = mergeRef(m, ref)
+		}
+	}
+	if ref, ok := m["$ref"].(string); ok {
+		target, err := in.named(strings.TrimPrefix(ref, openapidefs.RefPrefix), depth)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range target {
+			out[k] = v
+		}
+	}
+	for k, v := range m {
+		switch k {
+		case "$ref", "allOf", "x-kubernetes-group-version-kind", "x-kubernetes-patch-strategy", "x-kubernetes-patch-merge-key":
+		case "anyOf", "oneOf":
+			// int-or-string in v3 form: the extension says it for CRDs.
+			if m["x-kubernetes-int-or-string"] == true {
+				continue
+			}
+			out[k] = v
+		case "properties":
+			props := map[string]any{}
+			for name, p := range v.(map[string]any) {
+				ps, err := in.schema(p.(map[string]any), depth+1)
+				if err != nil {
+					return nil, err
+				}
+				props[name] = ps
+			}
+			out[k] = props
+		case "items", "additionalProperties":
+			if sm, ok := v.(map[string]any); ok {
+				s, err := in.schema(sm, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				out[k] = s
+			} else {
+				out[k] = v
+			}
+		default:
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+// mergeRef returns m with allOf replaced by the reference it holds.
+func mergeRef(m, ref map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		if k != "allOf" {
+			out[k] = v
+		}
+	}
+	out["$ref"] = ref["$ref"]
+	return out
+}
