@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/kubeforge/kubeforge/generators/apidocs"
+	"github.com/kubeforge/kubeforge/generators/celcheck"
 	"github.com/kubeforge/kubeforge/generators/conversion"
 	"github.com/kubeforge/kubeforge/generators/deepcopy"
 	"github.com/kubeforge/kubeforge/generators/defaults"
@@ -34,6 +35,7 @@ func Generators() []genall.Generator {
 		install.New(),
 		markersDoc,
 		apidocs.Generator{},
+		celcheck.Generator{},
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -97,12 +98,34 @@ func (r *Rules) Validate(ctx context.Context, obj, old runtime.Object) field.Err
 	return errs
 }
 
+// RuleError is a rule that cannot be enforced.
+type RuleError struct {
+	Path string // where the rule stands, from the root (<root>.spec)
+	Rule string
+	Msg  string // the CEL message
+}
+
+func (e RuleError) Error() string { return fmt.Sprintf("%s: rule %q: %s", e.Path, e.Rule, e.Msg) }
+
 // CheckRules compiles every rule of s, as kube-apiserver does when a CRD is
 // written: a rule that does not compile or type-check, a bad
 // messageExpression, or an estimated cost over the limit is an error
 // naming the rule's path.
 func CheckRules(s *schema.Structural) error {
-	var errs []string
+	var msgs []string
+	for _, e := range RuleErrors(s) {
+		msgs = append(msgs, e.Error())
+	}
+	if len(msgs) > 0 {
+		return fmt.Errorf("%s", strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// RuleErrors is every rule of s that cannot be enforced (see CheckRules),
+// in a deterministic order.
+func RuleErrors(s *schema.Structural) []RuleError {
+	var errs []RuleError
 	var walk func(path string, n *schema.Structural, root bool)
 	walk = func(path string, n *schema.Structural, root bool) {
 		if n == nil {
@@ -113,22 +136,30 @@ func CheckRules(s *schema.Structural) error {
 			results, err := celschema.Compile(n, decl, celconfig.PerCallLimit,
 				environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()), celschema.StoredExpressionsEnvLoader())
 			if err != nil {
-				errs = append(errs, fmt.Sprintf("%s: %v", path, err))
+				errs = append(errs, RuleError{Path: path, Rule: n.XValidations[0].Rule, Msg: err.Error()})
 			}
 			for i, res := range results {
-				rule := n.XValidations[i].Rule
+				e := RuleError{Path: path, Rule: n.XValidations[i].Rule}
 				switch {
 				case res.Error != nil:
-					errs = append(errs, fmt.Sprintf("%s: rule %q: %s", path, rule, res.Error.Detail))
+					e.Msg = res.Error.Detail
 				case res.MessageExpressionError != nil:
-					errs = append(errs, fmt.Sprintf("%s: rule %q: messageExpression: %s", path, rule, res.MessageExpressionError.Detail))
+					e.Msg = "messageExpression: " + res.MessageExpressionError.Detail
 				case res.MaxCost > StaticEstimatedCostLimit:
-					errs = append(errs, fmt.Sprintf("%s: rule %q: estimated rule cost %d exceeds the limit %d", path, rule, res.MaxCost, StaticEstimatedCostLimit))
+					e.Msg = fmt.Sprintf("estimated rule cost %d exceeds the limit %d (bound the lists with MaxItems and their strings with MaxLength)", res.MaxCost, StaticEstimatedCostLimit)
+				default:
+					continue
 				}
+				errs = append(errs, e)
 			}
 		}
-		for name, p := range n.Properties {
-			p := p
+		names := make([]string, 0, len(n.Properties))
+		for name := range n.Properties {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			p := n.Properties[name]
 			walk(path+"."+name, &p, false)
 		}
 		if n.Items != nil {
@@ -139,10 +170,7 @@ func CheckRules(s *schema.Structural) error {
 		}
 	}
 	walk("<root>", s, true)
-	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(errs, "; "))
-	}
-	return nil
+	return errs
 }
 
 // Structural builds the structural schema of root, with every reference

@@ -1,0 +1,3 @@
+// Package v1 has rules that cannot be enforced.
+// +groupName=rules.example.dev
+package v1

@@ -1,0 +1,31 @@
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// ThingSpec has rules.
+// +kubebuilder:validation:XValidation:rule="self.size != 'large' || self.count >= 2",message="large things need two"
+// +kubebuilder:validation:XValidation:rule="self.nope > 1"
+type ThingSpec struct {
+	// +optional
+	Size string `json:"size,omitempty"`
+	// +optional
+	Count int32 `json:"count,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="self.size() >"
+	// +optional
+	Name string `json:"name,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="self == 'x'",messageExpression="1 + 2"
+	// +optional
+	Code string `json:"code,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="self.all(a, self.all(b, a + b != ''))"
+	// +optional
+	Tags []string `json:"tags,omitempty"`
+}
+
+// Thing is a kind with rules.
+// +kubebuilder:object:root=true
+type Thing struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ThingSpec `json:"spec,omitempty"`
+}
