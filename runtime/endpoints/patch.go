@@ -58,11 +58,7 @@ func (h *Handler[T, L]) PatchStatus(req *restful.Request, resp *restful.Response
 
 func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Response) {
 	h.serve("PATCH", sub, req, resp, func(w *recorder, r *http.Request) error {
-		patchType := r.Header.Get("Content-Type")
-		if i := strings.Index(patchType, ";"); i >= 0 {
-			patchType = patchType[:i]
-		}
-		patchType = strings.ToLower(strings.TrimSpace(patchType))
+		patchType := patchMediaType(r)
 		switch patchType {
 		case MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch, MediaTypeApplyPatch:
 		default:
@@ -236,6 +232,12 @@ func (h *Handler[T, L]) patchMeta() (strategicpatch.LookupPatchMeta, error) {
 		return m, nil
 	}
 	return strategicpatch.NewPatchMetaFromStruct(h.s.New())
+}
+
+// patchMediaType is the request's Content-Type without parameters, lower case.
+func patchMediaType(r *http.Request) string {
+	t, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	return strings.ToLower(strings.TrimSpace(t))
 }
 
 // strategicPatchError is kube-apiserver's answer to a strategic merge patch

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/emicklei/go-restful/v3"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -39,11 +38,18 @@ func (h *Handler[T, L]) scaleOf(obj T) *autoscalingv1.Scale {
 	return sc
 }
 
-func (h *Handler[T, L]) scaleServed(name string) error {
-	if h.s.GetScale == nil || h.s.SetReplicas == nil {
-		return apierrors.NewNotFound(h.info.GroupResource(), name)
+// scaleRequest reads what every /scale request starts with: the object's
+// namespace and name (404 when the kind serves no scale) and the output
+// format.
+func (h *Handler[T, L]) scaleRequest(req *restful.Request, r *http.Request) (ns, name string, f outputFormat, err error) {
+	if ns, name, err = h.names(req, true); err != nil {
+		return "", "", f, err
 	}
-	return nil
+	if h.s.GetScale == nil || h.s.SetReplicas == nil {
+		return "", "", f, apierrors.NewNotFound(h.info.GroupResource(), name)
+	}
+	f, err = negotiateOutput(r, false)
+	return ns, name, f, err
 }
 
 func writeScale(w http.ResponseWriter, r *http.Request, code int, f outputFormat, sc *autoscalingv1.Scale) {
@@ -53,14 +59,7 @@ func writeScale(w http.ResponseWriter, r *http.Request, code int, f outputFormat
 // GetScale serves GET .../{name}/scale.
 func (h *Handler[T, L]) GetScale(req *restful.Request, resp *restful.Response) {
 	h.serve("GET", "scale", req, resp, func(w *recorder, r *http.Request) error {
-		ns, name, err := h.names(req, true)
-		if err != nil {
-			return err
-		}
-		if err := h.scaleServed(name); err != nil {
-			return err
-		}
-		f, err := negotiateOutput(r, false)
+		ns, name, f, err := h.scaleRequest(req, r)
 		if err != nil {
 			return err
 		}
@@ -84,14 +83,7 @@ func (h *Handler[T, L]) GetScale(req *restful.Request, resp *restful.Response) {
 // precondition (409 when stale), as kube-apiserver serves a CRD's scale.
 func (h *Handler[T, L]) UpdateScale(req *restful.Request, resp *restful.Response) {
 	h.serve("PUT", "scale", req, resp, func(w *recorder, r *http.Request) error {
-		ns, name, err := h.names(req, true)
-		if err != nil {
-			return err
-		}
-		if err := h.scaleServed(name); err != nil {
-			return err
-		}
-		f, err := negotiateOutput(r, false)
+		ns, name, f, err := h.scaleRequest(req, r)
 		if err != nil {
 			return err
 		}
@@ -141,20 +133,13 @@ func (h *Handler[T, L]) UpdateScale(req *restful.Request, resp *restful.Response
 // the current Scale, which is then written as by UpdateScale.
 func (h *Handler[T, L]) PatchScale(req *restful.Request, resp *restful.Response) {
 	h.serve("PATCH", "scale", req, resp, func(w *recorder, r *http.Request) error {
-		patchType := strings.ToLower(strings.TrimSpace(strings.SplitN(r.Header.Get("Content-Type"), ";", 2)[0]))
+		patchType := patchMediaType(r)
 		switch patchType {
 		case MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch:
 		default:
 			return unsupportedMediaType([]string{MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch})
 		}
-		ns, name, err := h.names(req, true)
-		if err != nil {
-			return err
-		}
-		if err := h.scaleServed(name); err != nil {
-			return err
-		}
-		f, err := negotiateOutput(r, false)
+		ns, name, f, err := h.scaleRequest(req, r)
 		if err != nil {
 			return err
 		}
