@@ -96,5 +96,3 @@ func rulePositions(v *model.Version) map[string]model.Position {
 	}
 	return out
 }
-
-
