@@ -2,11 +2,19 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // TestKubernetesStructsAsFields adds testdata/corpus (a kind whose spec
@@ -170,6 +178,7 @@ func TestKubernetesStructsAsFields(t *testing.T) {
 	if got := k.ok(t, "", "get", "workload", "w1", "-o", "jsonpath={.spec.replicas} {.status.replicas}"); got != "5 3" {
 		t.Errorf("after the refused scale writes: %q, want 5 3", got)
 	}
+	scaleApply(t, s)
 	// A bad value inside a Kubernetes struct is refused as kube-apiserver
 	// refuses it for the CRD: the enum of the protocol.
 	bad := strings.Replace(mustRead(t, manifest), "- containerPort: 80", "- containerPort: 80\n          protocol: QUIC", 1)
@@ -220,5 +229,74 @@ func copyProject(t *testing.T, dst string) {
 		if err := os.WriteFile(p, data, st.Mode().Perm()); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// scaleApply applies replicas through /scale (server-side apply of an
+// autoscaling/v1 Scale), as an HPA-like controller does: the manager owns
+// the object's spec.replicas (subresource "scale"), another manager's
+// apply of replicas conflicts with it, and the rest of the object is kept.
+func scaleApply(t *testing.T, s *apiserver) {
+	t.Helper()
+	workloads := s.dynamic(t).Resource(schema.GroupVersionResource{Group: "corpus.kubeforge.dev", Version: "v1", Resource: "workloads"}).Namespace("default")
+	c := ctx(t, 30*time.Second)
+	apply := func(manager string, replicas int, force bool) (*unstructured.Unstructured, error) {
+		body := fmt.Sprintf(`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"w1"},"spec":{"replicas":%d}}`, replicas)
+		return workloads.Patch(c, "w1", types.ApplyPatchType, []byte(body), metav1.PatchOptions{FieldManager: manager, Force: &force}, "scale")
+	}
+	sc, err := apply("autoscaler", 7, true)
+	if err != nil {
+		t.Fatalf("apply through /scale: %v", err)
+	}
+	if got, _, _ := unstructured.NestedInt64(sc.Object, "spec", "replicas"); got != 7 || sc.GetKind() != "Scale" {
+		t.Errorf("apply through /scale returned %v", sc.Object)
+	}
+	obj, err := workloads.Get(c, "w1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := unstructured.NestedInt64(obj.Object, "spec", "replicas"); got != 7 {
+		t.Errorf("spec.replicas after the scale apply = %d, want 7", got)
+	}
+	if owner, _, _ := unstructured.NestedString(obj.Object, "spec", "owner"); owner != "ops" {
+		t.Errorf("the scale apply changed spec.owner to %q", owner)
+	}
+	var found bool
+	for _, e := range obj.GetManagedFields() {
+		if e.Manager != "autoscaler" {
+			continue
+		}
+		found = true
+		if e.Operation != metav1.ManagedFieldsOperationApply || e.Subresource != "scale" || e.APIVersion != "corpus.kubeforge.dev/v1" ||
+			e.FieldsV1 == nil || string(e.FieldsV1.Raw) != `{"f:spec":{"f:replicas":{}}}` {
+			t.Errorf("managedFields entry of the scale apply = %+v (%s)", e, e.FieldsV1)
+		}
+	}
+	if !found {
+		t.Errorf("no managedFields entry for the scale apply: %+v", obj.GetManagedFields())
+	}
+	// Another manager applying replicas conflicts; nothing is stored.
+	if _, err := apply("someone-else", 9, false); !apierrors.IsConflict(err) || !strings.Contains(err.Error(), `conflict with "autoscaler"`) {
+		t.Errorf("a second manager's scale apply: want a 409 naming autoscaler, got %v", err)
+	}
+	// The wrong kind in the apply configuration is a 400.
+	bad := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"w1"},"spec":{"replicas":2}}`
+	if _, err := workloads.Patch(c, "w1", types.ApplyPatchType, []byte(bad), metav1.PatchOptions{FieldManager: "x"}, "scale"); !apierrors.IsBadRequest(err) {
+		t.Errorf("apply of a Pod through /scale: want a 400, got %v", err)
+	}
+	obj, err = workloads.Get(c, "w1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := unstructured.NestedInt64(obj.Object, "spec", "replicas"); got != 7 {
+		t.Errorf("spec.replicas after the refused applies = %d, want 7", got)
+	}
+	// A negative count applied through /scale is the Scale's 422.
+	if _, err := apply("autoscaler", -2, true); !apierrors.IsInvalid(err) {
+		t.Errorf("apply of replicas -2 through /scale: want a 422, got %v", err)
+	}
+	// Back to 5 for the checks that follow.
+	if _, err := apply("autoscaler", 5, true); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -202,7 +202,12 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 		if err != nil {
 			return nil, fmt.Errorf("scale subresource: %w", err)
 		}
-		fields = append(fields, jen.Id("GetScale").Op(":").Add(get), jen.Id("SetReplicas").Op(":").Add(set))
+		var path []jen.Code
+		for _, f := range k.Scale.SpecReplicas {
+			path = append(path, jen.Lit(f.JSONName))
+		}
+		fields = append(fields, jen.Id("GetScale").Op(":").Add(get), jen.Id("SetReplicas").Op(":").Add(set),
+			jen.Id("ScaleSpecPath").Op(":").Index().String().Values(path...))
 	}
 
 	specChanged, err := specChanged(k)

@@ -56,7 +56,7 @@ func (h *Handler[T, L]) trackUpdate(fm *fieldmanager.FieldManager, live, obj T, 
 // decodeApplyPatch reads an apply configuration (YAML or JSON): fields the
 // kind does not declare and duplicate keys are a 400 with Strict, a
 // warning with Warn and dropped either way.
-func (h *Handler[T, L]) decodeApplyPatch(w http.ResponseWriter, body []byte, directive string) (*unstructured.Unstructured, error) {
+func decodeApplyPatch(w http.ResponseWriter, body []byte, directive string, typed any) (*unstructured.Unstructured, error) {
 	data, dupErrs, err := bodyToJSON(mediaYAML, body, directive)
 	if err != nil {
 		return nil, err
@@ -65,7 +65,6 @@ func (h *Handler[T, L]) decodeApplyPatch(w http.ResponseWriter, body []byte, dir
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, apierrors.NewBadRequest("error decoding patch: an apply configuration must be a YAML or JSON object")
 	}
-	typed := h.s.New()
 	var strictErrs []error
 	if directive == metav1.FieldValidationIgnore {
 		err = kjson.UnmarshalCaseSensitivePreserveInts(data, typed)
@@ -105,7 +104,7 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 	if err != nil {
 		return err
 	}
-	patchObj, err := h.decodeApplyPatch(w, body, opts.fieldValidation)
+	patchObj, err := decodeApplyPatch(w, body, opts.fieldValidation, h.s.New())
 	if err != nil {
 		return err
 	}

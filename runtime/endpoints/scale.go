@@ -8,9 +8,13 @@ import (
 	"github.com/emicklei/go-restful/v3"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/storage"
@@ -119,7 +123,7 @@ func (h *Handler[T, L]) UpdateScale(req *restful.Request, resp *restful.Response
 		if in.Name != "" && in.Name != name {
 			return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name))
 		}
-		out, err := h.writeScale(r, ns, name, opts, func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error) { return in, nil })
+		out, err := h.writeScale(r, ns, name, opts, updateScale(r, opts, func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error) { return in, nil }))
 		if err != nil {
 			return err
 		}
@@ -128,16 +132,18 @@ func (h *Handler[T, L]) UpdateScale(req *restful.Request, resp *restful.Response
 	})
 }
 
-// PatchScale serves PATCH .../{name}/scale: the patch (JSON, merge or
-// strategic; server-side apply is not served on /scale yet: 415) applies to
-// the current Scale, which is then written as by UpdateScale.
+// PatchScale serves PATCH .../{name}/scale: a JSON, merge or strategic
+// patch applies to the current Scale, which is then written as by
+// UpdateScale; a server-side apply configuration (an autoscaling/v1 Scale)
+// is merged by the Scale's own field manager, so a manager that applies
+// replicas through /scale owns the object's replicas field.
 func (h *Handler[T, L]) PatchScale(req *restful.Request, resp *restful.Response) {
 	h.serve("PATCH", "scale", req, resp, func(w *recorder, r *http.Request) error {
 		patchType := patchMediaType(r)
 		switch patchType {
-		case MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch:
+		case MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch, MediaTypeApplyPatch:
 		default:
-			return unsupportedMediaType([]string{MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch})
+			return unsupportedMediaType(supportedPatchTypes)
 		}
 		ns, name, f, err := h.scaleRequest(req, r)
 		if err != nil {
@@ -151,29 +157,55 @@ func (h *Handler[T, L]) PatchScale(req *restful.Request, resp *restful.Response)
 		if err != nil {
 			return err
 		}
-		apply, _, err := preparePatch(patchType, body, opts.fieldValidation, func() (strategicpatch.LookupPatchMeta, error) {
-			return strategicpatch.NewPatchMetaFromStruct(&autoscalingv1.Scale{})
-		})
-		if err != nil {
-			return err
-		}
-		out, err := h.writeScale(r, ns, name, opts, func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
-			curJSON, err := json.Marshal(cur)
+		var next scaleWrite
+		if patchType == MediaTypeApplyPatch {
+			patchObj, err := decodeApplyPatch(w, body, opts.fieldValidation, &autoscalingv1.Scale{})
 			if err != nil {
-				return nil, fmt.Errorf("encode the current scale: %w", err)
+				return err
 			}
-			patched, err := apply(curJSON)
+			next = func(fm *fieldmanager.FieldManager, cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
+				out, err := fm.Apply(cur, patchObj.DeepCopy(), opts.fieldManager, opts.force)
+				if err != nil {
+					return nil, applyError(err)
+				}
+				sc, ok := out.(*autoscalingv1.Scale)
+				if !ok {
+					return nil, fmt.Errorf("apply scale: the field manager returned a %T", out)
+				}
+				return sc, nil
+			}
+		} else {
+			apply, _, err := preparePatch(patchType, body, opts.fieldValidation, func() (strategicpatch.LookupPatchMeta, error) {
+				return strategicpatch.NewPatchMetaFromStruct(&autoscalingv1.Scale{})
+			})
+			if err != nil {
+				return err
+			}
+			next = updateScale(r, opts, func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
+				curJSON, err := json.Marshal(cur)
+				if err != nil {
+					return nil, fmt.Errorf("encode the current scale: %w", err)
+				}
+				patched, err := apply(curJSON)
+				if err != nil {
+					return nil, err
+				}
+				next := &autoscalingv1.Scale{}
+				if err := json.Unmarshal(patched, next); err != nil {
+					return nil, invalidPatch(body, err)
+				}
+				return next, nil
+			})
+		}
+		out, err := h.writeScale(r, ns, name, opts, func(fm *fieldmanager.FieldManager, cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
+			want, err := next(fm, cur)
 			if err != nil {
 				return nil, err
 			}
-			next := &autoscalingv1.Scale{}
-			if err := json.Unmarshal(patched, next); err != nil {
-				return nil, invalidPatch(body, err)
-			}
-			if next.Name != cur.Name || next.Namespace != cur.Namespace {
+			if want.Name != cur.Name || want.Namespace != cur.Namespace {
 				return nil, apierrors.NewBadRequest("the patch may not change the name or namespace of the scale")
 			}
-			return next, nil
+			return want, nil
 		})
 		if err != nil {
 			return err
@@ -183,20 +215,64 @@ func (h *Handler[T, L]) PatchScale(req *restful.Request, resp *restful.Response)
 	})
 }
 
+// scaleWrite gives the Scale to write from the current one (which carries
+// the object's replicas owners as Scale managedFields) and records its
+// manager with fm, the Scale's field manager.
+type scaleWrite func(fm *fieldmanager.FieldManager, cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error)
+
+// updateScale is the scaleWrite of a non-apply write: next gives the new
+// Scale, and the request's manager is recorded as an update.
+func updateScale(r *http.Request, opts writeOptions, next func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error)) scaleWrite {
+	manager := fieldmanager.ManagerOrUserAgent(opts.fieldManager, r.UserAgent())
+	return func(fm *fieldmanager.FieldManager, cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
+		want, err := next(cur)
+		if err != nil {
+			return nil, err
+		}
+		want.ManagedFields = cur.ManagedFields // a client cannot rewrite them through /scale
+		if out, ok := fm.UpdateNoErrors(cur, want, manager).(*autoscalingv1.Scale); ok {
+			return out, nil
+		}
+		return want, nil
+	}
+}
+
+// scaleFieldManager is the field manager of the autoscaling/v1 Scale the
+// kind's /scale serves (entries record subresource "scale").
+func (h *Handler[T, L]) scaleFieldManager() (*fieldmanager.FieldManager, error) {
+	fm, err := h.fms.FieldManager(fieldmanager.Kind{
+		GVK: scaleGVK,
+		New: func() runtime.Object { return &autoscalingv1.Scale{} },
+	}, "scale")
+	if err != nil {
+		return nil, fmt.Errorf("field manager of %s/scale: %w", h.info.GroupResource(), err)
+	}
+	return fm, nil
+}
+
 // writeScale reads the object, lets next give the Scale to write from the
 // current one, validates it (spec.replicas >= 0, kube's ValidateScale) and
 // writes its replicas through the one update path: the object's own
-// validation, defaults and admission apply, and managedFields record the
-// manager.
-func (h *Handler[T, L]) writeScale(r *http.Request, ns, name string, opts writeOptions, next func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error)) (*autoscalingv1.Scale, error) {
-	fm, err := h.fieldManager("")
+// validation, defaults and admission apply. managedFields move between the
+// object and the Scale as kube-apiserver moves them for a custom
+// resource (managedfields.ScaleHandler): the Scale sees the owners of the
+// object's replicas field, and whoever writes replicas through /scale
+// takes that field over.
+func (h *Handler[T, L]) writeScale(r *http.Request, ns, name string, opts writeOptions, next scaleWrite) (*autoscalingv1.Scale, error) {
+	fm, err := h.scaleFieldManager()
 	if err != nil {
 		return nil, err
 	}
-	manager := fieldmanager.ManagerOrUserAgent(opts.fieldManager, r.UserAgent())
 	tryUpdate := func(current T) (T, error) {
 		var zero T
-		want, err := next(h.scaleOf(current))
+		managed := h.scaleManagedFields(current.GetManagedFields())
+		cur := h.scaleOf(current)
+		subFields, err := managed.ToSubresource()
+		if err != nil {
+			return zero, fmt.Errorf("scale managedFields of %s %q: %w", h.gvk.Kind, name, err)
+		}
+		cur.ManagedFields = subFields
+		want, err := next(fm, cur)
 		if err != nil {
 			return zero, err
 		}
@@ -207,10 +283,15 @@ func (h *Handler[T, L]) writeScale(r *http.Request, ns, name string, opts writeO
 		}
 		obj := current.DeepCopyObject().(T)
 		h.s.SetReplicas(obj, want.Spec.Replicas)
+		parent, err := managed.ToParent(want.ManagedFields)
+		if err != nil {
+			return zero, fmt.Errorf("managedFields of %s %q after a scale write: %w", h.gvk.Kind, name, err)
+		}
+		obj.SetManagedFields(parent)
 		// The Scale's resourceVersion is the object's precondition: the
 		// store answers a stale one with 409.
 		obj.SetResourceVersion(want.ResourceVersion)
-		return h.trackUpdate(fm, current, obj, manager), nil
+		return obj, nil
 	}
 	ctx, cancel := h.requestContext(r)
 	defer cancel()
@@ -219,4 +300,21 @@ func (h *Handler[T, L]) writeScale(r *http.Request, ns, name string, opts writeO
 		return nil, err
 	}
 	return h.scaleOf(out), nil
+}
+
+// scaleManagedFields maps the object's replicas path (in the served
+// version) to the Scale's. Entries of the kind's other versions are kept
+// as they are.
+func (h *Handler[T, L]) scaleManagedFields(entries []metav1.ManagedFieldsEntry) *managedfields.ScaleHandler {
+	own := h.gvk.GroupVersion()
+	mappings := managedfields.ResourcePathMappings{}
+	for _, e := range entries {
+		mappings[e.APIVersion] = nil
+	}
+	path := make([]any, len(h.s.ScaleSpecPath))
+	for i, p := range h.s.ScaleSpecPath {
+		path[i] = p
+	}
+	mappings[own.String()] = fieldpath.MakePathOrDie(path...)
+	return managedfields.NewScaleHandler(entries, own, mappings)
 }

@@ -187,6 +187,9 @@ type Strategy[T Object, L ListObject] struct {
 	// the desired replicas (nil without +kubebuilder:subresource:scale).
 	GetScale    func(obj T) Scale
 	SetReplicas func(obj T, replicas int32)
+	// ScaleSpecPath is the JSON path of the replicas SetReplicas writes
+	// ("spec", "replicas"): the field a /scale write owns in managedFields.
+	ScaleSpecPath []string
 	// Rules runs the kind's CEL rules (+kubebuilder:validation:XValidation)
 	// on obj; old is the current object on an update, nil on a create, so
 	// transition rules run only on updates. Nil when the kind has none.
