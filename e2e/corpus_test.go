@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeforge/kubeforge/internal/projectcopy"
 )
 
 // TestKubernetesStructsAsFields adds testdata/corpus (a kind whose spec
@@ -200,35 +203,8 @@ func mustRead(t *testing.T, path string) string {
 // copyProject copies the main module's tracked files (git ls-files) to dst.
 func copyProject(t *testing.T, dst string) {
 	t.Helper()
-	ls := exec.Command("git", "ls-files", "-z")
-	ls.Dir = ".."
-	out, err := ls.Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
-	}
-	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		if f == "" || strings.HasPrefix(f, "e2e/") {
-			continue
-		}
-		src := filepath.Join("..", f)
-		data, err := os.ReadFile(src)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue // deleted in the work tree
-			}
-			t.Fatal(err)
-		}
-		st, err := os.Stat(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dst, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, st.Mode().Perm()); err != nil {
-			t.Fatal(err)
-		}
+	if err := projectcopy.Copy(context.Background(), "..", dst, "e2e/"); err != nil {
+		t.Fatal(err)
 	}
 }
 
