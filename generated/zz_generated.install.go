@@ -11,6 +11,7 @@ import (
 	corev1 "github.com/kubeforge/kubeforge/generated/core/v1"
 	eventsv1 "github.com/kubeforge/kubeforge/generated/events/v1"
 	infrav1 "github.com/kubeforge/kubeforge/generated/infra/v1"
+	rbacv1 "github.com/kubeforge/kubeforge/generated/rbac/v1"
 	shippingv1 "github.com/kubeforge/kubeforge/generated/shipping/v1"
 	shippingv1alpha1 "github.com/kubeforge/kubeforge/generated/shipping/v1alpha1"
 	server "github.com/kubeforge/kubeforge/runtime/server"
@@ -24,10 +25,16 @@ func Install(s *server.Server) error {
 	// core group: one store per kind, shared by every served version.
 	coreEventStore := corev1.NewEventStore(b)
 	coreNamespaceStore := corev1.NewNamespaceStore(b)
+	coreServiceAccountStore := corev1.NewServiceAccountStore(b)
 	// coordination.k8s.io: one store per kind, shared by every served version.
 	coordinationLeaseStore := coordinationv1.NewLeaseStore(b)
 	// infra.kubeforge.dev: one store per kind, shared by every served version.
 	infraWarehouseStore := infrav1.NewWarehouseStore(b)
+	// rbac.authorization.k8s.io: one store per kind, shared by every served version.
+	rbacClusterRoleStore := rbacv1.NewClusterRoleStore(b)
+	rbacClusterRoleBindingStore := rbacv1.NewClusterRoleBindingStore(b)
+	rbacRoleStore := rbacv1.NewRoleStore(b)
+	rbacRoleBindingStore := rbacv1.NewRoleBindingStore(b)
 	// shipping.kubeforge.dev: one store per kind, shared by every served version.
 	shippingShipmentStore := shippingv1.NewShipmentStore(b)
 	// Every hub store is a collection: work across resources (emptying a
@@ -38,11 +45,26 @@ func Install(s *server.Server) error {
 	if err := s.AddCollection(coreNamespaceStore); err != nil {
 		return fmt.Errorf("install namespaces: %w", err)
 	}
+	if err := s.AddCollection(coreServiceAccountStore); err != nil {
+		return fmt.Errorf("install serviceaccounts: %w", err)
+	}
 	if err := s.AddCollection(coordinationLeaseStore); err != nil {
 		return fmt.Errorf("install leases.coordination.k8s.io: %w", err)
 	}
 	if err := s.AddCollection(infraWarehouseStore); err != nil {
 		return fmt.Errorf("install warehouses.infra.kubeforge.dev: %w", err)
+	}
+	if err := s.AddCollection(rbacClusterRoleStore); err != nil {
+		return fmt.Errorf("install clusterroles.rbac.authorization.k8s.io: %w", err)
+	}
+	if err := s.AddCollection(rbacClusterRoleBindingStore); err != nil {
+		return fmt.Errorf("install clusterrolebindings.rbac.authorization.k8s.io: %w", err)
+	}
+	if err := s.AddCollection(rbacRoleStore); err != nil {
+		return fmt.Errorf("install roles.rbac.authorization.k8s.io: %w", err)
+	}
+	if err := s.AddCollection(rbacRoleBindingStore); err != nil {
+		return fmt.Errorf("install rolebindings.rbac.authorization.k8s.io: %w", err)
 	}
 	if err := s.AddCollection(shippingShipmentStore); err != nil {
 		return fmt.Errorf("install shipments.shipping.kubeforge.dev: %w", err)
@@ -60,6 +82,14 @@ func Install(s *server.Server) error {
 	if err := infrav1.Install(s, infrav1.Stores{Warehouse: infraWarehouseStore}); err != nil {
 		return fmt.Errorf("install infra.kubeforge.dev/v1: %w", err)
 	}
+	if err := rbacv1.Install(s, rbacv1.Stores{
+		ClusterRole:        rbacClusterRoleStore,
+		ClusterRoleBinding: rbacClusterRoleBindingStore,
+		Role:               rbacRoleStore,
+		RoleBinding:        rbacRoleBindingStore,
+	}); err != nil {
+		return fmt.Errorf("install rbac.authorization.k8s.io/v1: %w", err)
+	}
 	if err := shippingv1.Install(s, shippingv1.Stores{Shipment: shippingShipmentStore}); err != nil {
 		return fmt.Errorf("install shipping.kubeforge.dev/v1: %w", err)
 	}
@@ -71,8 +101,9 @@ func Install(s *server.Server) error {
 		return fmt.Errorf("install shipping.kubeforge.dev/v1alpha1 conversions: %w", err)
 	}
 	if err := corev1.Install(s, corev1.Stores{
-		Event:     coreEventStore,
-		Namespace: coreNamespaceStore,
+		Event:          coreEventStore,
+		Namespace:      coreNamespaceStore,
+		ServiceAccount: coreServiceAccountStore,
 	}); err != nil {
 		return fmt.Errorf("install v1: %w", err)
 	}
@@ -90,6 +121,9 @@ func AddToScheme(scheme *runtime.Scheme) error {
 	}
 	if err := infrav1.AddToScheme(scheme); err != nil {
 		return fmt.Errorf("add infra.kubeforge.dev/v1 to scheme: %w", err)
+	}
+	if err := rbacv1.AddToScheme(scheme); err != nil {
+		return fmt.Errorf("add rbac.authorization.k8s.io/v1 to scheme: %w", err)
 	}
 	if err := shippingv1.AddToScheme(scheme); err != nil {
 		return fmt.Errorf("add shipping.kubeforge.dev/v1 to scheme: %w", err)

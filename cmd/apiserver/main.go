@@ -1,11 +1,14 @@
 // Command apiserver serves the generated API groups on embedded (or
 // external) etcd.
 //
-//	go run ./cmd/apiserver                       # data in ./.data/apiserver, port 6443
+//	go run ./cmd/apiserver                       # data in ./.data/apiserver, https on port 6443
 //	go run ./cmd/apiserver --port 0 --data-dir /tmp/kf
 //
-// Once ready it writes <data-dir>/admin.kubeconfig. SIGINT or SIGTERM shut it
-// down gracefully (exit status 0).
+// It serves HTTPS with a CA and certificates it generates in <data-dir>/pki,
+// authenticates every request and authorizes it with RBAC. Once ready it
+// writes <data-dir>/admin.kubeconfig (the CA and an admin client
+// certificate in system:masters). SIGINT or SIGTERM shut it down gracefully
+// (exit status 0).
 package main
 
 import (
@@ -33,7 +36,17 @@ func run(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data-dir", ".data/apiserver", "directory for the embedded etcd data and admin.kubeconfig")
 	bind := fs.String("bind-address", server.DefaultBindAddress, "IP address to listen on")
-	port := fs.Int("port", server.DefaultPort, "port to listen on (0 picks a free port)")
+	port := fs.Int("secure-port", server.DefaultPort, "HTTPS port to listen on (0 picks a free port)")
+	fs.IntVar(port, "port", server.DefaultPort, "alias of --secure-port")
+	plainHTTP := fs.Bool("insecure-plain-http-no-auth", false, "DANGEROUS, local debugging only: serve plain HTTP with no TLS, no authentication and no authorization; every request is an administrator")
+	tlsCert := fs.String("tls-cert-file", "", "serving certificate (PEM); default: one signed by the generated CA in <data-dir>/pki")
+	tlsKey := fs.String("tls-private-key-file", "", "key of --tls-cert-file")
+	var tlsSANs stringList
+	fs.Var(&tlsSANs, "tls-san", "extra DNS name or IP address of the generated serving certificate (repeatable, or comma-separated)")
+	clientCA := fs.String("client-ca-file", "", "CA bundle verifying client certificates (CN is the user, O the groups), besides the generated CA")
+	tokenFile := fs.String("token-auth-file", "", "static bearer tokens, kube's CSV format: token,user,uid[,\"group1,group2\"]")
+	anonymous := fs.Bool("anonymous-auth", true, "serve requests without credentials as system:anonymous (group system:unauthenticated), allowed only what RBAC grants them; false answers them 401")
+	authzMode := fs.String("authorization-mode", server.AuthorizationRBAC, "RBAC or AlwaysAllow")
 	etcdServers := fs.String("etcd-servers", "", "comma-separated etcd endpoints; when set, no embedded etcd is started")
 	etcdPrefix := fs.String("etcd-prefix", server.DefaultEtcdPrefix, "etcd key prefix")
 	verbose := fs.Bool("v", false, "log every request (debug level)")
@@ -82,6 +95,15 @@ func run(args []string, stderr io.Writer) int {
 		EtcdPrefix:  *etcdPrefix,
 		EventTTL:    *eventTTL,
 		Logger:      log,
+
+		PlainHTTP:            *plainHTTP,
+		TLSCertFile:          *tlsCert,
+		TLSKeyFile:           *tlsKey,
+		TLSSANs:              tlsSANs,
+		ClientCAFile:         *clientCA,
+		TokenAuthFile:        *tokenFile,
+		DisableAnonymousAuth: !*anonymous,
+		AuthorizationMode:    *authzMode,
 	}
 	if *eventTTL <= 0 {
 		fmt.Fprintf(stderr, "apiserver: --event-ttl must be positive\n")
@@ -111,4 +133,18 @@ func run(args []string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// stringList is a repeatable, comma-separated string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l = append(*l, p)
+		}
+	}
+	return nil
 }

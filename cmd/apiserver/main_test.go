@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"net/http"
 	"os"
 	"os/exec"
@@ -62,13 +64,27 @@ func TestSIGTERM(t *testing.T) {
 	}
 	var kc struct {
 		Clusters []struct {
-			Cluster struct{ Server string } `json:"cluster"`
+			Cluster struct {
+				Server string
+				CA     []byte `json:"certificate-authority-data"`
+			} `json:"cluster"`
 		} `json:"clusters"`
 	}
 	if err := yaml.Unmarshal(raw, &kc); err != nil || len(kc.Clusters) != 1 {
 		t.Fatalf("kubeconfig %s: %v", raw, err)
 	}
-	resp, err := http.Get(kc.Clusters[0].Cluster.Server + "/readyz")
+	// Secure by default: https with the CA the kubeconfig carries, and
+	// /readyz open to anonymous requests.
+	server := kc.Clusters[0].Cluster.Server
+	if !strings.HasPrefix(server, "https://") {
+		t.Fatalf("kubeconfig server %q, want https", server)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(kc.Clusters[0].Cluster.CA) {
+		t.Fatalf("kubeconfig has no CA: %s", raw)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
+	resp, err := client.Get(server + "/readyz")
 	if err != nil {
 		t.Fatal(err)
 	}

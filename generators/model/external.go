@@ -36,6 +36,12 @@ type externalDecl struct {
 var nameRules = map[string]string{
 	"/Namespace": NameDNSLabel,
 	"/Service":   NameDNS1035Label,
+	// RBAC names are path segments (system:discovery), as in kube's
+	// ValidateRBACName.
+	"rbac.authorization.k8s.io/Role":               NamePathSegment,
+	"rbac.authorization.k8s.io/ClusterRole":        NamePathSegment,
+	"rbac.authorization.k8s.io/RoleBinding":        NamePathSegment,
+	"rbac.authorization.k8s.io/ClusterRoleBinding": NamePathSegment,
 }
 
 // declarations reads the +kubeforge:external markers of <TypesDir>/doc.go

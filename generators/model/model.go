@@ -141,8 +141,8 @@ type Kind struct {
 	Served bool
 
 	// NameRule is the rule metadata.name must follow: "DNSSubdomain" (the
-	// default), "DNSLabel" (core Namespace, as kube-apiserver) or
-	// "DNS1035Label" (core Service).
+	// default), "DNSLabel" (core Namespace, as kube-apiserver),
+	// "DNS1035Label" (core Service) or "PathSegment" (the RBAC kinds).
 	NameRule string
 
 	// StoredAs is the kind of another group whose store holds this kind
@@ -185,6 +185,9 @@ const (
 	NameDNSSubdomain = "DNSSubdomain"
 	NameDNSLabel     = "DNSLabel"
 	NameDNS1035Label = "DNS1035Label"
+	// NamePathSegment: anything usable as one URL path segment (no "/",
+	// "%", "." or ".."), the rule of the RBAC kinds.
+	NamePathSegment = "PathSegment"
 )
 
 // PrinterColumn is one +kubebuilder:printcolumn.

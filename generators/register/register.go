@@ -253,6 +253,9 @@ func infoValue(v *model.Version, k *model.Kind) ([]jen.Code, error) {
 	if defaultLabels {
 		d = append(d, field{"DefaultFieldLabelConversion", jen.True()})
 	}
+	if k.NameRule == model.NamePathSegment {
+		d = append(d, field{"PathSegmentNames", jen.True()})
+	}
 	d = append(d,
 		field{"StorageVersion", jen.Lit(storage.Name)},
 		field{"ServedVersions", stringSlice(ServedVersions(g, k.Name))},

@@ -152,7 +152,7 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		stmts := []jen.Code{
 			jen.Id("errs").Op(":=").Qual(apiValPkg, "ValidateObjectMeta").Call(
 				jen.Op("&").Id("obj").Dot("ObjectMeta"), jen.Lit(k.Namespaced),
-				jen.Qual(apiValPkg, nameFunc(k)), jen.Qual(fieldPkg, "NewPath").Call(jen.Lit("metadata"))),
+				nameFunc(k), jen.Qual(fieldPkg, "NewPath").Call(jen.Lit("metadata"))),
 		}
 		if g.graph.Needs[root.Key] {
 			stmts = append(stmts, appendAll(jen.Id(root.Fn).Call(jen.Id("obj"), jen.Nil())))
@@ -1020,15 +1020,18 @@ func enumLiteral(b string, v any) (jen.Code, string, error) {
 
 // nameFunc is apimachinery's validation of metadata.name for k
 // (Kind.NameRule): kube-apiserver names namespaces as DNS-1123 labels,
-// services as DNS-1035 labels and everything else as DNS subdomains.
-func nameFunc(k *model.Kind) string {
+// services as DNS-1035 labels, RBAC objects as path segments and
+// everything else as DNS subdomains.
+func nameFunc(k *model.Kind) jen.Code {
 	switch k.NameRule {
 	case model.NameDNSLabel:
-		return "NameIsDNSLabel"
+		return jen.Qual(apiValPkg, "NameIsDNSLabel")
 	case model.NameDNS1035Label:
-		return "NameIsDNS1035Label"
+		return jen.Qual(apiValPkg, "NameIsDNS1035Label")
+	case model.NamePathSegment:
+		return jen.Qual("k8s.io/apimachinery/pkg/api/validation/path", "ValidatePathSegmentName")
 	}
-	return "NameIsDNSSubdomain"
+	return jen.Qual(apiValPkg, "NameIsDNSSubdomain")
 }
 
 func nameText(k *model.Kind) string {
@@ -1037,6 +1040,8 @@ func nameText(k *model.Kind) string {
 		return "DNS label"
 	case model.NameDNS1035Label:
 		return "DNS-1035 label"
+	case model.NamePathSegment:
+		return "path segment"
 	}
 	return "DNS subdomain"
 }

@@ -3,8 +3,9 @@
 // request body limit. Rejections are Kubernetes Status objects.
 //
 // Chain returns the handlers in the order kube-apiserver applies them
-// (outermost first): recovery, request info, logging and metrics, in-flight
-// limit, timeout, body limit, then the server's own handler.
+// (outermost first): recovery, request info, logging and metrics,
+// authentication, impersonation, in-flight limit, authorization, timeout,
+// body limit, then the server's own handler.
 package filters
 
 import (
@@ -20,6 +21,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforge/kubeforge/runtime/auth"
 )
 
 // Options configures Chain.
@@ -40,6 +43,11 @@ type Options struct {
 	// record themselves: non-resource requests (discovery, OpenAPI, health)
 	// and requests a filter answered (429, 413, 504, 500).
 	Observe func(verb, resource, subresource string, code int, d time.Duration)
+	// Authenticate, when set, authenticates every request (401 when it
+	// fails); Authorizer, when set, authorizes every request and
+	// impersonation (403 when denied).
+	Authenticate Authenticate
+	Authorizer   auth.Authorizer
 }
 
 // Chain wraps h with every filter.
@@ -49,7 +57,16 @@ func Chain(h http.Handler, o Options) http.Handler {
 	}
 	h = WithBodyLimit(h, o.MaxRequestBodyBytes)
 	h = WithTimeout(h, o.RequestTimeout, o.Logger)
+	if o.Authorizer != nil {
+		h = WithAuthorization(h, o.Authorizer, o.Logger)
+	}
 	h = WithMaxInFlight(h, o.MaxMutatingInFlight, o.MaxReadOnlyInFlight, o.InFlight)
+	if o.Authorizer != nil {
+		h = WithImpersonation(h, o.Authorizer, o.Logger)
+	}
+	if o.Authenticate != nil {
+		h = WithAuthentication(h, o.Authenticate, o.Logger)
+	}
 	h = WithLoggingAndMetrics(h, o.Logger, o.Observe)
 	h = WithRequestInfo(h)
 	h = WithPanicRecovery(h, o.Logger)

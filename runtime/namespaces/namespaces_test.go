@@ -140,7 +140,7 @@ func startServer(t *testing.T, eventTTL time.Duration, withNamespaces bool, etcd
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := server.New(ctx, server.Config{
-		DataDir: t.TempDir(), EventTTL: eventTTL, EtcdServers: etcdServers,
+		DataDir: t.TempDir(), EventTTL: eventTTL, EtcdServers: etcdServers, PlainHTTP: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
@@ -590,7 +590,7 @@ func (c namedCollection) DeleteAllInNamespace(context.Context, string) (int, err
 func TestAddCollection(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s, err := server.New(ctx, server.Config{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s, err := server.New(ctx, server.Config{DataDir: t.TempDir(), PlainHTTP: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,10 @@ type Info struct {
 	// field selector: ...". Otherwise (custom resources, built-in kinds with
 	// their own conversion) other labels get "field label not supported".
 	DefaultFieldLabelConversion bool
+	// PathSegmentNames: names need only be valid URL path segments (no "/",
+	// "%", "." or ".."), not DNS subdomains, as kube-apiserver names RBAC
+	// objects (system:discovery).
+	PathSegmentNames bool
 	// StorageVersion is the version objects of this kind are stored in.
 	StorageVersion string
 	// ServedVersions lists every served version of the kind, preferred first.

@@ -4,9 +4,45 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 
+	"github.com/kubeforge/kubeforge/runtime/rbac"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
+
+// ServiceAccountStore is the storage of core/v1 ServiceAccounts: tokens
+// are issued for them and checked against them.
+type ServiceAccountStore interface {
+	storage.Interface[*corev1.ServiceAccount, *corev1.ServiceAccountList]
+	storage.HookSetter[*corev1.ServiceAccount]
+}
+
+// rbacStores collects the four RBAC stores as AddCollection sees them.
+type rbacStores rbac.Stores
+
+func (r *rbacStores) add(c storage.Collection) error {
+	var ok bool
+	switch c.Info().Plural {
+	case "roles":
+		r.Roles, ok = c.(rbac.Store[*rbacv1.Role, *rbacv1.RoleList])
+	case "clusterroles":
+		r.ClusterRoles, ok = c.(rbac.Store[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList])
+	case "rolebindings":
+		r.RoleBindings, ok = c.(rbac.Store[*rbacv1.RoleBinding, *rbacv1.RoleBindingList])
+	case "clusterrolebindings":
+		r.ClusterRoleBindings, ok = c.(rbac.Store[*rbacv1.ClusterRoleBinding, *rbacv1.ClusterRoleBindingList])
+	default:
+		return nil
+	}
+	if !ok {
+		return fmt.Errorf("%T is not a typed rbac/v1 store with storage hooks", c)
+	}
+	return nil
+}
+
+func (r *rbacStores) complete() bool {
+	return r.Roles != nil && r.ClusterRoles != nil && r.RoleBindings != nil && r.ClusterRoleBindings != nil
+}
 
 // NamespaceStore is the storage of core/v1 namespaces the namespace
 // lifecycle needs: the typed interface plus storage hooks (*storage.Store
@@ -38,6 +74,18 @@ func (s *Server) AddCollection(c storage.Collection) error {
 		if o.Info().GroupResource() == gr {
 			return fmt.Errorf("add collection %s: already added", gr)
 		}
+	}
+	if info.Group == rbacv1.GroupName {
+		if err := s.rbacStores.add(c); err != nil {
+			return fmt.Errorf("add collection %s: %w", gr, err)
+		}
+	}
+	if info.Group == "" && info.Version == "v1" && info.Plural == "serviceaccounts" {
+		sa, ok := c.(ServiceAccountStore)
+		if !ok {
+			return fmt.Errorf("add collection %s: %T is not a storage.Interface[*v1.ServiceAccount, *v1.ServiceAccountList]", gr, c)
+		}
+		s.serviceAccounts = sa
 	}
 	if info.Group == "" && info.Version == "v1" && info.Plural == "namespaces" {
 		ns, ok := c.(NamespaceStore)

@@ -263,7 +263,10 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 		}
 		notFound(w, req)
 	})
+	authenticate, authorizer := s.filterAuth()
 	return filters.Chain(mux, filters.Options{
+		Authenticate:        authenticate,
+		Authorizer:          authorizer,
 		Logger:              s.log,
 		RequestTimeout:      s.cfg.RequestTimeout,
 		MaxRequestBodyBytes: s.cfg.MaxRequestBodyBytes,

@@ -21,7 +21,8 @@ type kubeconfig struct {
 type namedCluster struct {
 	Name    string `json:"name"`
 	Cluster struct {
-		Server string `json:"server"`
+		Server                   string `json:"server"`
+		CertificateAuthorityData []byte `json:"certificate-authority-data,omitempty"`
 	} `json:"cluster"`
 }
 
@@ -34,22 +35,32 @@ type namedContext struct {
 }
 
 type namedUser struct {
-	Name string   `json:"name"`
-	User struct{} `json:"user"`
+	Name string `json:"name"`
+	User struct {
+		ClientCertificateData []byte `json:"client-certificate-data,omitempty"`
+		ClientKeyData         []byte `json:"client-key-data,omitempty"`
+	} `json:"user"`
 }
 
-// writeKubeconfig writes a kubeconfig reaching url, atomically (temporary
-// file, then rename) so that readers never see a partial file.
-func writeKubeconfig(path, url string) error {
+// writeKubeconfig writes a kubeconfig reaching url with the generated CA
+// and the admin client certificate (none with plain HTTP), atomically
+// (temporary file, then rename) so that readers never see a partial file;
+// it is readable by the server's user only.
+func writeKubeconfig(path, url string, sec *security) error {
 	const name = "kubeforge"
 	kc := kubeconfig{APIVersion: "v1", Kind: "Config", CurrentContext: name}
 	var c namedCluster
 	c.Name, c.Cluster.Server = name, url
 	var x namedContext
 	x.Name, x.Context.Cluster, x.Context.User = name, name, "admin"
+	u := namedUser{Name: "admin"}
+	if sec != nil {
+		c.Cluster.CertificateAuthorityData = sec.caPEM
+		u.User.ClientCertificateData, u.User.ClientKeyData = sec.admin.CertPEM, sec.admin.KeyPEM
+	}
 	kc.Clusters = []namedCluster{c}
 	kc.Contexts = []namedContext{x}
-	kc.Users = []namedUser{{Name: "admin"}}
+	kc.Users = []namedUser{u}
 	data, err := yaml.Marshal(kc)
 	if err != nil {
 		return fmt.Errorf("encode kubeconfig: %w", err)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	restful "github.com/emicklei/go-restful/v3"
@@ -22,6 +23,8 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/metrics"
 	"github.com/kubeforge/kubeforge/runtime/namespaces"
+	"github.com/kubeforge/kubeforge/runtime/rbac"
+	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -58,6 +61,18 @@ type Server struct {
 	ready    chan struct{}
 	url      string
 	closed   bool
+
+	// sec is nil with PlainHTTP; rbac is the RBAC authorizer once RBAC
+	// is served.
+	sec *security
+	// rbacReady: the RBAC informers have listed and the bootstrap policy
+	// is in; until then only system:masters is allowed.
+	rbacReady atomic.Bool
+	// rbacStores and serviceAccounts are set by AddCollection when the
+	// generated install serves those kinds.
+	rbacStores      rbacStores
+	serviceAccounts ServiceAccountStore
+	rbacAuthorizer  *rbac.Authorizer
 }
 
 func (c *Config) complete() error {
@@ -258,12 +273,12 @@ func (s *Server) Close() error {
 	return nil
 }
 
-func hostURL(bind string, port int) string {
+func hostURL(scheme, bind string, port int) string {
 	host := bind
 	if ip := net.ParseIP(bind); ip == nil || ip.IsUnspecified() {
 		host = "127.0.0.1"
 	}
-	return "http://" + net.JoinHostPort(host, strconv.Itoa(port))
+	return scheme + "://" + net.JoinHostPort(host, strconv.Itoa(port))
 }
 
 // Run serves until ctx is cancelled, then shuts down gracefully: readyz
@@ -290,6 +305,15 @@ func (s *Server) Run(ctx context.Context) (err error) {
 		}
 	}()
 
+	if s.rbacStores.complete() {
+		s.rbacAuthorizer = rbac.New(rbac.Stores(s.rbacStores), s.log)
+	}
+	if err := s.setupSecurity(); err != nil {
+		return fmt.Errorf("run apiserver: %w", err)
+	}
+	if s.cfg.PlainHTTP {
+		s.log.Warn("serving plain HTTP without authentication or authorization: every request is an administrator; for local debugging only", "bind-address", s.cfg.BindAddress)
+	}
 	handler, err := s.buildHandler(groups)
 	if err != nil {
 		return fmt.Errorf("run apiserver: %w", err)
@@ -311,7 +335,14 @@ func (s *Server) Run(ctx context.Context) (err error) {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	scheme := "http"
+	if s.sec != nil {
+		scheme = "https"
+		srv.TLSConfig = s.tlsConfig()
+		go func() { serveErr <- srv.ServeTLS(ln, "", "") }()
+	} else {
+		go func() { serveErr <- srv.Serve(ln) }()
+	}
 
 	var wg sync.WaitGroup
 	workerCtx, stopWorkers := context.WithCancel(context.Background())
@@ -351,8 +382,22 @@ func (s *Server) Run(ctx context.Context) (err error) {
 			s.lifecycle.Run(workerCtx)
 		}()
 	}
-	url := hostURL(s.cfg.BindAddress, port)
-	if err := writeKubeconfig(s.KubeconfigPath(), url); err != nil {
+	if s.rbacAuthorizer != nil {
+		if err := s.startRBAC(ctx, workerCtx, &wg, groups); err != nil {
+			_ = srv.Close()
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("run apiserver: %w", err)
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.renewServing(workerCtx)
+	}()
+	url := hostURL(scheme, s.cfg.BindAddress, port)
+	if err := writeKubeconfig(s.KubeconfigPath(), url, s.sec); err != nil {
 		_ = srv.Close()
 		return fmt.Errorf("run apiserver: %w", err)
 	}
@@ -424,4 +469,23 @@ func eventTTL(ttl time.Duration) func(schema.GroupResource) time.Duration {
 		}
 		return 0
 	}
+}
+
+// startRBAC runs the RBAC informers (the authorizer answers from them once
+// they have listed) and reconciles the bootstrap policy.
+func (s *Server) startRBAC(ctx, workerCtx context.Context, wg *sync.WaitGroup, groups []GroupVersion) error {
+	syncCtx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	defer cancel()
+	if err := s.rbacAuthorizer.Start(workerCtx, wg); err != nil {
+		return fmt.Errorf("start rbac: %w", err)
+	}
+	var served []*resource.Info
+	for _, gv := range groups {
+		served = append(served, gv.Resources...)
+	}
+	if err := s.rbacAuthorizer.Reconcile(syncCtx, served); err != nil {
+		return fmt.Errorf("bootstrap rbac policy: %w", err)
+	}
+	s.rbacReady.Store(true)
+	return nil
 }

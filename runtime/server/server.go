@@ -189,4 +189,25 @@ type Config struct {
 	EventTTL time.Duration
 	// Logger receives the server's logs (default slog.Default()).
 	Logger *slog.Logger
+
+	// PlainHTTP serves plain HTTP with neither authentication nor
+	// authorization: every request is system:unsecured in system:masters.
+	// For local debugging only (--insecure-plain-http-no-auth).
+	PlainHTTP bool
+	// TLSCertFile and TLSKeyFile are the serving certificate and key; when
+	// empty, one signed by the generated CA (<data-dir>/pki) is used, for
+	// localhost, 127.0.0.1, ::1, the host name, the bind address and
+	// TLSSANs.
+	TLSCertFile, TLSKeyFile string
+	TLSSANs                 []string
+	// ClientCAFile verifies client certificates besides the generated CA
+	// (kube's --client-ca-file): CN is the user, O the groups.
+	ClientCAFile string
+	// TokenAuthFile is kube's static token file (--token-auth-file).
+	TokenAuthFile string
+	// DisableAnonymousAuth answers requests without credentials with 401
+	// instead of serving them as system:anonymous (--anonymous-auth=false).
+	DisableAnonymousAuth bool
+	// AuthorizationMode is RBAC (default) or AlwaysAllow.
+	AuthorizationMode string
 }

@@ -154,7 +154,7 @@ type testServer struct {
 func startServer(t *testing.T, dataDir string, mutate func(*Config)) *testServer {
 	t.Helper()
 	cfg := Config{
-		DataDir: dataDir, Port: 0,
+		DataDir: dataDir, Port: 0, PlainHTTP: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	if mutate != nil {

@@ -34,6 +34,11 @@ type Hooks[T resource.Object] struct {
 	// so every DeleteCollection item) before anything is written; an error
 	// (a *apierrors.StatusError) refuses the deletion.
 	BeforeDelete func(cur T) error
+	// Admit is called on every create (cur is the zero value) and update
+	// once the object is valid, before it is written; an error (a
+	// *apierrors.StatusError) refuses the write. ctx is the caller's, with
+	// the request's user: the RBAC kinds check privilege escalation here.
+	Admit func(ctx context.Context, obj, cur T) error
 }
 
 // HookSetter is implemented by *Store: SetHooks replaces the store's hooks.

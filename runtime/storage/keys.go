@@ -45,7 +45,7 @@ func (st *Store[T, L]) validateMetaForWrite(namespace, name string) error {
 	if name == "" {
 		errs = append(errs, field.Required(field.NewPath("metadata", "name"), "name or generateName is required"))
 	} else {
-		for _, msg := range nameErrors(name) {
+		for _, msg := range st.nameErrors(name) {
 			errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
 		}
 	}
@@ -77,7 +77,7 @@ func (st *Store[T, L]) readKey(namespace, name string) (string, error) {
 	if msgs := content.IsPathSegmentName(name); len(msgs) > 0 {
 		return "", apierrors.NewBadRequest(fmt.Sprintf("invalid name %q: %s", name, strings.Join(msgs, ", ")))
 	}
-	if len(nameErrors(name)) > 0 {
+	if len(st.nameErrors(name)) > 0 {
 		return "", apierrors.NewNotFound(st.s.Info.GroupResource(), name)
 	}
 	return st.key(namespace, name), nil
@@ -100,8 +100,11 @@ func (st *Store[T, L]) checkNamespace(namespace string) error {
 	return nil
 }
 
-func nameErrors(name string) []string {
-	if msgs := content.IsPathSegmentName(name); len(msgs) > 0 {
+// nameErrors: names are DNS subdomains, or only path segments for the
+// kinds whose Info says so (the generated validation has the kind's own,
+// possibly stricter, rule).
+func (st *Store[T, L]) nameErrors(name string) []string {
+	if msgs := content.IsPathSegmentName(name); len(msgs) > 0 || st.s.Info.PathSegmentNames {
 		return msgs
 	}
 	return content.IsDNS1123Subdomain(name)

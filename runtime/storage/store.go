@@ -304,6 +304,11 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	if err := st.validate(ctx, obj, none, false, opts.fromSpoke); err != nil {
 		return zero, err
 	}
+	if st.hooks.Admit != nil {
+		if err := st.hooks.Admit(ctx, obj, none); err != nil {
+			return zero, err
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		data, err := st.encode(obj)
 		if err != nil {
@@ -526,6 +531,11 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 	newObj.SetResourceVersion(cur.GetResourceVersion())
 	if err := st.validate(ctx, newObj, cur, true, opts.fromSpoke); err != nil {
 		return zero, false, err
+	}
+	if st.hooks.Admit != nil {
+		if err := st.hooks.Admit(ctx, newObj, cur); err != nil {
+			return zero, false, err
+		}
 	}
 	data, err := st.encode(newObj)
 	if err != nil {

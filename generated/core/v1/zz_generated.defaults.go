@@ -32,6 +32,16 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 			SetObjectDefaults_NamespaceList(o)
 		}
 	})
+	scheme.AddTypeDefaultingFunc(&v1.ServiceAccount{}, func(obj any) {
+		if o, ok := obj.(*v1.ServiceAccount); ok {
+			SetObjectDefaults_ServiceAccount(o)
+		}
+	})
+	scheme.AddTypeDefaultingFunc(&v1.ServiceAccountList{}, func(obj any) {
+		if o, ok := obj.(*v1.ServiceAccountList); ok {
+			SetObjectDefaults_ServiceAccountList(o)
+		}
+	})
 	return nil
 }
 
@@ -56,5 +66,31 @@ func SetObjectDefaults_Namespace(obj *v1.Namespace) {
 func SetObjectDefaults_NamespaceList(obj *v1.NamespaceList) {
 	for i := range obj.Items {
 		SetObjectDefaults_Namespace(&obj.Items[i])
+	}
+}
+
+// SetObjectDefaults_ServiceAccount applies the +default markers and SetDefaults_ hooks to a ServiceAccount.
+func SetObjectDefaults_ServiceAccount(obj *v1.ServiceAccount) {
+	setDefaults_ServiceAccount(obj)
+}
+
+// SetObjectDefaults_ServiceAccountList defaults every item of a ServiceAccountList.
+func SetObjectDefaults_ServiceAccountList(obj *v1.ServiceAccountList) {
+	for i := range obj.Items {
+		SetObjectDefaults_ServiceAccount(&obj.Items[i])
+	}
+}
+
+// setDefaults_ServiceAccount defaults a ServiceAccount.
+func setDefaults_ServiceAccount(obj *v1.ServiceAccount) {
+	for i := range obj.ImagePullSecrets {
+		setDefaults_LocalObjectReference(&obj.ImagePullSecrets[i])
+	}
+}
+
+// setDefaults_LocalObjectReference defaults a LocalObjectReference.
+func setDefaults_LocalObjectReference(obj *v1.LocalObjectReference) {
+	if obj.Name == "" {
+		obj.Name = ""
 	}
 }

@@ -89,8 +89,24 @@ var NamespaceInfo = resource.Info{
 	ServedVersions:         []string{"v1"},
 }
 
+// ServiceAccountInfo is the resource table row of serviceaccounts.
+var ServiceAccountInfo = resource.Info{
+	Group:                       GroupName,
+	Version:                     "v1",
+	Kind:                        "ServiceAccount",
+	ListKind:                    "ServiceAccountList",
+	Plural:                      "serviceaccounts",
+	Singular:                    "serviceaccount",
+	Namespaced:                  true,
+	ShortNames:                  []string{"sa"},
+	DefaultFieldLabelConversion: true,
+	StorageVersion:              "v1",
+	ServedVersions:              []string{"v1"},
+}
+
 // Resources lists the served resources of v1, sorted by plural.
 var Resources = []*resource.Info{
 	&EventInfo,
 	&NamespaceInfo,
+	&ServiceAccountInfo,
 }

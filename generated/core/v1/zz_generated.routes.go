@@ -25,9 +25,11 @@ type Stores struct {
 	Event storage.Interface[*v1.Event, *v1.EventList]
 	// Namespace is the store of namespaces, in its storage version v1.
 	Namespace storage.Interface[*v1.Namespace, *v1.NamespaceList]
+	// ServiceAccount is the store of serviceaccounts, in its storage version v1.
+	ServiceAccount storage.Interface[*v1.ServiceAccount, *v1.ServiceAccountList]
 }
 
-// Install serves v1 (events, namespaces): a handler per kind over its store
+// Install serves v1 (events, namespaces, serviceaccounts): a handler per kind over its store
 // in stores (converting to and from the storage version when that is another
 // version), their routes, discovery and OpenAPI.
 func Install(s *server.Server, stores Stores) error {
@@ -37,12 +39,16 @@ func Install(s *server.Server, stores Stores) error {
 	if stores.Namespace == nil {
 		return fmt.Errorf("install v1: no store for namespaces")
 	}
+	if stores.ServiceAccount == nil {
+		return fmt.Errorf("install v1: no store for serviceaccounts")
+	}
 	ws := server.NewWebService(GroupName, "v1")
 	InstallEventRoutes(ws, endpoints.NewHandler(stores.Event, EventStrategy, s.EndpointOptions()))
 	InstallNamespaceRoutes(ws, endpoints.NewHandler(stores.Namespace, NamespaceStrategy, s.EndpointOptions()))
+	InstallServiceAccountRoutes(ws, endpoints.NewHandler(stores.ServiceAccount, ServiceAccountStrategy, s.EndpointOptions()))
 	if err := s.AddGroupVersion(server.GroupVersion{
 		Group:      GroupName,
-		Resources:  []*resource.Info{&EventInfo, &NamespaceInfo},
+		Resources:  []*resource.Info{&EventInfo, &NamespaceInfo, &ServiceAccountInfo},
 		Schemas:    OpenAPISchemas(),
 		Version:    "v1",
 		WebService: ws,
@@ -472,4 +478,200 @@ func InstallNamespaceRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.Nam
 		Metadata(openapi.ActionKey, "patch").
 		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
 		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Namespace"))
+}
+
+// InstallServiceAccountRoutes registers every route of serviceaccounts (namespaced, v1) on ws,
+// served by h. Paths are relative to ws's root, /api/v1.
+func InstallServiceAccountRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.ServiceAccount, *v1.ServiceAccountList]) {
+	// GET /namespaces/{namespace}/serviceaccounts
+	ws.Route(ws.GET("/namespaces/{namespace}/serviceaccounts").To(h.List).
+		Operation("listNamespacedServiceAccount").
+		Doc("list or watch objects of kind ServiceAccount").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
+		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
+		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
+		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
+		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
+		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
+		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
+		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
+		Produces(endpoints.Produces...).
+		Writes(v1.ServiceAccountList{}).
+		Returns(200, "OK", v1.ServiceAccountList{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ServiceAccount",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "list").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ServiceAccountList"))
+	// POST /namespaces/{namespace}/serviceaccounts
+	ws.Route(ws.POST("/namespaces/{namespace}/serviceaccounts").To(h.Create).
+		Operation("createNamespacedServiceAccount").
+		Doc("create a ServiceAccount").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
+		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
+		Produces(endpoints.Produces...).
+		Reads(v1.ServiceAccount{}).
+		Writes(v1.ServiceAccount{}).
+		Returns(200, "OK", v1.ServiceAccount{}).
+		Returns(201, "Created", v1.ServiceAccount{}).
+		Returns(202, "Accepted", v1.ServiceAccount{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ServiceAccount",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "post").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.ServiceAccount").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ServiceAccount"))
+	// DELETE /namespaces/{namespace}/serviceaccounts
+	ws.Route(ws.DELETE("/namespaces/{namespace}/serviceaccounts").To(h.DeleteCollection).
+		Operation("deleteCollectionNamespacedServiceAccount").
+		Doc("delete collection of ServiceAccount").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
+		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
+		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
+		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
+		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
+		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
+		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
+		Produces(endpoints.Produces...).
+		Reads(metav1.DeleteOptions{}).
+		Writes(metav1.Status{}).
+		Returns(200, "OK", metav1.Status{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ServiceAccount",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "deletecollection").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
+	// GET /namespaces/{namespace}/serviceaccounts/{name}
+	ws.Route(ws.GET("/namespaces/{namespace}/serviceaccounts/{name}").To(h.Get).
+		Operation("readNamespacedServiceAccount").
+		Doc("read the specified ServiceAccount").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.PathParameter("name", "name of the ServiceAccount").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Produces(endpoints.Produces...).
+		Writes(v1.ServiceAccount{}).
+		Returns(200, "OK", v1.ServiceAccount{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ServiceAccount",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "get").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ServiceAccount"))
+	// PUT /namespaces/{namespace}/serviceaccounts/{name}
+	ws.Route(ws.PUT("/namespaces/{namespace}/serviceaccounts/{name}").To(h.Update).
+		Operation("replaceNamespacedServiceAccount").
+		Doc("replace the specified ServiceAccount").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.PathParameter("name", "name of the ServiceAccount").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
+		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
+		Produces(endpoints.Produces...).
+		Reads(v1.ServiceAccount{}).
+		Writes(v1.ServiceAccount{}).
+		Returns(200, "OK", v1.ServiceAccount{}).
+		Returns(201, "Created", v1.ServiceAccount{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ServiceAccount",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "put").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.ServiceAccount").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ServiceAccount"))
+	// PATCH /namespaces/{namespace}/serviceaccounts/{name}
+	ws.Route(ws.PATCH("/namespaces/{namespace}/serviceaccounts/{name}").To(h.Patch).
+		Operation("patchNamespacedServiceAccount").
+		Doc("partially update the specified ServiceAccount").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.PathParameter("name", "name of the ServiceAccount").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
+		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
+		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
+		Consumes(endpoints.ConsumesPatch...).
+		Produces(endpoints.Produces...).
+		Reads(metav1.Patch{}).
+		Writes(v1.ServiceAccount{}).
+		Returns(200, "OK", v1.ServiceAccount{}).
+		Returns(201, "Created", v1.ServiceAccount{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ServiceAccount",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "patch").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ServiceAccount"))
+	// DELETE /namespaces/{namespace}/serviceaccounts/{name}
+	ws.Route(ws.DELETE("/namespaces/{namespace}/serviceaccounts/{name}").To(h.Delete).
+		Operation("deleteNamespacedServiceAccount").
+		Doc("delete a ServiceAccount").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.PathParameter("name", "name of the ServiceAccount").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
+		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
+		Produces(endpoints.Produces...).
+		Reads(metav1.DeleteOptions{}).
+		Writes(metav1.Status{}).
+		Returns(200, "OK", metav1.Status{}).
+		Returns(202, "Accepted", metav1.Status{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ServiceAccount",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "delete").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
+	// GET /serviceaccounts
+	ws.Route(ws.GET("/serviceaccounts").To(h.List).
+		Operation("listServiceAccountForAllNamespaces").
+		Doc("list or watch objects of kind ServiceAccount across all namespaces").
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
+		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
+		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
+		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
+		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
+		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
+		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
+		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
+		Produces(endpoints.Produces...).
+		Writes(v1.ServiceAccountList{}).
+		Returns(200, "OK", v1.ServiceAccountList{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ServiceAccount",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "list").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ServiceAccountList"))
 }

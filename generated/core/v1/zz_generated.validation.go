@@ -42,6 +42,22 @@ func ValidateNamespaceHooks(obj *v1.Namespace) field.ErrorList {
 	return nil
 }
 
+// ValidateServiceAccount validates a ServiceAccount: its metadata (a namespaced object named as a DNS subdomain),
+// every validation marker and the hand-written Validate_ hooks. Error paths start at the
+// object's root (spec.parcels[1].count).
+func ValidateServiceAccount(obj *v1.ServiceAccount) field.ErrorList {
+	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs = append(errs, validate_ServiceAccount(obj, nil)...)
+	return errs
+}
+
+// ValidateServiceAccountHooks runs only the hand-written Validate_ hooks of a ServiceAccount: what the
+// storage version checks on an object written through another served version, whose own
+// markers validated it.
+func ValidateServiceAccountHooks(obj *v1.ServiceAccount) field.ErrorList {
+	return nil
+}
+
 // validate_Namespace validates a Namespace at fldPath.
 func validate_Namespace(obj *v1.Namespace, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
@@ -78,6 +94,17 @@ func validate_NamespaceCondition(obj *v1.NamespaceCondition, fldPath *field.Path
 	}
 	if obj.Status == "" {
 		errs = append(errs, field.Required(fldPath.Child("status"), ""))
+	}
+	return errs
+}
+
+// validate_ServiceAccount validates a ServiceAccount at fldPath.
+func validate_ServiceAccount(obj *v1.ServiceAccount, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(obj.Secrets) != 0 {
+		errs = append(errs, validate.MapKey(fldPath.Child("secrets"), obj.Secrets, "name", func(item *v1.ObjectReference) string {
+			return item.Name
+		})...)
 	}
 	return errs
 }

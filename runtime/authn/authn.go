@@ -1,0 +1,176 @@
+// Package authn authenticates requests as kube-apiserver does, in its
+// order: a client certificate signed by the client CA (CN is the user, O
+// the groups), then a bearer token (the static token file, then
+// ServiceAccount tokens), and otherwise, when allowed, the anonymous user.
+// A request whose credentials fail is refused (401) whether or not
+// anonymous requests are allowed.
+package authn
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/kubeforge/kubeforge/runtime/auth"
+)
+
+// ErrUnauthorized is the error of every refused credential: the filter
+// answers it with kube's 401 Status.
+var ErrUnauthorized = errors.New("Unauthorized")
+
+// TokenAuthenticator checks one kind of bearer token. ok is false when
+// the token is not of its kind (the next one is asked); err when it is but
+// does not hold.
+type TokenAuthenticator interface {
+	AuthenticateToken(ctx context.Context, token string) (u *auth.User, ok bool, err error)
+}
+
+// Authenticator authenticates requests.
+type Authenticator struct {
+	// ClientCAs verifies client certificates; nil refuses every one.
+	ClientCAs *x509.CertPool
+	// Tokens are asked in order for a bearer token.
+	Tokens []TokenAuthenticator
+	// Anonymous allows requests without credentials, as system:anonymous
+	// in system:unauthenticated (kube's --anonymous-auth).
+	Anonymous bool
+}
+
+// Authenticate returns the request's user: from its client certificate,
+// its bearer token, or anonymous. Any error is a 401.
+func (a *Authenticator) Authenticate(req *http.Request) (*auth.User, error) {
+	if req.TLS != nil && len(req.TLS.PeerCertificates) > 0 {
+		u, err := a.certificateUser(req.TLS.PeerCertificates)
+		if err != nil {
+			return nil, err
+		}
+		return authenticated(u), nil
+	}
+	if token, ok := bearerToken(req); ok {
+		for _, t := range a.Tokens {
+			u, ok, err := t.AuthenticateToken(req.Context(), token)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrUnauthorized, err)
+			}
+			if ok {
+				return authenticated(u), nil
+			}
+		}
+		return nil, fmt.Errorf("%w: invalid bearer token", ErrUnauthorized)
+	}
+	if a.Anonymous {
+		return &auth.User{Name: auth.Anonymous, Groups: []string{auth.AllUnauthenticated}}, nil
+	}
+	return nil, fmt.Errorf("%w: no credentials", ErrUnauthorized)
+}
+
+func (a *Authenticator) certificateUser(chain []*x509.Certificate) (*auth.User, error) {
+	if a.ClientCAs == nil {
+		return nil, fmt.Errorf("%w: client certificates are not accepted", ErrUnauthorized)
+	}
+	inter := x509.NewCertPool()
+	for _, c := range chain[1:] {
+		inter.AddCert(c)
+	}
+	leaf := chain[0]
+	if _, err := leaf.Verify(x509.VerifyOptions{
+		Roots:         a.ClientCAs,
+		Intermediates: inter,
+		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}); err != nil {
+		return nil, fmt.Errorf("%w: verify client certificate: %w", ErrUnauthorized, err)
+	}
+	if leaf.Subject.CommonName == "" {
+		return nil, fmt.Errorf("%w: client certificate has no common name", ErrUnauthorized)
+	}
+	return &auth.User{Name: leaf.Subject.CommonName, Groups: slices.Clone(leaf.Subject.Organization)}, nil
+}
+
+// authenticated adds system:authenticated to u's groups, as kube-apiserver
+// does for every authenticated user but system:anonymous.
+func authenticated(u *auth.User) *auth.User {
+	if u.Name != auth.Anonymous && !u.InGroup(auth.AllAuthenticated) {
+		u.Groups = append(slices.Clone(u.Groups), auth.AllAuthenticated)
+	}
+	return u
+}
+
+// bearerToken reads "Authorization: Bearer <token>".
+func bearerToken(req *http.Request) (string, bool) {
+	h := strings.TrimSpace(req.Header.Get("Authorization"))
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// TokenFile is kube's --token-auth-file: CSV lines
+// "token,user,uid[,\"group1,group2\"]".
+type TokenFile struct {
+	users map[string]*auth.User
+}
+
+// LoadTokenFile reads a token file; an error names the line.
+func LoadTokenFile(path string) (*TokenFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read token file: %w", err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	r.TrimLeadingSpace = true
+	r.Comment = '#'
+	tf := &TokenFile{users: map[string]*auth.User{}}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read token file %s: %w", path, err)
+		}
+		line, _ := r.FieldPos(0)
+		if len(rec) < 3 {
+			return nil, fmt.Errorf("read token file %s:%d: want token,user,uid[,groups], got %d fields", path, line, len(rec))
+		}
+		token, name, uid := strings.TrimSpace(rec[0]), strings.TrimSpace(rec[1]), strings.TrimSpace(rec[2])
+		if token == "" || name == "" {
+			return nil, fmt.Errorf("read token file %s:%d: empty token or user", path, line)
+		}
+		if _, dup := tf.users[token]; dup {
+			return nil, fmt.Errorf("read token file %s:%d: duplicate token", path, line)
+		}
+		u := &auth.User{Name: name, UID: uid}
+		if len(rec) > 3 {
+			for _, g := range strings.Split(rec[3], ",") {
+				if g = strings.TrimSpace(g); g != "" {
+					u.Groups = append(u.Groups, g)
+				}
+			}
+		}
+		tf.users[token] = u
+	}
+	return tf, nil
+}
+
+// AuthenticateToken implements TokenAuthenticator. A token that is not in
+// the file is not its kind (a ServiceAccount token is asked next).
+func (t *TokenFile) AuthenticateToken(_ context.Context, token string) (*auth.User, bool, error) {
+	u, ok := t.users[token]
+	if !ok {
+		return nil, false, nil
+	}
+	c := *u
+	c.Groups = slices.Clone(u.Groups)
+	return &c, true, nil
+}

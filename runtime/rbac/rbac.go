@@ -1,0 +1,318 @@
+// Package rbac is the RBAC authorizer: Roles, ClusterRoles, RoleBindings
+// and ClusterRoleBindings (rbac.authorization.k8s.io/v1, served by the
+// generated stores) held in memory by informers, so that no request reads
+// etcd to be authorized, and evaluated as kube-apiserver's RBAC authorizer
+// evaluates them. It also keeps aggregated ClusterRoles current, refuses
+// privilege escalation through roles and bindings, and reconciles the
+// bootstrap policy at start.
+//
+// Rule coverage (the escalation check) and bootstrap reconciliation use
+// k8s.io/component-helpers/auth/rbac, the same code kube-apiserver runs.
+package rbac
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/informer"
+	"github.com/kubeforge/kubeforge/runtime/resource"
+	"github.com/kubeforge/kubeforge/runtime/storage"
+)
+
+// Store is what the authorizer needs of one RBAC kind's store.
+type Store[T resource.Object, L resource.ListObject] interface {
+	storage.Interface[T, L]
+	storage.HookSetter[T]
+}
+
+// Stores are the four RBAC stores.
+type Stores struct {
+	Roles               Store[*rbacv1.Role, *rbacv1.RoleList]
+	ClusterRoles        Store[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList]
+	RoleBindings        Store[*rbacv1.RoleBinding, *rbacv1.RoleBindingList]
+	ClusterRoleBindings Store[*rbacv1.ClusterRoleBinding, *rbacv1.ClusterRoleBindingList]
+}
+
+// Authorizer authorizes requests with RBAC.
+type Authorizer struct {
+	stores Stores
+	log    *slog.Logger
+
+	roles               *informer.Cache[*rbacv1.Role, *rbacv1.RoleList]
+	clusterRoles        *informer.Cache[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList]
+	roleBindings        *informer.Cache[*rbacv1.RoleBinding, *rbacv1.RoleBindingList]
+	clusterRoleBindings *informer.Cache[*rbacv1.ClusterRoleBinding, *rbacv1.ClusterRoleBindingList]
+
+	// index is rebuilt after every change; requests read a snapshot.
+	mu    sync.RWMutex
+	index *index
+	dirty chan struct{}
+	// aggregate is poked when a ClusterRole changes.
+	aggregate chan struct{}
+}
+
+// index is one consistent view of the RBAC objects.
+type index struct {
+	roles               map[string]*rbacv1.Role        // namespace/name
+	clusterRoles        map[string]*rbacv1.ClusterRole // name
+	roleBindings        map[string][]*rbacv1.RoleBinding
+	clusterRoleBindings []*rbacv1.ClusterRoleBinding
+}
+
+// New returns the authorizer over stores and sets their storage hooks
+// (validation and escalation checks). Call Run before serving.
+func New(stores Stores, log *slog.Logger) *Authorizer {
+	if log == nil {
+		log = slog.Default()
+	}
+	a := &Authorizer{stores: stores, log: log, index: &index{}, dirty: make(chan struct{}, 1), aggregate: make(chan struct{}, 1)}
+	poke := func(ch chan struct{}) func() {
+		return func() {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}
+	a.roles = informer.New(stores.Roles, poke(a.dirty), log)
+	a.clusterRoles = informer.New(stores.ClusterRoles, func() { poke(a.dirty)(); poke(a.aggregate)() }, log)
+	a.roleBindings = informer.New(stores.RoleBindings, poke(a.dirty), log)
+	a.clusterRoleBindings = informer.New(stores.ClusterRoleBindings, poke(a.dirty), log)
+	a.setHooks()
+	return a
+}
+
+// Start runs the informers and the aggregation controller until ctx ends
+// and waits for the first lists; the authorizer is then current.
+func (a *Authorizer) Start(ctx context.Context, wg *sync.WaitGroup) error {
+	run := func(f func(context.Context)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(ctx)
+		}()
+	}
+	run(a.roles.Run)
+	run(a.clusterRoles.Run)
+	run(a.roleBindings.Run)
+	run(a.clusterRoleBindings.Run)
+	for _, synced := range []<-chan struct{}{a.roles.Synced(), a.clusterRoles.Synced(), a.roleBindings.Synced(), a.clusterRoleBindings.Synced()} {
+		select {
+		case <-synced:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	a.rebuild()
+	run(a.rebuildLoop)
+	run(a.aggregateLoop)
+	return nil
+}
+
+func (a *Authorizer) rebuildLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.dirty:
+			a.rebuild()
+		}
+	}
+}
+
+// Sync rebuilds the index from the informers now (tests and writes that
+// must be visible to the next request).
+func (a *Authorizer) rebuild() {
+	ix := &index{
+		roles:        map[string]*rbacv1.Role{},
+		clusterRoles: map[string]*rbacv1.ClusterRole{},
+		roleBindings: map[string][]*rbacv1.RoleBinding{},
+	}
+	for _, r := range a.roles.List() {
+		ix.roles[r.Namespace+"/"+r.Name] = r
+	}
+	for _, r := range a.clusterRoles.List() {
+		ix.clusterRoles[r.Name] = r
+	}
+	for _, b := range a.roleBindings.List() {
+		ix.roleBindings[b.Namespace] = append(ix.roleBindings[b.Namespace], b)
+	}
+	ix.clusterRoleBindings = a.clusterRoleBindings.List()
+	// Stable order: the first allowing binding is the one a reason names.
+	sort.Slice(ix.clusterRoleBindings, func(i, j int) bool { return ix.clusterRoleBindings[i].Name < ix.clusterRoleBindings[j].Name })
+	for _, bs := range ix.roleBindings {
+		sort.Slice(bs, func(i, j int) bool { return bs[i].Name < bs[j].Name })
+	}
+	a.mu.Lock()
+	a.index = ix
+	a.mu.Unlock()
+}
+
+func (a *Authorizer) snapshot() *index {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.index
+}
+
+// Authorize implements auth.Authorizer: allowed when a rule of a role bound
+// to the user (cluster-wide, or in the request's namespace) allows the
+// request; otherwise no opinion (a denial, as the last authorizer).
+func (a *Authorizer) Authorize(_ context.Context, attrs auth.Attributes) (auth.Decision, string, error) {
+	if attrs.User == nil {
+		return auth.DecisionNoOpinion, "", nil
+	}
+	allowed := false
+	a.snapshot().visitRules(attrs.User, attrs.Namespace, func(r *rbacv1.PolicyRule) bool {
+		allowed = RuleAllows(attrs, r)
+		return !allowed
+	})
+	if allowed {
+		return auth.DecisionAllow, "", nil
+	}
+	return auth.DecisionNoOpinion, "", nil
+}
+
+// RulesFor returns the rules that apply to user in namespace (cluster-wide
+// ones included; namespace "" gives those only).
+func (a *Authorizer) RulesFor(user *auth.User, namespace string) []rbacv1.PolicyRule {
+	var out []rbacv1.PolicyRule
+	a.snapshot().visitRules(user, namespace, func(r *rbacv1.PolicyRule) bool {
+		out = append(out, *r)
+		return true
+	})
+	return out
+}
+
+// visitRules calls visit for every rule granted to user in namespace
+// until visit returns false, cluster role bindings first.
+func (ix *index) visitRules(user *auth.User, namespace string, visit func(*rbacv1.PolicyRule) bool) {
+	for _, b := range ix.clusterRoleBindings {
+		if !appliesTo(user, b.Subjects, "") {
+			continue
+		}
+		if !ix.visitRoleRef(b.RoleRef, "", visit) {
+			return
+		}
+	}
+	if namespace == "" {
+		return
+	}
+	for _, b := range ix.roleBindings[namespace] {
+		if !appliesTo(user, b.Subjects, namespace) {
+			continue
+		}
+		if !ix.visitRoleRef(b.RoleRef, namespace, visit) {
+			return
+		}
+	}
+}
+
+func (ix *index) visitRoleRef(ref rbacv1.RoleRef, namespace string, visit func(*rbacv1.PolicyRule) bool) bool {
+	for _, r := range ix.roleRefRules(ref, namespace) {
+		if !visit(&r) {
+			return false
+		}
+	}
+	return true
+}
+
+// roleRefRules are the rules of the role a binding refers to (none when it
+// does not exist).
+func (ix *index) roleRefRules(ref rbacv1.RoleRef, namespace string) []rbacv1.PolicyRule {
+	switch ref.Kind {
+	case "ClusterRole":
+		if r, ok := ix.clusterRoles[ref.Name]; ok {
+			return r.Rules
+		}
+	case "Role":
+		if namespace == "" {
+			return nil
+		}
+		if r, ok := ix.roles[namespace+"/"+ref.Name]; ok {
+			return r.Rules
+		}
+	}
+	return nil
+}
+
+// appliesTo reports whether one of subjects is user; a ServiceAccount
+// subject without a namespace is in the binding's namespace.
+func appliesTo(user *auth.User, subjects []rbacv1.Subject, namespace string) bool {
+	for _, s := range subjects {
+		switch s.Kind {
+		case rbacv1.UserKind:
+			if user.Name == s.Name {
+				return true
+			}
+		case rbacv1.GroupKind:
+			if user.InGroup(s.Name) {
+				return true
+			}
+		case rbacv1.ServiceAccountKind:
+			ns := namespace
+			if s.Namespace != "" {
+				ns = s.Namespace
+			}
+			if ns != "" && user.Name == auth.ServiceAccountUsernamePrefix+ns+":"+s.Name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// RuleAllows reports whether rule allows the request, as kube's
+// rbac.RuleAllows: verbs, API groups, resources ("*", "<resource>",
+// "<resource>/<subresource>", "*/<subresource>") and resource names for
+// resource requests; verbs and non-resource URLs (a trailing "*" matches a
+// prefix) otherwise.
+func RuleAllows(a auth.Attributes, rule *rbacv1.PolicyRule) bool {
+	if !has(rule.Verbs, a.Verb) {
+		return false
+	}
+	if !a.IsResourceRequest {
+		for _, u := range rule.NonResourceURLs {
+			if u == rbacv1.NonResourceAll || u == a.Path ||
+				(strings.HasSuffix(u, "*") && strings.HasPrefix(a.Path, strings.TrimRight(u, "*"))) {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(rule.APIGroups, a.APIGroup) {
+		return false
+	}
+	combined := a.Resource
+	if a.Subresource != "" {
+		combined += "/" + a.Subresource
+	}
+	resourceOK := false
+	for _, r := range rule.Resources {
+		if r == rbacv1.ResourceAll || r == combined ||
+			(a.Subresource != "" && len(r) == len(a.Subresource)+2 && strings.HasPrefix(r, "*/") && strings.HasSuffix(r, a.Subresource)) {
+			resourceOK = true
+			break
+		}
+	}
+	if !resourceOK {
+		return false
+	}
+	return len(rule.ResourceNames) == 0 || slices.Contains(rule.ResourceNames, a.Name)
+}
+
+// has: the list holds "*" or v.
+func has(list []string, v string) bool {
+	for _, x := range list {
+		if x == "*" || x == v {
+			return true
+		}
+	}
+	return false
+}
