@@ -46,6 +46,11 @@ func run(args []string, stderr io.Writer) int {
 	clientCA := fs.String("client-ca-file", "", "CA bundle verifying client certificates (CN is the user, O the groups), besides the generated CA")
 	tokenFile := fs.String("token-auth-file", "", "static bearer tokens, kube's CSV format: token,user,uid[,\"group1,group2\"]")
 	anonymous := fs.Bool("anonymous-auth", true, "serve requests without credentials as system:anonymous (group system:unauthenticated), allowed only what RBAC grants them; false answers them 401")
+	saIssuer := fs.String("service-account-issuer", "", "iss claim of ServiceAccount tokens (default https://kubernetes.default.svc.cluster.local)")
+	saSigningKey := fs.String("service-account-signing-key-file", "", "PEM private key (RSA or ECDSA P-256) signing ServiceAccount tokens; default <data-dir>/pki/sa.key, generated")
+	var saKeys, audiences stringList
+	fs.Var(&saKeys, "service-account-key-file", "PEM keys ServiceAccount tokens are also verified with (repeatable)")
+	fs.Var(&audiences, "api-audiences", "audiences a ServiceAccount token must name one of (default: the issuer)")
 	authzMode := fs.String("authorization-mode", server.AuthorizationRBAC, "RBAC or AlwaysAllow")
 	etcdServers := fs.String("etcd-servers", "", "comma-separated etcd endpoints; when set, no embedded etcd is started")
 	etcdPrefix := fs.String("etcd-prefix", server.DefaultEtcdPrefix, "etcd key prefix")
@@ -104,6 +109,11 @@ func run(args []string, stderr io.Writer) int {
 		TokenAuthFile:        *tokenFile,
 		DisableAnonymousAuth: !*anonymous,
 		AuthorizationMode:    *authzMode,
+
+		ServiceAccountIssuer:         *saIssuer,
+		ServiceAccountSigningKeyFile: *saSigningKey,
+		ServiceAccountKeyFiles:       saKeys,
+		APIAudiences:                 audiences,
 	}
 	if *eventTTL <= 0 {
 		fmt.Fprintf(stderr, "apiserver: --event-ttl must be positive\n")

@@ -215,6 +215,24 @@ func orEmpty(s []string) []string {
 	return s
 }
 
+// subresourceKinds are the subresources served with a kind of another
+// group: a scale is an autoscaling/v1 Scale, a ServiceAccount's token an
+// authentication.k8s.io/v1 TokenRequest (create only).
+var subresourceKinds = map[string]struct {
+	kind  metav1.GroupVersionKind
+	verbs []string
+}{
+	"scale": {scaleKind, SubresourceVerbs},
+	"token": {metav1.GroupVersionKind{Group: "authentication.k8s.io", Version: "v1", Kind: "TokenRequest"}, []string{"create"}},
+}
+
+func verbsOf(r *resource.Info) []string {
+	if r.Verbs != nil {
+		return r.Verbs
+	}
+	return ResourceVerbs
+}
+
 func resourceList(gv string, rs []*resource.Info) *metav1.APIResourceList {
 	list := &metav1.APIResourceList{
 		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
@@ -227,7 +245,7 @@ func resourceList(gv string, rs []*resource.Info) *metav1.APIResourceList {
 			SingularName: r.Singular,
 			Namespaced:   r.Namespaced,
 			Kind:         r.Kind,
-			Verbs:        ResourceVerbs,
+			Verbs:        verbsOf(r),
 			ShortNames:   r.ShortNames,
 			Categories:   r.Categories,
 		})
@@ -238,8 +256,8 @@ func resourceList(gv string, rs []*resource.Info) *metav1.APIResourceList {
 				Kind:       r.Kind,
 				Verbs:      SubresourceVerbs,
 			}
-			if sub == "scale" {
-				ar.Group, ar.Version, ar.Kind = scaleKind.Group, scaleKind.Version, scaleKind.Kind
+			if k, ok := subresourceKinds[sub]; ok {
+				ar.Group, ar.Version, ar.Kind, ar.Verbs = k.kind.Group, k.kind.Version, k.kind.Kind, k.verbs
 			}
 			list.APIResources = append(list.APIResources, ar)
 		}
@@ -260,19 +278,20 @@ func aggregatedVersion(gv GroupVersion) APIVersionDiscovery {
 			ResponseKind:     kind,
 			Scope:            scope,
 			SingularResource: r.Singular,
-			Verbs:            ResourceVerbs,
+			Verbs:            verbsOf(r),
 			ShortNames:       r.ShortNames,
 			Categories:       r.Categories,
 		}
 		for _, sub := range r.Subresources {
-			rk := kind
-			if sub == "scale" {
-				rk = &scaleKind
+			rk, verbs := kind, SubresourceVerbs
+			if k, ok := subresourceKinds[sub]; ok {
+				kk := k.kind
+				rk, verbs = &kk, k.verbs
 			}
 			rd.Subresources = append(rd.Subresources, APISubresourceDiscovery{
 				Subresource:  sub,
 				ResponseKind: rk,
-				Verbs:        SubresourceVerbs,
+				Verbs:        verbs,
 			})
 		}
 		v.Resources = append(v.Resources, rd)

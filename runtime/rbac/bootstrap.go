@@ -118,7 +118,9 @@ func aggregateRules(served []*resource.Info) (view, edit, admin []rbacv1.PolicyR
 		}
 		subs := []string{info.Plural}
 		for _, s := range info.Subresources {
-			subs = append(subs, info.Plural+"/"+s)
+			if s == "status" || s == "scale" {
+				subs = append(subs, info.Plural+"/"+s)
+			}
 		}
 		if info.Group == "" && info.Plural == "namespaces" {
 			rs.read = append(rs.read, subs...)

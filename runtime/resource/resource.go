@@ -63,6 +63,9 @@ type Info struct {
 	// field selector: ...". Otherwise (custom resources, built-in kinds with
 	// their own conversion) other labels get "field label not supported".
 	DefaultFieldLabelConversion bool
+	// Verbs, when set, replace the verbs discovery lists for the resource
+	// (create-only reviews); nil means every verb of a stored resource.
+	Verbs []string
 	// PathSegmentNames: names need only be valid URL path segments (no "/",
 	// "%", "." or ".."), not DNS subdomains, as kube-apiserver names RBAC
 	// objects (system:discovery).

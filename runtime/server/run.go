@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,12 +17,14 @@ import (
 
 	restful "github.com/emicklei/go-restful/v3"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/etcd"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/metrics"
+	"github.com/kubeforge/kubeforge/runtime/informer"
 	"github.com/kubeforge/kubeforge/runtime/namespaces"
 	"github.com/kubeforge/kubeforge/runtime/rbac"
 	"github.com/kubeforge/kubeforge/runtime/resource"
@@ -73,6 +76,8 @@ type Server struct {
 	rbacStores      rbacStores
 	serviceAccounts ServiceAccountStore
 	rbacAuthorizer  *rbac.Authorizer
+	// saCache holds the ServiceAccounts tokens are checked against.
+	saCache *informer.Cache[*corev1.ServiceAccount, *corev1.ServiceAccountList]
 }
 
 func (c *Config) complete() error {
@@ -292,8 +297,35 @@ func (s *Server) Run(ctx context.Context) (err error) {
 		s.mu.Unlock()
 		return errors.New("run apiserver: already run")
 	}
+	s.mu.Unlock()
+	if s.rbacStores.complete() {
+		s.rbacAuthorizer = rbac.New(rbac.Stores(s.rbacStores), s.log)
+	}
+	if err := s.setupSecurity(); err != nil {
+		_ = s.Close()
+		return fmt.Errorf("run apiserver: %w", err)
+	}
+	if s.sec != nil {
+		if err := s.addReviewGroups(); err != nil {
+			_ = s.Close()
+			return fmt.Errorf("run apiserver: %w", err)
+		}
+	}
+	s.mu.Lock()
 	s.running = true
 	groups := append([]GroupVersion(nil), s.groups...)
+	if s.sec != nil && s.sec.tokens != nil {
+		for _, gv := range groups {
+			if gv.Group == "" && gv.Version == "v1" {
+				s.addTokenRoute(gv.WebService)
+				for _, r := range gv.Resources {
+					if r.Plural == "serviceaccounts" && !slices.Contains(r.Subresources, "token") {
+						r.Subresources = append(r.Subresources, "token")
+					}
+				}
+			}
+		}
+	}
 	if s.namespaceStore != nil {
 		s.lifecycle = namespaces.New(s.namespaceStore, s.collections, namespaces.Options{Logger: s.log})
 		s.namespaceStore.SetHooks(s.lifecycle.Hooks())
@@ -305,12 +337,6 @@ func (s *Server) Run(ctx context.Context) (err error) {
 		}
 	}()
 
-	if s.rbacStores.complete() {
-		s.rbacAuthorizer = rbac.New(rbac.Stores(s.rbacStores), s.log)
-	}
-	if err := s.setupSecurity(); err != nil {
-		return fmt.Errorf("run apiserver: %w", err)
-	}
 	if s.cfg.PlainHTTP {
 		s.log.Warn("serving plain HTTP without authentication or authorization: every request is an administrator; for local debugging only", "bind-address", s.cfg.BindAddress)
 	}
@@ -381,6 +407,19 @@ func (s *Server) Run(ctx context.Context) (err error) {
 			defer wg.Done()
 			s.lifecycle.Run(workerCtx)
 		}()
+	}
+	if s.saCache != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.saCache.Run(workerCtx)
+		}()
+		select {
+		case <-s.saCache.Synced():
+		case <-ctx.Done():
+			_ = srv.Close()
+			return nil
+		}
 	}
 	if s.rbacAuthorizer != nil {
 		if err := s.startRBAC(ctx, workerCtx, &wg, groups); err != nil {

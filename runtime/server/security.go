@@ -12,10 +12,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubeforge/kubeforge/runtime/auth"
 	"github.com/kubeforge/kubeforge/runtime/authn"
 	"github.com/kubeforge/kubeforge/runtime/filters"
+	"github.com/kubeforge/kubeforge/runtime/informer"
 	"github.com/kubeforge/kubeforge/runtime/pki"
+	"github.com/kubeforge/kubeforge/runtime/serviceaccount"
 )
 
 // Authorization modes (--authorization-mode).
@@ -44,6 +48,7 @@ type security struct {
 	clientCAs  *x509.CertPool
 	authn      *authn.Authenticator
 	authorizer auth.Authorizer
+	tokens     *serviceaccount.Tokens // nil when ServiceAccounts are not served
 	// renew re-issues the generated serving certificate when it nears
 	// expiry; nil when the certificate is the user's.
 	renew func() (pki.Pair, error)
@@ -121,6 +126,20 @@ func (s *Server) setupSecurity() error {
 			return err
 		}
 		sec.authn.Tokens = append(sec.authn.Tokens, tf)
+	}
+	if s.serviceAccounts != nil {
+		s.saCache = informer.New(s.serviceAccounts, nil, s.log)
+		lookup := func(ns, name string) (*corev1.ServiceAccount, bool) { return s.saCache.Get(ns, name) }
+		sec.tokens, err = serviceaccount.New(s.pkiDir(), serviceaccount.Options{
+			SigningKeyFile: s.cfg.ServiceAccountSigningKeyFile,
+			KeyFiles:       s.cfg.ServiceAccountKeyFiles,
+			Issuer:         s.cfg.ServiceAccountIssuer,
+			APIAudiences:   s.cfg.APIAudiences,
+		}, lookup)
+		if err != nil {
+			return err
+		}
+		sec.authn.Tokens = append(sec.authn.Tokens, sec.tokens)
 	}
 	switch s.cfg.AuthorizationMode {
 	case AuthorizationAlwaysAllow:

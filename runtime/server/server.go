@@ -210,4 +210,14 @@ type Config struct {
 	DisableAnonymousAuth bool
 	// AuthorizationMode is RBAC (default) or AlwaysAllow.
 	AuthorizationMode string
+	// ServiceAccountIssuer is the iss of ServiceAccount tokens (default
+	// serviceaccount.DefaultIssuer); APIAudiences the audiences a token
+	// must name one of (default: the issuer).
+	ServiceAccountIssuer string
+	APIAudiences         []string
+	// ServiceAccountSigningKeyFile signs tokens (default
+	// <data-dir>/pki/sa.key, generated); ServiceAccountKeyFiles hold more
+	// keys tokens are verified with.
+	ServiceAccountSigningKeyFile string
+	ServiceAccountKeyFiles       []string
 }

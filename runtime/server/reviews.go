@@ -1,0 +1,330 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	restful "github.com/emicklei/go-restful/v3"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/endpoints"
+	"github.com/kubeforge/kubeforge/runtime/filters"
+	"github.com/kubeforge/kubeforge/runtime/resource"
+	"github.com/kubeforge/kubeforge/runtime/storage"
+)
+
+// Token lifetimes of TokenRequest, as kube-apiserver bounds them.
+const (
+	defaultTokenSeconds = 3600
+	minTokenSeconds     = 600
+	maxTokenSeconds     = 1 << 32
+)
+
+var createOnly = []string{"create"}
+
+// addReviewGroups serves authentication.k8s.io/v1 (SelfSubjectReview for
+// kubectl auth whoami, TokenReview) and authorization.k8s.io/v1 (the
+// access and rules reviews kubectl auth can-i sends): computed, never
+// stored, create only. Called by Run with security on.
+func (s *Server) addReviewGroups() error {
+	opts := s.EndpointOptions()
+	authn := NewWebService(authenticationv1.GroupName, "v1")
+	add := func(ws *restful.WebService, group, path, kind string, fn restful.RouteFunction) {
+		ws.Route(ws.POST(path).To(fn).Doc("create a " + kind).Operation("create" + group + "V1" + kind))
+	}
+	ssr := &endpoints.Virtual[*authenticationv1.SelfSubjectReview, *authenticationv1.SelfSubjectReview]{
+		GVK: authenticationv1.SchemeGroupVersion.WithKind("SelfSubjectReview"), New: func() *authenticationv1.SelfSubjectReview { return &authenticationv1.SelfSubjectReview{} },
+		Opts: opts, Timeout: s.cfg.RequestTimeout,
+		Create: func(ctx context.Context, _ *http.Request, in *authenticationv1.SelfSubjectReview) (*authenticationv1.SelfSubjectReview, error) {
+			u, _ := auth.UserFrom(ctx)
+			in.Status.UserInfo = userInfo(u)
+			in.CreationTimestamp = metav1.Now()
+			return in, nil
+		},
+	}
+	add(authn, "Authentication", "/selfsubjectreviews", "SelfSubjectReview", ssr.Serve)
+	tr := &endpoints.Virtual[*authenticationv1.TokenReview, *authenticationv1.TokenReview]{
+		GVK: authenticationv1.SchemeGroupVersion.WithKind("TokenReview"), New: func() *authenticationv1.TokenReview { return &authenticationv1.TokenReview{} },
+		Opts: opts, Timeout: s.cfg.RequestTimeout,
+		Create: func(ctx context.Context, _ *http.Request, in *authenticationv1.TokenReview) (*authenticationv1.TokenReview, error) {
+			if in.Spec.Token == "" {
+				return nil, apierrors.NewInvalid(schema.GroupKind{Group: authenticationv1.GroupName, Kind: "TokenReview"}, "",
+					field.ErrorList{field.Required(field.NewPath("spec", "token"), "token must be provided")})
+			}
+			in.Status = s.reviewToken(ctx, in.Spec)
+			return in, nil
+		},
+	}
+	add(authn, "Authentication", "/tokenreviews", "TokenReview", tr.Serve)
+
+	authz := NewWebService(authorizationv1.GroupName, "v1")
+	ssar := &endpoints.Virtual[*authorizationv1.SelfSubjectAccessReview, *authorizationv1.SelfSubjectAccessReview]{
+		GVK: authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"), New: func() *authorizationv1.SelfSubjectAccessReview { return &authorizationv1.SelfSubjectAccessReview{} },
+		Opts: opts, Timeout: s.cfg.RequestTimeout,
+		Create: func(ctx context.Context, _ *http.Request, in *authorizationv1.SelfSubjectAccessReview) (*authorizationv1.SelfSubjectAccessReview, error) {
+			u, _ := auth.UserFrom(ctx)
+			st, err := s.accessReview(ctx, "SelfSubjectAccessReview", u, in.Spec.ResourceAttributes, in.Spec.NonResourceAttributes)
+			if err != nil {
+				return nil, err
+			}
+			in.Status = st
+			return in, nil
+		},
+	}
+	add(authz, "Authorization", "/selfsubjectaccessreviews", "SelfSubjectAccessReview", ssar.Serve)
+	sar := &endpoints.Virtual[*authorizationv1.SubjectAccessReview, *authorizationv1.SubjectAccessReview]{
+		GVK: authorizationv1.SchemeGroupVersion.WithKind("SubjectAccessReview"), New: func() *authorizationv1.SubjectAccessReview { return &authorizationv1.SubjectAccessReview{} },
+		Opts: opts, Timeout: s.cfg.RequestTimeout,
+		Create: func(ctx context.Context, _ *http.Request, in *authorizationv1.SubjectAccessReview) (*authorizationv1.SubjectAccessReview, error) {
+			if err := checkSubject(in.Spec, "SubjectAccessReview"); err != nil {
+				return nil, err
+			}
+			st, err := s.accessReview(ctx, "SubjectAccessReview", subjectUser(in.Spec), in.Spec.ResourceAttributes, in.Spec.NonResourceAttributes)
+			if err != nil {
+				return nil, err
+			}
+			in.Status = st
+			return in, nil
+		},
+	}
+	add(authz, "Authorization", "/subjectaccessreviews", "SubjectAccessReview", sar.Serve)
+	lsar := &endpoints.Virtual[*authorizationv1.LocalSubjectAccessReview, *authorizationv1.LocalSubjectAccessReview]{
+		GVK: authorizationv1.SchemeGroupVersion.WithKind("LocalSubjectAccessReview"), New: func() *authorizationv1.LocalSubjectAccessReview { return &authorizationv1.LocalSubjectAccessReview{} },
+		Opts: opts, Timeout: s.cfg.RequestTimeout,
+		Create: func(ctx context.Context, r *http.Request, in *authorizationv1.LocalSubjectAccessReview) (*authorizationv1.LocalSubjectAccessReview, error) {
+			ns := filters.RequestInfoFrom(r).Namespace
+			if err := checkSubject(in.Spec, "LocalSubjectAccessReview"); err != nil {
+				return nil, err
+			}
+			ra := in.Spec.ResourceAttributes
+			if ra == nil || in.Spec.NonResourceAttributes != nil {
+				return nil, apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName, Kind: "LocalSubjectAccessReview"}, "",
+					field.ErrorList{field.Invalid(field.NewPath("spec", "resourceAttributes"), ra, "resourceAttributes are required and nonResourceAttributes are forbidden")})
+			}
+			if ra.Namespace != ns {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("spec.resourceAttributes.namespace must match namespace: %v", ns))
+			}
+			in.Namespace = ns
+			st, err := s.accessReview(ctx, "LocalSubjectAccessReview", subjectUser(in.Spec), ra, nil)
+			if err != nil {
+				return nil, err
+			}
+			in.Status = st
+			return in, nil
+		},
+	}
+	authz.Route(authz.POST("/namespaces/{namespace}/localsubjectaccessreviews").To(lsar.Serve).Doc("create a LocalSubjectAccessReview").Operation("createAuthorizationV1NamespacedLocalSubjectAccessReview"))
+	ssrr := &endpoints.Virtual[*authorizationv1.SelfSubjectRulesReview, *authorizationv1.SelfSubjectRulesReview]{
+		GVK: authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectRulesReview"), New: func() *authorizationv1.SelfSubjectRulesReview { return &authorizationv1.SelfSubjectRulesReview{} },
+		Opts: opts, Timeout: s.cfg.RequestTimeout,
+		Create: func(ctx context.Context, _ *http.Request, in *authorizationv1.SelfSubjectRulesReview) (*authorizationv1.SelfSubjectRulesReview, error) {
+			if in.Spec.Namespace == "" {
+				return nil, apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName, Kind: "SelfSubjectRulesReview"}, "",
+					field.ErrorList{field.Required(field.NewPath("spec", "namespace"), "namespace is required")})
+			}
+			u, _ := auth.UserFrom(ctx)
+			in.Status = s.rulesReview(u, in.Spec.Namespace)
+			return in, nil
+		},
+	}
+	add(authz, "Authorization", "/selfsubjectrulesreviews", "SelfSubjectRulesReview", ssrr.Serve)
+
+	info := func(group, kind, plural string, namespaced bool) *resource.Info {
+		return &resource.Info{Group: group, Version: "v1", Kind: kind, Plural: plural, Singular: lower(kind), Namespaced: namespaced, Verbs: createOnly}
+	}
+	if err := s.AddGroupVersion(GroupVersion{Group: authenticationv1.GroupName, Version: "v1", WebService: authn, Resources: []*resource.Info{
+		info(authenticationv1.GroupName, "SelfSubjectReview", "selfsubjectreviews", false),
+		info(authenticationv1.GroupName, "TokenReview", "tokenreviews", false),
+	}}); err != nil {
+		return err
+	}
+	return s.AddGroupVersion(GroupVersion{Group: authorizationv1.GroupName, Version: "v1", WebService: authz, Resources: []*resource.Info{
+		info(authorizationv1.GroupName, "LocalSubjectAccessReview", "localsubjectaccessreviews", true),
+		info(authorizationv1.GroupName, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false),
+		info(authorizationv1.GroupName, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false),
+		info(authorizationv1.GroupName, "SubjectAccessReview", "subjectaccessreviews", false),
+	}})
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func userInfo(u *auth.User) authenticationv1.UserInfo {
+	if u == nil {
+		return authenticationv1.UserInfo{}
+	}
+	out := authenticationv1.UserInfo{Username: u.Name, UID: u.UID, Groups: slices.Clone(u.Groups)}
+	if len(u.Extra) > 0 {
+		out.Extra = map[string]authenticationv1.ExtraValue{}
+		for k, v := range u.Extra {
+			out.Extra[k] = authenticationv1.ExtraValue(slices.Clone(v))
+		}
+	}
+	return out
+}
+
+// reviewToken authenticates a bearer token as a request carrying it would
+// be (the token file, then ServiceAccount tokens).
+func (s *Server) reviewToken(ctx context.Context, spec authenticationv1.TokenReviewSpec) authenticationv1.TokenReviewStatus {
+	for _, t := range s.sec.authn.Tokens {
+		u, ok, err := t.AuthenticateToken(ctx, spec.Token)
+		if err != nil {
+			return authenticationv1.TokenReviewStatus{Error: err.Error()}
+		}
+		if ok {
+			if u.Name != auth.Anonymous && !u.InGroup(auth.AllAuthenticated) {
+				u.Groups = append(u.Groups, auth.AllAuthenticated)
+			}
+			st := authenticationv1.TokenReviewStatus{Authenticated: true, User: userInfo(u)}
+			if s.sec.tokens != nil {
+				st.Audiences = s.sec.tokens.APIAudiences()
+			}
+			return st
+		}
+	}
+	return authenticationv1.TokenReviewStatus{Error: "invalid bearer token"}
+}
+
+func checkSubject(spec authorizationv1.SubjectAccessReviewSpec, kind string) error {
+	if spec.User == "" && len(spec.Groups) == 0 {
+		return apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName, Kind: kind}, "",
+			field.ErrorList{field.Invalid(field.NewPath("spec", "user"), spec.User, "at least one of user or group must be specified")})
+	}
+	return nil
+}
+
+func subjectUser(spec authorizationv1.SubjectAccessReviewSpec) *auth.User {
+	u := &auth.User{Name: spec.User, UID: spec.UID, Groups: slices.Clone(spec.Groups)}
+	if len(spec.Extra) > 0 {
+		u.Extra = map[string][]string{}
+		for k, v := range spec.Extra {
+			u.Extra[k] = slices.Clone(v)
+		}
+	}
+	return u
+}
+
+// accessReview asks the server's authorizer, as a request with those
+// attributes would be asked.
+func (s *Server) accessReview(ctx context.Context, kind string, u *auth.User, ra *authorizationv1.ResourceAttributes, nra *authorizationv1.NonResourceAttributes) (authorizationv1.SubjectAccessReviewStatus, error) {
+	if (ra == nil) == (nra == nil) {
+		return authorizationv1.SubjectAccessReviewStatus{}, apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName, Kind: kind}, "",
+			field.ErrorList{field.Invalid(field.NewPath("spec", "resourceAttributes"), ra, "exactly one of nonResourceAttributes or resourceAttributes must be specified")})
+	}
+	a := auth.Attributes{User: u}
+	if ra != nil {
+		a.IsResourceRequest = true
+		a.Verb, a.APIGroup, a.APIVersion, a.Namespace = ra.Verb, ra.Group, ra.Version, ra.Namespace
+		a.Resource, a.Subresource, a.Name = ra.Resource, ra.Subresource, ra.Name
+	} else {
+		a.Verb, a.Path = nra.Verb, nra.Path
+	}
+	d, reason, err := s.sec.authorizer.Authorize(ctx, a)
+	st := authorizationv1.SubjectAccessReviewStatus{Allowed: d == auth.DecisionAllow, Denied: d == auth.DecisionDeny, Reason: reason}
+	if err != nil {
+		st.EvaluationError = err.Error()
+	}
+	if st.Allowed && st.Reason == "" && s.rbacAuthorizer != nil && !u.InGroup(auth.SystemPrivilegedGroup) {
+		st.Reason = "RBAC: allowed"
+	}
+	return st, nil
+}
+
+// rulesReview lists what u may do in namespace: RBAC's rules (for
+// system:masters, everything).
+func (s *Server) rulesReview(u *auth.User, namespace string) authorizationv1.SubjectRulesReviewStatus {
+	st := authorizationv1.SubjectRulesReviewStatus{ResourceRules: []authorizationv1.ResourceRule{}, NonResourceRules: []authorizationv1.NonResourceRule{}}
+	if s.cfg.AuthorizationMode == AuthorizationAlwaysAllow || u.InGroup(auth.SystemPrivilegedGroup) {
+		st.ResourceRules = append(st.ResourceRules, authorizationv1.ResourceRule{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}})
+		st.NonResourceRules = append(st.NonResourceRules, authorizationv1.NonResourceRule{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}})
+		if s.cfg.AuthorizationMode == AuthorizationAlwaysAllow {
+			return st
+		}
+	}
+	if s.rbacAuthorizer == nil {
+		return st
+	}
+	for _, r := range s.rbacAuthorizer.RulesFor(u, namespace) {
+		if len(r.NonResourceURLs) > 0 {
+			st.NonResourceRules = append(st.NonResourceRules, authorizationv1.NonResourceRule{Verbs: r.Verbs, NonResourceURLs: r.NonResourceURLs})
+			continue
+		}
+		st.ResourceRules = append(st.ResourceRules, authorizationv1.ResourceRule{Verbs: r.Verbs, APIGroups: r.APIGroups, Resources: r.Resources, ResourceNames: r.ResourceNames})
+	}
+	return st
+}
+
+// addTokenRoute serves POST .../serviceaccounts/{name}/token (TokenRequest)
+// on the core/v1 WebService.
+func (s *Server) addTokenRoute(ws *restful.WebService) {
+	v := &endpoints.Virtual[*authenticationv1.TokenRequest, *authenticationv1.TokenRequest]{
+		GVK: authenticationv1.SchemeGroupVersion.WithKind("TokenRequest"), New: func() *authenticationv1.TokenRequest { return &authenticationv1.TokenRequest{} },
+		Opts: s.EndpointOptions(), Timeout: s.cfg.RequestTimeout,
+		Create: func(ctx context.Context, r *http.Request, in *authenticationv1.TokenRequest) (*authenticationv1.TokenRequest, error) {
+			ri := filters.RequestInfoFrom(r)
+			return s.requestToken(ctx, ri.Namespace, ri.Name, in)
+		},
+	}
+	ws.Route(ws.POST("/namespaces/{namespace}/serviceaccounts/{name}/token").To(v.Serve).
+		Doc("create token of a ServiceAccount").Operation("createCoreV1NamespacedServiceAccountToken"))
+}
+
+func (s *Server) requestToken(ctx context.Context, ns, name string, in *authenticationv1.TokenRequest) (*authenticationv1.TokenRequest, error) {
+	gk := schema.GroupKind{Group: authenticationv1.GroupName, Kind: "TokenRequest"}
+	if in.Name != "" && in.Name != name {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name))
+	}
+	if in.Spec.ExpirationSeconds == nil {
+		d := int64(defaultTokenSeconds)
+		in.Spec.ExpirationSeconds = &d
+	}
+	var errs field.ErrorList
+	p := field.NewPath("spec", "expirationSeconds")
+	switch exp := *in.Spec.ExpirationSeconds; {
+	case exp < minTokenSeconds:
+		errs = append(errs, field.Invalid(p, exp, "may not specify a duration less than 10 minutes"))
+	case exp > maxTokenSeconds:
+		errs = append(errs, field.TooLong(p, exp, maxTokenSeconds))
+	}
+	if in.Spec.BoundObjectRef != nil {
+		errs = append(errs, field.NotSupported(field.NewPath("spec", "boundObjectRef", "kind"), in.Spec.BoundObjectRef.Kind, []string{}))
+	}
+	if len(errs) > 0 {
+		return nil, apierrors.NewInvalid(gk, name, errs)
+	}
+	sa, err := s.serviceAccounts.Get(ctx, ns, name, storage.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if sa.DeletionTimestamp != nil {
+		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "serviceaccounts"}, name)
+	}
+	token, expires, err := s.sec.tokens.Issue(sa, in.Spec.Audiences, time.Duration(*in.Spec.ExpirationSeconds)*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Spec.Audiences) == 0 {
+		in.Spec.Audiences = s.sec.tokens.APIAudiences()
+	}
+	in.Name, in.Namespace = sa.Name, sa.Namespace
+	in.CreationTimestamp = metav1.Time{}
+	in.Status = authenticationv1.TokenRequestStatus{Token: token, ExpirationTimestamp: metav1.NewTime(expires)}
+	return in, nil
+}
+
