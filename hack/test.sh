@@ -5,8 +5,9 @@
 #   3. unit, golden, property and storage tests (real embedded etcd)
 #   4. e2e tests: client-go dynamic client and informer, controller-runtime,
 #      the bad-input table, against a built cmd/apiserver
-#   5. the shared kubectl acceptance scenarios (--require full,smp,crd: core,
-#      full, strategic merge patch, CEL rules and the scale subresource)
+#   5. the shared kubectl acceptance scenarios (--require full,smp,crd,secure: core,
+#      full, strategic merge patch, CEL rules and the scale subresource, TLS,
+#      authentication, RBAC and ServiceAccount tokens)
 # Set SKIP_E2E=1 or SKIP_ACCEPTANCE=1 to skip the slow stages locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,8 +30,8 @@ if [[ -z ${SKIP_E2E:-} && -f e2e/go.mod ]]; then
 fi
 
 if [[ -z ${SKIP_ACCEPTANCE:-} ]]; then
-  step "acceptance scenarios (kubectl, --require full,smp,crd)"
+  step "acceptance scenarios (kubectl, --require full,smp,crd,secure)"
   shared=../shared
   [[ -x $shared/acceptance/run.sh ]] || { echo "missing $shared/acceptance/run.sh (shared/ must sit beside the repository)" >&2; exit 1; }
-  bash "$shared/acceptance/run.sh" --require full,smp,crd .
+  bash "$shared/acceptance/run.sh" --require full,smp,crd,secure .
 fi

@@ -327,4 +327,3 @@ func (s *Server) requestToken(ctx context.Context, ns, name string, in *authenti
 	in.Status = authenticationv1.TokenRequestStatus{Token: token, ExpirationTimestamp: metav1.NewTime(expires)}
 	return in, nil
 }
-

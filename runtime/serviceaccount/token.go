@@ -287,7 +287,6 @@ func (t *Tokens) verify(alg string, data, sig []byte) bool {
 	return false
 }
 
-
 func readPrivateKey(path string) (crypto.Signer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
