@@ -118,7 +118,7 @@ func runCEL(ctx context.Context, c config) error {
 		return err
 	}
 	defer child.stop()
-	h := newHTTPSide(child.url, c)
+	h := newHTTPSide(child.url, child.tls, c)
 	const ns = "celbench"
 	nsBody := []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"` + ns + `"}}`)
 	if err := h.do(ctx, "POST", h.base+"/api/v1/namespaces", nsBody, http.StatusCreated, nil); err != nil {

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,7 +105,7 @@ func run(ctx context.Context, c config) error {
 	}
 	defer child.stop()
 
-	api := newHTTPSide(child.url, c)
+	api := newHTTPSide(child.url, child.tls, c)
 	raw := &etcdSide{c: e.Client(), cfg: c}
 	if err := raw.init(); err != nil {
 		return err
@@ -331,6 +333,7 @@ func readStatus(pid int, key string) (int64, error) {
 type child struct {
 	cmd  *exec.Cmd
 	url  string
+	tls  *tls.Config // the admin kubeconfig's CA and client certificate
 	done chan error
 	log  *bytes.Buffer
 }
@@ -356,14 +359,34 @@ func startAPIServer(ctx context.Context, bin, dataDir string, sharedEtcd bool, e
 				Clusters []struct {
 					Cluster struct {
 						Server string `json:"server"`
+						CA     []byte `json:"certificate-authority-data"`
 					} `json:"cluster"`
 				} `json:"clusters"`
+				Users []struct {
+					User struct {
+						Cert []byte `json:"client-certificate-data"`
+						Key  []byte `json:"client-key-data"`
+					} `json:"user"`
+				} `json:"users"`
 			}
 			if err := yaml.Unmarshal(data, &kc); err != nil || len(kc.Clusters) == 0 {
 				ch.stop()
 				return nil, fmt.Errorf("read %s: no cluster (%v)", kubeconfig, err)
 			}
 			ch.url = strings.TrimSuffix(kc.Clusters[0].Cluster.Server, "/")
+			if len(kc.Clusters[0].Cluster.CA) > 0 {
+				roots := x509.NewCertPool()
+				roots.AppendCertsFromPEM(kc.Clusters[0].Cluster.CA)
+				ch.tls = &tls.Config{RootCAs: roots}
+				if len(kc.Users) > 0 && len(kc.Users[0].User.Cert) > 0 {
+					cert, err := tls.X509KeyPair(kc.Users[0].User.Cert, kc.Users[0].User.Key)
+					if err != nil {
+						ch.stop()
+						return nil, fmt.Errorf("read %s: client certificate: %w", kubeconfig, err)
+					}
+					ch.tls.Certificates = []tls.Certificate{cert}
+				}
+			}
 			return ch, nil
 		}
 		select {
@@ -443,17 +466,20 @@ func shipmentJSON(ns, name, priority, rv string) []byte {
 type httpSide struct {
 	base string
 	c    *http.Client
+	tls  *tls.Config
 	cfg  config
 }
 
-func newHTTPSide(base string, c config) *httpSide {
+func newHTTPSide(base string, tlsConfig *tls.Config, c config) *httpSide {
 	tr := &http.Transport{
+		TLSClientConfig:     tlsConfig,
+		ForceAttemptHTTP2:   true,
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        c.concurrency * 4,
 		MaxIdleConnsPerHost: c.concurrency * 4,
 		IdleConnTimeout:     90 * time.Second,
 	}
-	return &httpSide{base: base, c: &http.Client{Transport: tr}, cfg: c}
+	return &httpSide{base: base, c: &http.Client{Transport: tr}, tls: tlsConfig, cfg: c}
 }
 
 func (h *httpSide) collection(ns string) string {
@@ -568,7 +594,7 @@ func (h *httpSide) fanout(ctx context.Context, n int) (func(context.Context, int
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	seen := newFanIn(n)
-	tr := &http.Transport{MaxIdleConnsPerHost: n, MaxConnsPerHost: 0}
+	tr := &http.Transport{MaxIdleConnsPerHost: n, MaxConnsPerHost: 0, TLSClientConfig: h.tls, ForceAttemptHTTP2: true}
 	wc := &http.Client{Transport: tr}
 	var wg sync.WaitGroup
 	for w := 0; w < n; w++ {
