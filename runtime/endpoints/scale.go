@@ -99,23 +99,11 @@ func (h *Handler[T, L]) UpdateScale(req *restful.Request, resp *restful.Response
 		if err != nil {
 			return err
 		}
+		// client-go's scale client (kubectl scale --resource-version)
+		// sends protobuf.
 		in := &autoscalingv1.Scale{}
-		if isProtobuf(r.Header.Get("Content-Type")) {
-			// client-go's scale client (kubectl scale --resource-version)
-			// sends protobuf.
-			gvk, err := decodeProtobuf(body, in, "request body")
-			if err != nil {
-				return err
-			}
-			in.GetObjectKind().SetGroupVersionKind(gvk)
-		} else {
-			data, yamlStrict, err := bodyToJSON(r.Header.Get("Content-Type"), body, opts.fieldValidation)
-			if err != nil {
-				return err
-			}
-			if err := unmarshal(w, data, in, opts.fieldValidation, yamlStrict, "request body"); err != nil {
-				return err
-			}
+		if err := decodeRequest(w, r, body, in, opts.fieldValidation); err != nil {
+			return err
 		}
 		if err := checkTypeMeta(in, scaleGVK); err != nil {
 			return err

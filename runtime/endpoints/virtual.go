@@ -20,11 +20,13 @@ import (
 // it, and answers its result with 201 Created in the negotiated format.
 // Errors are Status answers.
 type Virtual[In, Out runtime.Object] struct {
-	GVK     schema.GroupVersionKind
-	New     func() In
-	Create  func(ctx context.Context, r *http.Request, in In) (Out, error)
-	Opts    Options
-	Timeout time.Duration
+	// Resource and Subresource name the requests in metrics.
+	Resource, Subresource string
+	GVK                   schema.GroupVersionKind
+	New                   func() In
+	Create                func(ctx context.Context, r *http.Request, in In) (Out, error)
+	Opts                  Options
+	Timeout               time.Duration
 }
 
 // Serve is the go-restful route function.
@@ -42,7 +44,7 @@ func (v *Virtual[In, Out]) Serve(req *restful.Request, resp *restful.Response) {
 		WriteError(w, r, err)
 	}
 	if v.Opts.Observe != nil {
-		v.Opts.Observe("POST", req.PathParameter("resource"), "", code, time.Since(start))
+		v.Opts.Observe("POST", v.Resource, v.Subresource, code, time.Since(start))
 	}
 }
 
@@ -56,20 +58,8 @@ func (v *Virtual[In, Out]) serve(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	in := v.New()
-	if isProtobuf(r.Header.Get("Content-Type")) {
-		gvk, err := decodeProtobuf(body, in, "request body")
-		if err != nil {
-			return err
-		}
-		in.GetObjectKind().SetGroupVersionKind(gvk)
-	} else {
-		data, yamlStrict, err := bodyToJSON(r.Header.Get("Content-Type"), body, metav1.FieldValidationStrict)
-		if err != nil {
-			return err
-		}
-		if err := unmarshal(w, data, in, metav1.FieldValidationStrict, yamlStrict, "request body"); err != nil {
-			return err
-		}
+	if err := decodeRequest(w, r, body, in, metav1.FieldValidationStrict); err != nil {
+		return err
 	}
 	if err := checkTypeMeta(in, v.GVK); err != nil {
 		return err
@@ -88,4 +78,22 @@ func (v *Virtual[In, Out]) serve(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeEncoded(w, r, http.StatusCreated, f, out)
 	return nil
+}
+
+// decodeRequest decodes a request body of a fixed kind, protobuf (by its
+// Content-Type), JSON or YAML (fields checked per directive), into in.
+func decodeRequest(w http.ResponseWriter, r *http.Request, body []byte, in runtime.Object, directive string) error {
+	if isProtobuf(r.Header.Get("Content-Type")) {
+		gvk, err := decodeProtobuf(body, in, "request body")
+		if err != nil {
+			return err
+		}
+		in.GetObjectKind().SetGroupVersionKind(gvk)
+		return nil
+	}
+	data, yamlStrict, err := bodyToJSON(r.Header.Get("Content-Type"), body, directive)
+	if err != nil {
+		return err
+	}
+	return unmarshal(w, data, in, directive, yamlStrict, "request body")
 }

@@ -42,7 +42,7 @@ func (s *Server) addReviewGroups() error {
 		ws.Route(ws.POST(path).To(fn).Doc("create a " + kind).Operation("create" + group + "V1" + kind))
 	}
 	ssr := &endpoints.Virtual[*authenticationv1.SelfSubjectReview, *authenticationv1.SelfSubjectReview]{
-		GVK: authenticationv1.SchemeGroupVersion.WithKind("SelfSubjectReview"), New: func() *authenticationv1.SelfSubjectReview { return &authenticationv1.SelfSubjectReview{} },
+		Resource: "selfsubjectreviews", GVK: authenticationv1.SchemeGroupVersion.WithKind("SelfSubjectReview"), New: func() *authenticationv1.SelfSubjectReview { return &authenticationv1.SelfSubjectReview{} },
 		Opts: opts, Timeout: s.cfg.RequestTimeout,
 		Create: func(ctx context.Context, _ *http.Request, in *authenticationv1.SelfSubjectReview) (*authenticationv1.SelfSubjectReview, error) {
 			u, _ := auth.UserFrom(ctx)
@@ -53,7 +53,7 @@ func (s *Server) addReviewGroups() error {
 	}
 	add(authn, "Authentication", "/selfsubjectreviews", "SelfSubjectReview", ssr.Serve)
 	tr := &endpoints.Virtual[*authenticationv1.TokenReview, *authenticationv1.TokenReview]{
-		GVK: authenticationv1.SchemeGroupVersion.WithKind("TokenReview"), New: func() *authenticationv1.TokenReview { return &authenticationv1.TokenReview{} },
+		Resource: "tokenreviews", GVK: authenticationv1.SchemeGroupVersion.WithKind("TokenReview"), New: func() *authenticationv1.TokenReview { return &authenticationv1.TokenReview{} },
 		Opts: opts, Timeout: s.cfg.RequestTimeout,
 		Create: func(ctx context.Context, _ *http.Request, in *authenticationv1.TokenReview) (*authenticationv1.TokenReview, error) {
 			if in.Spec.Token == "" {
@@ -68,7 +68,7 @@ func (s *Server) addReviewGroups() error {
 
 	authz := NewWebService(authorizationv1.GroupName, "v1")
 	ssar := &endpoints.Virtual[*authorizationv1.SelfSubjectAccessReview, *authorizationv1.SelfSubjectAccessReview]{
-		GVK: authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"), New: func() *authorizationv1.SelfSubjectAccessReview { return &authorizationv1.SelfSubjectAccessReview{} },
+		Resource: "selfsubjectaccessreviews", GVK: authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"), New: func() *authorizationv1.SelfSubjectAccessReview { return &authorizationv1.SelfSubjectAccessReview{} },
 		Opts: opts, Timeout: s.cfg.RequestTimeout,
 		Create: func(ctx context.Context, _ *http.Request, in *authorizationv1.SelfSubjectAccessReview) (*authorizationv1.SelfSubjectAccessReview, error) {
 			u, _ := auth.UserFrom(ctx)
@@ -82,7 +82,7 @@ func (s *Server) addReviewGroups() error {
 	}
 	add(authz, "Authorization", "/selfsubjectaccessreviews", "SelfSubjectAccessReview", ssar.Serve)
 	sar := &endpoints.Virtual[*authorizationv1.SubjectAccessReview, *authorizationv1.SubjectAccessReview]{
-		GVK: authorizationv1.SchemeGroupVersion.WithKind("SubjectAccessReview"), New: func() *authorizationv1.SubjectAccessReview { return &authorizationv1.SubjectAccessReview{} },
+		Resource: "subjectaccessreviews", GVK: authorizationv1.SchemeGroupVersion.WithKind("SubjectAccessReview"), New: func() *authorizationv1.SubjectAccessReview { return &authorizationv1.SubjectAccessReview{} },
 		Opts: opts, Timeout: s.cfg.RequestTimeout,
 		Create: func(ctx context.Context, _ *http.Request, in *authorizationv1.SubjectAccessReview) (*authorizationv1.SubjectAccessReview, error) {
 			if err := checkSubject(in.Spec, "SubjectAccessReview"); err != nil {
@@ -98,7 +98,7 @@ func (s *Server) addReviewGroups() error {
 	}
 	add(authz, "Authorization", "/subjectaccessreviews", "SubjectAccessReview", sar.Serve)
 	lsar := &endpoints.Virtual[*authorizationv1.LocalSubjectAccessReview, *authorizationv1.LocalSubjectAccessReview]{
-		GVK: authorizationv1.SchemeGroupVersion.WithKind("LocalSubjectAccessReview"), New: func() *authorizationv1.LocalSubjectAccessReview { return &authorizationv1.LocalSubjectAccessReview{} },
+		Resource: "localsubjectaccessreviews", GVK: authorizationv1.SchemeGroupVersion.WithKind("LocalSubjectAccessReview"), New: func() *authorizationv1.LocalSubjectAccessReview { return &authorizationv1.LocalSubjectAccessReview{} },
 		Opts: opts, Timeout: s.cfg.RequestTimeout,
 		Create: func(ctx context.Context, r *http.Request, in *authorizationv1.LocalSubjectAccessReview) (*authorizationv1.LocalSubjectAccessReview, error) {
 			ns := filters.RequestInfoFrom(r).Namespace
@@ -124,7 +124,7 @@ func (s *Server) addReviewGroups() error {
 	}
 	authz.Route(authz.POST("/namespaces/{namespace}/localsubjectaccessreviews").To(lsar.Serve).Doc("create a LocalSubjectAccessReview").Operation("createAuthorizationV1NamespacedLocalSubjectAccessReview"))
 	ssrr := &endpoints.Virtual[*authorizationv1.SelfSubjectRulesReview, *authorizationv1.SelfSubjectRulesReview]{
-		GVK: authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectRulesReview"), New: func() *authorizationv1.SelfSubjectRulesReview { return &authorizationv1.SelfSubjectRulesReview{} },
+		Resource: "selfsubjectrulesreviews", GVK: authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectRulesReview"), New: func() *authorizationv1.SelfSubjectRulesReview { return &authorizationv1.SelfSubjectRulesReview{} },
 		Opts: opts, Timeout: s.cfg.RequestTimeout,
 		Create: func(ctx context.Context, _ *http.Request, in *authorizationv1.SelfSubjectRulesReview) (*authorizationv1.SelfSubjectRulesReview, error) {
 			if in.Spec.Namespace == "" {
@@ -274,7 +274,7 @@ func (s *Server) rulesReview(u *auth.User, namespace string) authorizationv1.Sub
 // on the core/v1 WebService.
 func (s *Server) addTokenRoute(ws *restful.WebService) {
 	v := &endpoints.Virtual[*authenticationv1.TokenRequest, *authenticationv1.TokenRequest]{
-		GVK: authenticationv1.SchemeGroupVersion.WithKind("TokenRequest"), New: func() *authenticationv1.TokenRequest { return &authenticationv1.TokenRequest{} },
+		Resource: "serviceaccounts", Subresource: "token", GVK: authenticationv1.SchemeGroupVersion.WithKind("TokenRequest"), New: func() *authenticationv1.TokenRequest { return &authenticationv1.TokenRequest{} },
 		Opts: s.EndpointOptions(), Timeout: s.cfg.RequestTimeout,
 		Create: func(ctx context.Context, r *http.Request, in *authenticationv1.TokenRequest) (*authenticationv1.TokenRequest, error) {
 			ri := filters.RequestInfoFrom(r)
