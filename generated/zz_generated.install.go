@@ -23,8 +23,10 @@ import (
 func Install(s *server.Server) error {
 	b := s.Backend()
 	// core group: one store per kind, shared by every served version.
+	coreConfigMapStore := corev1.NewConfigMapStore(b)
 	coreEventStore := corev1.NewEventStore(b)
 	coreNamespaceStore := corev1.NewNamespaceStore(b)
+	coreSecretStore := corev1.NewSecretStore(b)
 	coreServiceAccountStore := corev1.NewServiceAccountStore(b)
 	// coordination.k8s.io: one store per kind, shared by every served version.
 	coordinationLeaseStore := coordinationv1.NewLeaseStore(b)
@@ -39,11 +41,17 @@ func Install(s *server.Server) error {
 	shippingShipmentStore := shippingv1.NewShipmentStore(b)
 	// Every hub store is a collection: work across resources (emptying a
 	// namespace being deleted) reaches each one.
+	if err := s.AddCollection(coreConfigMapStore); err != nil {
+		return fmt.Errorf("install configmaps: %w", err)
+	}
 	if err := s.AddCollection(coreEventStore); err != nil {
 		return fmt.Errorf("install events: %w", err)
 	}
 	if err := s.AddCollection(coreNamespaceStore); err != nil {
 		return fmt.Errorf("install namespaces: %w", err)
+	}
+	if err := s.AddCollection(coreSecretStore); err != nil {
+		return fmt.Errorf("install secrets: %w", err)
 	}
 	if err := s.AddCollection(coreServiceAccountStore); err != nil {
 		return fmt.Errorf("install serviceaccounts: %w", err)
@@ -101,8 +109,10 @@ func Install(s *server.Server) error {
 		return fmt.Errorf("install shipping.kubeforge.dev/v1alpha1 conversions: %w", err)
 	}
 	if err := corev1.Install(s, corev1.Stores{
+		ConfigMap:      coreConfigMapStore,
 		Event:          coreEventStore,
 		Namespace:      coreNamespaceStore,
+		Secret:         coreSecretStore,
 		ServiceAccount: coreServiceAccountStore,
 	}); err != nil {
 		return fmt.Errorf("install v1: %w", err)

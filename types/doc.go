@@ -13,6 +13,8 @@
 // +kubeforge:external:package=k8s.io/api/coordination/v1,kind=Lease
 // +kubeforge:external:package=k8s.io/api/events/v1,kind=Event,shortName=ev,storedAs=k8s.io/api/core/v1
 // +kubeforge:external:package=k8s.io/api/core/v1,kind=ServiceAccount,shortName=sa
+// +kubeforge:external:package=k8s.io/api/core/v1,kind=Secret
+// +kubeforge:external:package=k8s.io/api/core/v1,kind=ConfigMap,shortName=cm
 // +kubeforge:external:package=k8s.io/api/rbac/v1,kind=Role
 // +kubeforge:external:package=k8s.io/api/rbac/v1,kind=RoleBinding
 // +kubeforge:external:package=k8s.io/api/rbac/v1,kind=ClusterRole,scope=Cluster

@@ -54,6 +54,15 @@ func run(args []string, stderr io.Writer) int {
 	authzMode := fs.String("authorization-mode", server.AuthorizationRBAC, "RBAC or AlwaysAllow")
 	etcdServers := fs.String("etcd-servers", "", "comma-separated etcd endpoints; when set, no embedded etcd is started")
 	etcdPrefix := fs.String("etcd-prefix", server.DefaultEtcdPrefix, "etcd key prefix")
+	etcdCA := fs.String("etcd-cafile", "", "CA bundle verifying the --etcd-servers (https endpoints)")
+	etcdCert := fs.String("etcd-certfile", "", "client certificate the server authenticates to --etcd-servers with")
+	etcdKey := fs.String("etcd-keyfile", "", "key of --etcd-certfile")
+	encryptionConfig := fs.String("encryption-provider-config", "", "kube's EncryptionConfiguration file: encrypt the resources it lists at rest (aesgcm, aescbc, secretbox, identity)")
+	auditPath := fs.String("audit-log-path", "", "write the audit log (audit.k8s.io/v1 Events as JSON lines) to this file; \"-\" is standard output; off when empty")
+	auditPolicy := fs.String("audit-policy-file", "", "audit policy (kube's audit.k8s.io/v1 Policy); default: every request at Metadata level")
+	auditMaxSize := fs.Int("audit-log-maxsize", 100, "rotate the audit log when it reaches this many megabytes")
+	auditMaxBackup := fs.Int("audit-log-maxbackup", 0, "rotated audit logs to keep (0: all)")
+	auditMaxAge := fs.Int("audit-log-maxage", 0, "days to keep rotated audit logs (0: no limit)")
 	verbose := fs.Bool("v", false, "log every request (debug level)")
 	memLimit := fs.Int64("memory-limit-mib", defaultMemoryLimitMiB, "soft Go memory limit in MiB (runtime/debug.SetMemoryLimit): the GC works harder as the heap nears it, which keeps large lists from inflating RSS; 0 disables it; the GOMEMLIMIT environment variable, when set, wins")
 	eventTTL := fs.Duration("event-ttl", server.DefaultEventTTL, "how long events (core and events.k8s.io) are kept; each write attaches them to an etcd lease")
@@ -98,8 +107,20 @@ func run(args []string, stderr io.Writer) int {
 		Port:        *port,
 		DataDir:     *dataDir,
 		EtcdPrefix:  *etcdPrefix,
-		EventTTL:    *eventTTL,
-		Logger:      log,
+
+		EtcdCAFile:               *etcdCA,
+		EtcdCertFile:             *etcdCert,
+		EtcdKeyFile:              *etcdKey,
+		EncryptionProviderConfig: *encryptionConfig,
+
+		AuditLogPath:       *auditPath,
+		AuditPolicyFile:    *auditPolicy,
+		AuditLogMaxSizeMB:  *auditMaxSize,
+		AuditLogMaxBackups: *auditMaxBackup,
+		AuditLogMaxAgeDays: *auditMaxAge,
+
+		EventTTL: *eventTTL,
+		Logger:   log,
 
 		PlainHTTP:            *plainHTTP,
 		TLSCertFile:          *tlsCert,
@@ -117,6 +138,18 @@ func run(args []string, stderr io.Writer) int {
 	}
 	if *eventTTL <= 0 {
 		fmt.Fprintf(stderr, "apiserver: --event-ttl must be positive\n")
+		return 2
+	}
+	if *auditPath == "" && *auditPolicy != "" {
+		fmt.Fprintf(stderr, "apiserver: --audit-policy-file needs --audit-log-path\n")
+		return 2
+	}
+	if *auditMaxSize <= 0 || *auditMaxBackup < 0 || *auditMaxAge < 0 {
+		fmt.Fprintf(stderr, "apiserver: --audit-log-maxsize must be positive, --audit-log-maxbackup and --audit-log-maxage not negative\n")
+		return 2
+	}
+	if *etcdServers == "" && (*etcdCA != "" || *etcdCert != "" || *etcdKey != "") {
+		fmt.Fprintf(stderr, "apiserver: --etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers (the embedded etcd has its own certificates in <data-dir>/pki/etcd)\n")
 		return 2
 	}
 	if *etcdServers != "" {

@@ -108,12 +108,12 @@ func runCEL(ctx context.Context, c config) error {
 		}
 	}
 
-	e, err := etcd.StartEmbedded(ctx, filepath.Join(dir, "etcd"), etcd.WithLogLevel("fatal"))
+	e, err := etcd.StartEmbedded(ctx, filepath.Join(dir, "etcd"), etcd.WithLogLevel("fatal"), etcd.WithTLS(filepath.Join(dir, "etcd-pki")))
 	if err != nil {
 		return fmt.Errorf("start etcd: %w", err)
 	}
 	defer e.Close()
-	child, err := startAPIServer(ctx, bin, filepath.Join(dir, "apiserver"), true, e.Endpoints(), strings.Fields(c.extraArgs))
+	child, err := startAPIServer(ctx, bin, filepath.Join(dir, "apiserver"), true, e, strings.Fields(c.extraArgs))
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func run(ctx context.Context, c config) error {
 	}
 
 	fmt.Printf("starting etcd ...\n")
-	e, err := etcd.StartEmbedded(ctx, filepath.Join(dir, "etcd"), etcd.WithLogLevel("fatal"))
+	e, err := etcd.StartEmbedded(ctx, filepath.Join(dir, "etcd"), etcd.WithLogLevel("fatal"), etcd.WithTLS(filepath.Join(dir, "etcd-pki")))
 	if err != nil {
 		return fmt.Errorf("start etcd: %w", err)
 	}
@@ -99,7 +99,7 @@ func run(ctx context.Context, c config) error {
 			return fmt.Errorf("go build cmd/apiserver: %w\n%s", err, out)
 		}
 	}
-	child, err := startAPIServer(ctx, bin, filepath.Join(dir, "apiserver"), c.sharedEtcd, e.Endpoints(), strings.Fields(c.extraArgs))
+	child, err := startAPIServer(ctx, bin, filepath.Join(dir, "apiserver"), c.sharedEtcd, e, strings.Fields(c.extraArgs))
 	if err != nil {
 		return err
 	}
@@ -338,10 +338,15 @@ type child struct {
 	log  *bytes.Buffer
 }
 
-func startAPIServer(ctx context.Context, bin, dataDir string, sharedEtcd bool, endpoints, extra []string) (*child, error) {
+// startAPIServer runs bin on its own embedded etcd or, with sharedEtcd,
+// on e (over TLS with e's client certificate, as kube-apiserver reaches
+// etcd in production, and as the raw etcd side of the benchmark does).
+func startAPIServer(ctx context.Context, bin, dataDir string, sharedEtcd bool, e *etcd.Embedded, extra []string) (*child, error) {
 	args := []string{"--data-dir", dataDir, "--bind-address", "127.0.0.1", "--port", "0"}
 	if sharedEtcd {
-		args = append(args, "--etcd-servers", strings.Join(endpoints, ","))
+		files := e.ClientTLS()
+		args = append(args, "--etcd-servers", strings.Join(e.Endpoints(), ","),
+			"--etcd-cafile", files.CAFile, "--etcd-certfile", files.CertFile, "--etcd-keyfile", files.KeyFile)
 	}
 	args = append(args, extra...)
 	ch := &child{cmd: exec.Command(bin, args...), done: make(chan error, 1), log: &bytes.Buffer{}}

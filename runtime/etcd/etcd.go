@@ -4,19 +4,24 @@ package etcd
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/client/pkg/v3/logutil"
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/kubeforge/kubeforge/runtime/pki"
 )
 
 const (
@@ -34,6 +39,7 @@ const (
 )
 
 type options struct {
+	pkiDir           string
 	logLevel         string
 	startTimeout     time.Duration
 	quota            int64
@@ -64,11 +70,41 @@ func WithWatchProgressNotifyInterval(d time.Duration) Option {
 	return func(o *options) { o.progressInterval = d }
 }
 
+// WithTLS serves clients and the peer port over TLS with client
+// certificate authentication, with a CA and certificates kept in pkiDir
+// (created on first start, reused after): only holders of a certificate
+// that CA signed, the server's own client first, reach the data. Without
+// it etcd speaks plain HTTP on loopback, for tests and benchmarks.
+func WithTLS(pkiDir string) Option { return func(o *options) { o.pkiDir = pkiDir } }
+
+// TLSFiles are the PEM files of a TLS client of etcd (kube-apiserver's
+// --etcd-cafile, --etcd-certfile and --etcd-keyfile).
+type TLSFiles struct {
+	CAFile, CertFile, KeyFile string
+}
+
+// Config returns the client TLS configuration, nil when f is empty.
+func (f TLSFiles) Config() (*tls.Config, error) {
+	if f == (TLSFiles{}) {
+		return nil, nil
+	}
+	if (f.CertFile == "") != (f.KeyFile == "") {
+		return nil, errors.New("etcd client certificate and key must be given together")
+	}
+	info := transport.TLSInfo{CertFile: f.CertFile, KeyFile: f.KeyFile, TrustedCAFile: f.CAFile}
+	c, err := info.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("load etcd client TLS files: %w", err)
+	}
+	return c, nil
+}
+
 // Embedded is a running single-member etcd on loopback.
 type Embedded struct {
 	etcd      *embed.Etcd
 	client    *clientv3.Client
 	endpoints []string
+	clientTLS TLSFiles
 	closing   *atomic.Bool
 }
 
@@ -99,7 +135,7 @@ func isAddrInUse(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "address already in use")
 }
 
-func freeLoopbackURL() (url.URL, error) {
+func freeLoopbackURL(scheme string) (url.URL, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return url.URL{}, fmt.Errorf("find free loopback port: %w", err)
@@ -108,19 +144,32 @@ func freeLoopbackURL() (url.URL, error) {
 	if err := l.Close(); err != nil {
 		return url.URL{}, fmt.Errorf("release loopback port %s: %w", addr, err)
 	}
-	return url.URL{Scheme: "http", Host: addr}, nil
+	return url.URL{Scheme: scheme, Host: addr}, nil
 }
 
 func startOnce(ctx context.Context, dataDir string, o options) (*Embedded, error) {
-	clientURL, err := freeLoopbackURL()
-	if err != nil {
-		return nil, err
-	}
-	peerURL, err := freeLoopbackURL()
-	if err != nil {
-		return nil, err
-	}
+	scheme := "http"
+	var clientTLS TLSFiles
 	cfg := embed.NewConfig()
+	if o.pkiDir != "" {
+		scheme = "https"
+		server, client, err := ensurePKI(o.pkiDir)
+		if err != nil {
+			return nil, err
+		}
+		clientTLS = client
+		info := transport.TLSInfo{CertFile: server.CertFile, KeyFile: server.KeyFile, TrustedCAFile: server.CAFile, ClientCertAuth: true}
+		cfg.ClientTLSInfo = info
+		cfg.PeerTLSInfo = info
+	}
+	clientURL, err := freeLoopbackURL(scheme)
+	if err != nil {
+		return nil, err
+	}
+	peerURL, err := freeLoopbackURL(scheme)
+	if err != nil {
+		return nil, err
+	}
 	cfg.Name = "kubeforge"
 	cfg.Dir = dataDir
 	cfg.ListenClientUrls = []url.URL{clientURL}
@@ -168,12 +217,12 @@ func startOnce(ctx context.Context, dataDir string, o options) (*Embedded, error
 		return nil, ctx.Err()
 	}
 	endpoints := []string{clientURL.String()}
-	client, err := NewClient(endpoints)
+	client, err := NewClient(endpoints, clientTLS)
 	if err != nil {
 		e.Close()
 		return nil, err
 	}
-	return &Embedded{etcd: e, client: client, endpoints: endpoints, closing: closing}, nil
+	return &Embedded{etcd: e, client: client, endpoints: endpoints, clientTLS: clientTLS, closing: closing}, nil
 }
 
 // Client returns a client connected to the embedded server; Close closes it.
@@ -181,6 +230,10 @@ func (e *Embedded) Client() *clientv3.Client { return e.client }
 
 // Endpoints returns the client URLs.
 func (e *Embedded) Endpoints() []string { return append([]string(nil), e.endpoints...) }
+
+// ClientTLS returns the files another client (a second apiserver replica,
+// a benchmark) connects with; empty without WithTLS.
+func (e *Embedded) ClientTLS() TLSFiles { return e.clientTLS }
 
 // Close closes the client and stops the server, waiting for it to finish.
 func (e *Embedded) Close() error {
@@ -200,12 +253,18 @@ func (e *Embedded) Close() error {
 	return errors.Join(errs...)
 }
 
-// NewClient connects to an external etcd cluster (--etcd-servers).
-func NewClient(endpoints []string) (*clientv3.Client, error) {
+// NewClient connects to an external etcd cluster (--etcd-servers), over
+// TLS when files names any (https endpoints).
+func NewClient(endpoints []string, files TLSFiles) (*clientv3.Client, error) {
 	if len(endpoints) == 0 {
 		return nil, errors.New("create etcd client: no endpoints")
 	}
+	tlsConfig, err := files.Config()
+	if err != nil {
+		return nil, fmt.Errorf("create etcd client: %w", err)
+	}
 	c, err := clientv3.New(clientv3.Config{
+		TLS:                  tlsConfig,
 		Endpoints:            endpoints,
 		DialTimeout:          DefaultDialTimeout,
 		DialKeepAliveTime:    DefaultKeepAliveTime,
@@ -253,4 +312,24 @@ func (q quietOnClose) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.
 		return ce
 	}
 	return q.Core.Check(e, ce)
+}
+
+// ensurePKI keeps etcd's own CA in dir, separate from the apiserver's so
+// that no apiserver client certificate reaches etcd, with the member's
+// serving and peer certificate and the apiserver's client certificate.
+func ensurePKI(dir string) (server, client TLSFiles, err error) {
+	ca, err := pki.EnsureCA(dir)
+	if err != nil {
+		return server, client, fmt.Errorf("etcd CA: %w", err)
+	}
+	if _, err := pki.Peer(dir, "server", ca, []string{"127.0.0.1", "localhost"}); err != nil {
+		return server, client, fmt.Errorf("etcd serving certificate: %w", err)
+	}
+	if _, err := pki.Client(dir, "apiserver-etcd-client", ca, "kubeforge-apiserver-etcd-client", nil); err != nil {
+		return server, client, fmt.Errorf("etcd client certificate: %w", err)
+	}
+	caFile := filepath.Join(dir, "ca.crt")
+	server = TLSFiles{CAFile: caFile, CertFile: filepath.Join(dir, "server.crt"), KeyFile: filepath.Join(dir, "server.key")}
+	client = TLSFiles{CAFile: caFile, CertFile: filepath.Join(dir, "apiserver-etcd-client.crt"), KeyFile: filepath.Join(dir, "apiserver-etcd-client.key")}
+	return server, client, nil
 }

@@ -2,8 +2,14 @@ package etcd
 
 import (
 	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubeforge/kubeforge/runtime/pki"
 )
 
 func TestStartEmbeddedPutGetRestart(t *testing.T) {
@@ -21,7 +27,7 @@ func TestStartEmbeddedPutGetRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A second client through NewClient sees the write.
-	c, err := NewClient(e.Endpoints())
+	c, err := NewClient(e.Endpoints(), e.ClientTLS())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +58,73 @@ func TestStartEmbeddedPutGetRestart(t *testing.T) {
 }
 
 func TestNewClientNoEndpoints(t *testing.T) {
-	if _, err := NewClient(nil); err == nil {
+	if _, err := NewClient(nil, TLSFiles{}); err == nil {
 		t.Fatal("want error")
+	}
+}
+
+// TestEmbeddedTLS: with WithTLS the client and peer ports take only
+// certificates signed by etcd's own CA, and the keys are private.
+func TestEmbeddedTLS(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pkiDir := filepath.Join(dir, "pki")
+	e, err := StartEmbedded(ctx, filepath.Join(dir, "etcd"), WithTLS(pkiDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if !strings.HasPrefix(e.Endpoints()[0], "https://127.0.0.1:") {
+		t.Fatalf("endpoints %v", e.Endpoints())
+	}
+	if _, err := e.Client().Put(ctx, "/k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	files := e.ClientTLS()
+	for _, f := range []string{files.KeyFile, filepath.Join(pkiDir, "server.key"), filepath.Join(pkiDir, "ca.key")} {
+		if st, err := os.Stat(f); err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v %v", f, st.Mode(), err)
+		}
+	}
+	// Another CA's client certificate, or none, gets nowhere.
+	other := t.TempDir()
+	ca, err := pki.EnsureCA(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pki.Client(other, "intruder", ca, "intruder", nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]TLSFiles{
+		"no certificate":      {CAFile: files.CAFile},
+		"another CA's client": {CAFile: files.CAFile, CertFile: filepath.Join(other, "intruder.crt"), KeyFile: filepath.Join(other, "intruder.key")},
+	} {
+		c, err := NewClient(e.Endpoints(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		short, done := context.WithTimeout(ctx, time.Second)
+		_, err = c.Get(short, "/k")
+		done()
+		_ = c.Close()
+		if err == nil {
+			t.Errorf("%s: read etcd", name)
+		}
+	}
+	// The peer port (which would hand out the member list) too.
+	tlsConfig, err := TLSFiles{CAFile: files.CAFile}.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig}, Timeout: 5 * time.Second}
+	peer := e.etcd.Config().ListenPeerUrls[0]
+	if resp, err := hc.Get(peer.String() + "/members"); err == nil {
+		resp.Body.Close()
+		t.Fatalf("peer port answered %s without a client certificate", resp.Status)
+	}
+	if resp, err := http.Get("http://" + peer.Host + "/members"); err == nil && resp.StatusCode == http.StatusOK {
+		resp.Body.Close()
+		t.Fatal("peer port answered plain HTTP")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubeforge/kubeforge/runtime/audit"
 	"github.com/kubeforge/kubeforge/runtime/auth"
 )
 
@@ -22,11 +23,14 @@ type Authenticate func(req *http.Request) (*auth.User, error)
 // whose credentials fail (or that has none, when anonymous requests are
 // off) gets kube's 401 Unauthorized Status. The Authorization header is
 // removed once read, as kube-apiserver does.
-func WithAuthentication(next http.Handler, authenticate Authenticate, log *slog.Logger) http.Handler {
+func WithAuthentication(next http.Handler, authenticate Authenticate, auditor *audit.Auditor, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		u, err := authenticate(req)
 		if err != nil {
 			log.Debug("unauthorized request", "uri", req.URL.RequestURI(), "remote", req.RemoteAddr, "err", err)
+			if auditor != nil {
+				auditFailedAuthentication(w, req, auditor)
+			}
 			WriteStatus(w, req, http.StatusUnauthorized, metav1.StatusReasonUnauthorized, "Unauthorized", nil)
 			return
 		}
@@ -59,10 +63,14 @@ func WithAuthorization(next http.Handler, authz auth.Authorizer, log *slog.Logge
 		u, _ := auth.UserFrom(req.Context())
 		a := Attributes(RequestInfoFrom(req), u)
 		d, reason, err := authz.Authorize(req.Context(), a)
+		rec := audit.From(req.Context())
+		rec.Annotate("authorization.k8s.io/reason", reason)
 		if d == auth.DecisionAllow {
+			rec.Annotate("authorization.k8s.io/decision", "allow")
 			next.ServeHTTP(w, req)
 			return
 		}
+		rec.Annotate("authorization.k8s.io/decision", "forbid")
 		if err != nil {
 			log.Warn("authorization failed", "uri", req.URL.RequestURI(), "err", err)
 		}
@@ -201,6 +209,7 @@ func WithImpersonation(next http.Handler, authz auth.Authorizer, log *slog.Logge
 				req.Header.Del(k)
 			}
 		}
+		audit.From(req.Context()).SetImpersonatedUser(u)
 		next.ServeHTTP(w, req.WithContext(auth.WithUser(req.Context(), u)))
 	})
 }

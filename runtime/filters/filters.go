@@ -4,7 +4,7 @@
 //
 // Chain returns the handlers in the order kube-apiserver applies them
 // (outermost first): recovery, request info, logging and metrics,
-// authentication, impersonation, in-flight limit, authorization, timeout,
+// authentication, audit, impersonation, in-flight limit, authorization, timeout,
 // body limit, then the server's own handler.
 package filters
 
@@ -22,6 +22,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubeforge/kubeforge/runtime/audit"
 	"github.com/kubeforge/kubeforge/runtime/auth"
 )
 
@@ -48,6 +49,8 @@ type Options struct {
 	// impersonation (403 when denied).
 	Authenticate Authenticate
 	Authorizer   auth.Authorizer
+	// Auditor, when set, writes the audit log (WithAudit).
+	Auditor *audit.Auditor
 }
 
 // Chain wraps h with every filter.
@@ -64,8 +67,9 @@ func Chain(h http.Handler, o Options) http.Handler {
 	if o.Authorizer != nil {
 		h = WithImpersonation(h, o.Authorizer, o.Logger)
 	}
+	h = WithAudit(h, o.Auditor)
 	if o.Authenticate != nil {
-		h = WithAuthentication(h, o.Authenticate, o.Logger)
+		h = WithAuthentication(h, o.Authenticate, o.Auditor, o.Logger)
 	}
 	h = WithLoggingAndMetrics(h, o.Logger, o.Observe)
 	h = WithRequestInfo(h)

@@ -136,13 +136,20 @@ type testServer struct {
 
 // startServer runs a server serving core/v1 namespaces, configmaps and
 // events, with events kept eventTTL.
-func startServer(t *testing.T, eventTTL time.Duration, withNamespaces bool, etcdServers ...string) *testServer {
+// With replicaOf, it shares that server's etcd.
+func startServer(t *testing.T, eventTTL time.Duration, withNamespaces bool, replicaOf ...*testServer) *testServer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := server.New(ctx, server.Config{
-		DataDir: t.TempDir(), EventTTL: eventTTL, EtcdServers: etcdServers, PlainHTTP: true,
+	cfg := server.Config{
+		DataDir: t.TempDir(), EventTTL: eventTTL, PlainHTTP: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	for _, r := range replicaOf {
+		files := r.s.EtcdClientTLS()
+		cfg.EtcdServers = r.s.Backend().Client().Endpoints()
+		cfg.EtcdCAFile, cfg.EtcdCertFile, cfg.EtcdKeyFile = files.CAFile, files.CertFile, files.KeyFile
+	}
+	s, err := server.New(ctx, cfg)
 	if err != nil {
 		cancel()
 		t.Fatalf("new server: %v", err)
@@ -709,7 +716,7 @@ func TestProtobufRequestBodies(t *testing.T) {
 
 func TestTwoReplicas(t *testing.T) {
 	first := startServer(t, time.Hour, true)
-	second := startServer(t, time.Hour, true, first.s.Backend().Client().Endpoints()...)
+	second := startServer(t, time.Hour, true, first)
 	wantCode(t, second.do(t, http.MethodGet, "/api/v1/namespaces/kube-public", "", ""), http.StatusOK)
 	wantCode(t, first.create(t, "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shared"}}`), http.StatusCreated)
 	for i, ts := range []*testServer{first, second} {

@@ -124,16 +124,31 @@ func EnsureCA(dir string) (*CA, error) {
 // ca for hosts (DNS names and IP addresses), issuing it again when missing,
 // signed by another CA, about to expire, or missing one of hosts.
 func Serving(dir, name string, ca *CA, hosts []string) (Pair, error) {
+	return hostLeaf(dir, name, ca, "kubeforge-apiserver", hosts, x509.ExtKeyUsageServerAuth)
+}
+
+// Peer is Serving for a certificate that also authenticates as a client,
+// as an etcd member's does towards its peers.
+func Peer(dir, name string, ca *CA, hosts []string) (Pair, error) {
+	return hostLeaf(dir, name, ca, "kubeforge-etcd", hosts, x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth)
+}
+
+func hostLeaf(dir, name string, ca *CA, cn string, hosts []string, usages ...x509.ExtKeyUsage) (Pair, error) {
 	return ensureLeaf(dir, name, ca, func(c *x509.Certificate) bool {
 		for _, h := range hosts {
 			if c.VerifyHostname(h) != nil {
 				return false
 			}
 		}
-		return slices.Contains(c.ExtKeyUsage, x509.ExtKeyUsageServerAuth)
+		for _, u := range usages {
+			if !slices.Contains(c.ExtKeyUsage, u) {
+				return false
+			}
+		}
+		return true
 	}, func(t *x509.Certificate) {
-		t.Subject = pkix.Name{CommonName: "kubeforge-apiserver"}
-		t.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		t.Subject = pkix.Name{CommonName: cn}
+		t.ExtKeyUsage = usages
 		for _, h := range hosts {
 			if ip := net.ParseIP(h); ip != nil {
 				t.IPAddresses = append(t.IPAddresses, ip)

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
+	"github.com/kubeforge/kubeforge/runtime/builtin"
 	"github.com/kubeforge/kubeforge/runtime/rbac"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -86,6 +87,12 @@ func (s *Server) AddCollection(c storage.Collection) error {
 			return fmt.Errorf("add collection %s: %T is not a storage.Interface[*v1.ServiceAccount, *v1.ServiceAccountList]", gr, c)
 		}
 		s.serviceAccounts = sa
+	}
+	if hs, ok := c.(storage.HookSetter[*corev1.Secret]); ok && info.Group == "" && info.Plural == "secrets" {
+		hs.SetHooks(builtin.SecretHooks())
+	}
+	if hs, ok := c.(storage.HookSetter[*corev1.ConfigMap]); ok && info.Group == "" && info.Plural == "configmaps" {
+		hs.SetHooks(builtin.ConfigMapHooks())
 	}
 	if info.Group == "" && info.Version == "v1" && info.Plural == "namespaces" {
 		ns, ok := c.(NamespaceStore)

@@ -274,6 +274,7 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 		MaxReadOnlyInFlight: s.cfg.MaxReadOnlyInFlight,
 		InFlight:            s.metrics.InFlight,
 		Observe:             s.metrics.ObserveRequest,
+		Auditor:             s.auditor,
 	}), nil
 }
 

@@ -20,6 +20,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubeforge/kubeforge/runtime/audit"
+	"github.com/kubeforge/kubeforge/runtime/encryption"
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/etcd"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
@@ -64,6 +66,9 @@ type Server struct {
 	ready    chan struct{}
 	url      string
 	closed   bool
+
+	// auditor writes the audit log; nil without one.
+	auditor *audit.Auditor
 
 	// sec is nil with PlainHTTP; rbac is the RBAC authorizer once RBAC
 	// is served.
@@ -148,14 +153,32 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.container = restful.NewContainer()
 	s.fieldManagers = fieldmanager.NewRegistry()
 	s.metrics = metrics.New()
+	if cfg.AuditLogPath != "" {
+		a, err := audit.New(audit.Options{
+			Path: cfg.AuditLogPath, PolicyFile: cfg.AuditPolicyFile,
+			MaxSizeMB: cfg.AuditLogMaxSizeMB, MaxBackups: cfg.AuditLogMaxBackups, MaxAgeDays: cfg.AuditLogMaxAgeDays,
+		}, s.log)
+		if err != nil {
+			return nil, fmt.Errorf("configure apiserver: %w", err)
+		}
+		s.auditor = a
+	}
+	var enc *encryption.Config
+	if cfg.EncryptionProviderConfig != "" {
+		var err error
+		if enc, err = encryption.Load(cfg.EncryptionProviderConfig); err != nil {
+			return nil, fmt.Errorf("configure apiserver: %w", err)
+		}
+		s.log.Info("encryption at rest", "resources", enc.Resources())
+	}
 	if len(cfg.EtcdServers) > 0 {
-		c, err := etcd.NewClient(cfg.EtcdServers)
+		c, err := etcd.NewClient(cfg.EtcdServers, etcd.TLSFiles{CAFile: cfg.EtcdCAFile, CertFile: cfg.EtcdCertFile, KeyFile: cfg.EtcdKeyFile})
 		if err != nil {
 			return nil, fmt.Errorf("connect to etcd: %w", err)
 		}
 		s.client = c
 	} else {
-		e, err := etcd.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"))
+		e, err := etcd.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"), etcd.WithTLS(filepath.Join(s.pkiDir(), "etcd")))
 		if err != nil {
 			return nil, fmt.Errorf("start apiserver: %w", err)
 		}
@@ -165,8 +188,18 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.backend = storage.NewBackend(s.client, cfg.EtcdPrefix, storage.BackendOptions{
 		ObserveLatency: s.metrics.ObserveEtcd,
 		TTL:            eventTTL(cfg.EventTTL),
+		Transformer:    enc.TransformerFor,
 	})
 	return s, nil
+}
+
+// EtcdClientTLS returns the TLS files the server connects to etcd with:
+// another replica on the same etcd uses them.
+func (s *Server) EtcdClientTLS() etcd.TLSFiles {
+	if s.embedded != nil {
+		return s.embedded.ClientTLS()
+	}
+	return etcd.TLSFiles{CAFile: s.cfg.EtcdCAFile, CertFile: s.cfg.EtcdCertFile, KeyFile: s.cfg.EtcdKeyFile}
 }
 
 // Backend returns the etcd backend every generated store is built on.
@@ -266,16 +299,18 @@ func (s *Server) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	s.stopOnce.Do(func() { close(s.stopCh) })
+	var errs []error
+	if err := s.auditor.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close audit log: %w", err))
+	}
 	if s.embedded != nil {
 		if err := s.embedded.Close(); err != nil {
-			return fmt.Errorf("close embedded etcd: %w", err)
+			errs = append(errs, fmt.Errorf("close embedded etcd: %w", err))
 		}
-		return nil
+	} else if err := s.client.Close(); err != nil && !errors.Is(err, context.Canceled) {
+		errs = append(errs, fmt.Errorf("close etcd client: %w", err))
 	}
-	if err := s.client.Close(); err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("close etcd client: %w", err)
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 func hostURL(scheme, bind string, port int) string {

@@ -166,6 +166,22 @@ type Config struct {
 	// EtcdServers, when set, are the endpoints of an external etcd cluster and
 	// no embedded etcd is started.
 	EtcdServers []string
+	// EtcdCAFile, EtcdCertFile and EtcdKeyFile secure the connection to
+	// EtcdServers (https endpoints): the CA bundle verifying etcd, and the
+	// client certificate and key it authenticates the server with. The
+	// embedded etcd always uses TLS with its own CA in <data-dir>/pki/etcd.
+	EtcdCAFile, EtcdCertFile, EtcdKeyFile string
+	// EncryptionProviderConfig is kube's EncryptionConfiguration file
+	// (--encryption-provider-config): the resources it names are
+	// encrypted at rest (package runtime/encryption).
+	EncryptionProviderConfig string
+	// AuditLogPath, when set, writes the audit log there ("-": standard
+	// output) at the levels of AuditPolicyFile (kube's audit.k8s.io/v1
+	// Policy; empty: Metadata for every request), rotated at
+	// AuditLogMaxSizeMB (default 100), keeping AuditLogMaxBackups files
+	// (0: all) for AuditLogMaxAgeDays (0: no limit).
+	AuditLogPath, AuditPolicyFile                             string
+	AuditLogMaxSizeMB, AuditLogMaxBackups, AuditLogMaxAgeDays int
 	// EtcdPrefix is the key prefix of every object (default /registry).
 	EtcdPrefix string
 	// RequestTimeout bounds non-watch requests (default 60 s).

@@ -9,6 +9,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/storage/value"
 )
 
 // DefaultBookmarkInterval is how often a watch with bookmarks asks etcd for
@@ -31,6 +32,10 @@ type BackendOptions struct {
 	// the stored one: a view served through NewConverted writes through its
 	// hub store and gets the hub's TTL.
 	TTL func(schema.GroupResource) time.Duration
+	// Transformer, when set, returns the transformer that encrypts a
+	// resource's values at rest, nil for none. It is asked with the
+	// resource of the Store (the stored one), once per Store.
+	Transformer func(schema.GroupResource) value.Transformer
 }
 
 // Backend is an etcd client plus the key prefix every store writes under.

@@ -109,6 +109,10 @@ func (st *Store[T, L]) leaseLost(err error, id clientv3.LeaseID) bool {
 // putIf writes data at key when cmp holds, with the resource's lease if it
 // has a TTL (retrying once with a new lease if the cached one is gone).
 func (st *Store[T, L]) putIf(ctx context.Context, key string, cmp clientv3.Cmp, data []byte) (*clientv3.TxnResponse, error) {
+	data, err := st.toStorage(ctx, key, data)
+	if err != nil {
+		return nil, err
+	}
 	for attempt := 0; ; attempt++ {
 		opts, id, err := st.putOptions(ctx)
 		if err != nil {

@@ -275,6 +275,9 @@ func (st *Store[T, L]) list(ctx context.Context, keyPrefix, startKey string, wit
 		if withRev == 0 {
 			withRev = resp.Header.Revision
 		}
+		if err := st.fromStorageAll(ctx, resp.Kvs); err != nil {
+			return nil, 0, "", 0, err
+		}
 		hasMore = resp.More
 		// Decode up front (in parallel) exactly what the loop below reads:
 		// everything without a limit, the missing items without a

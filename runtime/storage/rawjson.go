@@ -391,6 +391,9 @@ func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts List
 		if err != nil {
 			return nil, st.listError(ctx, namespace, rev, err)
 		}
+		if err := st.fromStorageAll(ctx, resp.Kvs); err != nil {
+			return nil, err
+		}
 		return resp, nil
 	}
 	resp, err := read(keyPrefix, withRev)

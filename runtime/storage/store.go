@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apiserver/pkg/storage/value"
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kubeforge/kubeforge/runtime/resource"
@@ -139,11 +140,17 @@ type Store[T resource.Object, L resource.ListObject] struct {
 	// raw remembers the stored versions whose bytes ListJSON and GetJSON
 	// may serve with a splice (see rawjson.go).
 	raw *rawCache
+	// tx encrypts values at rest; nil stores them as they are.
+	tx value.Transformer
 }
 
 // NewStore returns the store of the resource described by s.
 func NewStore[T resource.Object, L resource.ListObject](b *Backend, s *resource.Strategy[T, L]) *Store[T, L] {
-	return &Store[T, L]{b: b, s: s, raw: newRawCache()}
+	st := &Store[T, L]{b: b, s: s, raw: newRawCache()}
+	if b.opts.Transformer != nil {
+		st.tx = b.opts.Transformer(s.Info.GroupResource())
+	}
+	return st
 }
 
 // Strategy returns the strategy the store was built with.
@@ -410,7 +417,8 @@ func (st *Store[T, L]) getKV(ctx context.Context, namespace, name string, opts G
 	if len(resp.Kvs) == 0 {
 		return nil, apierrors.NewNotFound(st.s.Info.GroupResource(), name)
 	}
-	return resp.Kvs[0], nil
+	kv, _, err := st.fromStorage(ctx, resp.Kvs[0])
+	return kv, err
 }
 
 // current reads the object at key with a quorum read.
@@ -425,8 +433,17 @@ func (st *Store[T, L]) current(ctx context.Context, op, key, name string) (T, []
 	if len(resp.Kvs) == 0 {
 		return zero, nil, 0, apierrors.NewNotFound(st.s.Info.GroupResource(), name)
 	}
-	obj, err := st.decode(resp.Kvs[0].Value, resp.Kvs[0].ModRevision)
-	return obj, resp.Kvs[0].Value, resp.Kvs[0].ModRevision, err
+	kv, stale, err := st.fromStorage(ctx, resp.Kvs[0])
+	if err != nil {
+		return zero, nil, 0, err
+	}
+	obj, err := st.decode(kv.Value, kv.ModRevision)
+	if stale {
+		// Written with an older key or provider: no stored bytes compare
+		// equal, so even an unchanged update rewrites it with the first.
+		return obj, nil, kv.ModRevision, err
+	}
+	return obj, kv.Value, kv.ModRevision, err
 }
 
 // GuaranteedUpdate reads the current object, calls tryUpdate with a copy

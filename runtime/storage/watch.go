@@ -167,7 +167,7 @@ func (st *Store[T, L]) Watch(ctx context.Context, namespace string, opts WatchOp
 					continue
 				}
 				for _, e := range resp.Events {
-					ev, ok, err := st.convertEvent(e, pred)
+					ev, ok, err := st.convertEvent(ctx, e, pred)
 					if err != nil {
 						send(errorEvent[T](err))
 						return
@@ -208,8 +208,19 @@ func (st *Store[T, L]) bookmark(rev int64, initialEnd bool) T {
 // convertEvent turns an etcd event into a watch event, applying the
 // selectors the way kube does: an object that stops matching is DELETED,
 // one that starts matching is ADDED.
-func (st *Store[T, L]) convertEvent(e *clientv3.Event, pred predicate) (Event[T], bool, error) {
+func (st *Store[T, L]) convertEvent(ctx context.Context, e *clientv3.Event, pred predicate) (Event[T], bool, error) {
 	var ev Event[T]
+	if st.tx != nil {
+		kv, _, err := st.fromStorage(ctx, e.Kv)
+		if err != nil {
+			return ev, false, err
+		}
+		prev, _, err := st.fromStorage(ctx, e.PrevKv)
+		if err != nil {
+			return ev, false, err
+		}
+		e = &clientv3.Event{Type: e.Type, Kv: kv, PrevKv: prev}
+	}
 	rev := e.Kv.ModRevision
 	if e.Type == clientv3.EventTypeDelete {
 		if e.PrevKv == nil {

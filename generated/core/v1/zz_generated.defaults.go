@@ -12,6 +12,16 @@ import (
 // RegisterDefaults adds the defaulting functions of every kind of v1 and its list
 // to scheme; scheme.Default(obj) then applies them.
 func RegisterDefaults(scheme *runtime.Scheme) error {
+	scheme.AddTypeDefaultingFunc(&v1.ConfigMap{}, func(obj any) {
+		if o, ok := obj.(*v1.ConfigMap); ok {
+			SetObjectDefaults_ConfigMap(o)
+		}
+	})
+	scheme.AddTypeDefaultingFunc(&v1.ConfigMapList{}, func(obj any) {
+		if o, ok := obj.(*v1.ConfigMapList); ok {
+			SetObjectDefaults_ConfigMapList(o)
+		}
+	})
 	scheme.AddTypeDefaultingFunc(&v1.Event{}, func(obj any) {
 		if o, ok := obj.(*v1.Event); ok {
 			SetObjectDefaults_Event(o)
@@ -32,6 +42,16 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 			SetObjectDefaults_NamespaceList(o)
 		}
 	})
+	scheme.AddTypeDefaultingFunc(&v1.Secret{}, func(obj any) {
+		if o, ok := obj.(*v1.Secret); ok {
+			SetObjectDefaults_Secret(o)
+		}
+	})
+	scheme.AddTypeDefaultingFunc(&v1.SecretList{}, func(obj any) {
+		if o, ok := obj.(*v1.SecretList); ok {
+			SetObjectDefaults_SecretList(o)
+		}
+	})
 	scheme.AddTypeDefaultingFunc(&v1.ServiceAccount{}, func(obj any) {
 		if o, ok := obj.(*v1.ServiceAccount); ok {
 			SetObjectDefaults_ServiceAccount(o)
@@ -43,6 +63,18 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 		}
 	})
 	return nil
+}
+
+// SetObjectDefaults_ConfigMap applies the +default markers and SetDefaults_ hooks to a ConfigMap.
+func SetObjectDefaults_ConfigMap(obj *v1.ConfigMap) {
+	// No +default markers or SetDefaults_ hooks apply to ConfigMap.
+}
+
+// SetObjectDefaults_ConfigMapList defaults every item of a ConfigMapList.
+func SetObjectDefaults_ConfigMapList(obj *v1.ConfigMapList) {
+	for i := range obj.Items {
+		SetObjectDefaults_ConfigMap(&obj.Items[i])
+	}
 }
 
 // SetObjectDefaults_Event applies the +default markers and SetDefaults_ hooks to an Event.
@@ -66,6 +98,18 @@ func SetObjectDefaults_Namespace(obj *v1.Namespace) {
 func SetObjectDefaults_NamespaceList(obj *v1.NamespaceList) {
 	for i := range obj.Items {
 		SetObjectDefaults_Namespace(&obj.Items[i])
+	}
+}
+
+// SetObjectDefaults_Secret applies the +default markers and SetDefaults_ hooks to a Secret.
+func SetObjectDefaults_Secret(obj *v1.Secret) {
+	// No +default markers or SetDefaults_ hooks apply to Secret.
+}
+
+// SetObjectDefaults_SecretList defaults every item of a SecretList.
+func SetObjectDefaults_SecretList(obj *v1.SecretList) {
+	for i := range obj.Items {
+		SetObjectDefaults_Secret(&obj.Items[i])
 	}
 }
 

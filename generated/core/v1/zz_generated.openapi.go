@@ -9,6 +9,93 @@ import "encoding/json"
 // OpenAPISchemas returns the OpenAPI v3 component schemas of v1: every kind, its list and every type they reach, by name. References are "#/components/schemas/<name>".
 func OpenAPISchemas() map[string]json.RawMessage {
 	return map[string]json.RawMessage{
+		"io.k8s.api.core.v1.ConfigMap": json.RawMessage(`{
+  "description": "ConfigMap holds configuration data for pods to consume.",
+  "properties": {
+    "apiVersion": {
+      "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+      "type": "string"
+    },
+    "binaryData": {
+      "additionalProperties": {
+        "format": "byte",
+        "type": "string"
+      },
+      "description": "BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'. BinaryData can contain byte sequences that are not in the UTF-8 range. The keys stored in BinaryData must not overlap with the ones in the Data field, this is enforced during validation process. Using this field will require 1.10+ apiserver and kubelet. Note: BinaryData keys are not currently propagated to container env vars via ConfigMapKeyRef or ConfigMapRef env sources; only Data keys are used.",
+      "type": "object"
+    },
+    "data": {
+      "additionalProperties": {
+        "type": "string"
+      },
+      "description": "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+      "type": "object"
+    },
+    "immutable": {
+      "description": "Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.",
+      "type": "boolean"
+    },
+    "kind": {
+      "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+      "type": "string"
+    },
+    "metadata": {
+      "allOf": [
+        {
+          "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+        }
+      ],
+      "description": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+    }
+  },
+  "type": "object",
+  "x-kubernetes-group-version-kind": [
+    {
+      "group": "",
+      "kind": "ConfigMap",
+      "version": "v1"
+    }
+  ]
+}`),
+		"io.k8s.api.core.v1.ConfigMapList": json.RawMessage(`{
+  "description": "ConfigMapList is a resource containing a list of ConfigMap objects.",
+  "properties": {
+    "apiVersion": {
+      "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+      "type": "string"
+    },
+    "items": {
+      "description": "Items is the list of ConfigMaps.",
+      "items": {
+        "$ref": "#/components/schemas/io.k8s.api.core.v1.ConfigMap"
+      },
+      "type": "array"
+    },
+    "kind": {
+      "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+      "type": "string"
+    },
+    "metadata": {
+      "allOf": [
+        {
+          "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"
+        }
+      ],
+      "description": "More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+    }
+  },
+  "required": [
+    "items"
+  ],
+  "type": "object",
+  "x-kubernetes-group-version-kind": [
+    {
+      "group": "",
+      "kind": "ConfigMapList",
+      "version": "v1"
+    }
+  ]
+}`),
 		"io.k8s.api.core.v1.Event": json.RawMessage("{\n  \"description\": \"Event is a report of an event somewhere in the cluster.  Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data.\",\n  \"properties\": {\n    \"action\": {\n      \"description\": \"What action was taken/failed regarding to the Regarding object.\",\n      \"type\": \"string\"\n    },\n    \"apiVersion\": {\n      \"description\": \"APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources\",\n      \"type\": \"string\"\n    },\n    \"count\": {\n      \"description\": \"The number of times this event has occurred.\",\n      \"format\": \"int32\",\n      \"type\": \"integer\"\n    },\n    \"eventTime\": {\n      \"allOf\": [\n        {\n          \"$ref\": \"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime\"\n        }\n      ],\n      \"description\": \"Time when this Event was first observed.\"\n    },\n    \"firstTimestamp\": {\n      \"allOf\": [\n        {\n          \"$ref\": \"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time\"\n        }\n      ],\n      \"description\": \"The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)\"\n    },\n    \"involvedObject\": {\n      \"allOf\": [\n        {\n          \"$ref\": \"#/components/schemas/io.k8s.api.core.v1.ObjectReference\"\n        }\n      ],\n      \"description\": \"The object that this event is about.\"\n    },\n    \"kind\": {\n      \"description\": \"Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds\",\n      \"type\": \"string\"\n    },\n    \"lastTimestamp\": {\n      \"allOf\": [\n        {\n          \"$ref\": \"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time\"\n        }\n      ],\n      \"description\": \"The time at which the most recent occurrence of this event was recorded.\"\n    },\n    \"message\": {\n      \"description\": \"A human-readable description of the status of this operation. TODO: decide on maximum length.\",\n      \"type\": \"string\"\n    },\n    \"metadata\": {\n      \"allOf\": [\n        {\n          \"$ref\": \"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta\"\n        }\n      ],\n      \"description\": \"Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata\"\n    },\n    \"reason\": {\n      \"description\": \"This should be a short, machine understandable string that gives the reason for the transition into the object's current status. TODO: provide exact specification for format.\",\n      \"type\": \"string\"\n    },\n    \"related\": {\n      \"allOf\": [\n        {\n          \"$ref\": \"#/components/schemas/io.k8s.api.core.v1.ObjectReference\"\n        }\n      ],\n      \"description\": \"Optional secondary object for more complex actions.\"\n    },\n    \"reportingComponent\": {\n      \"description\": \"Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.\",\n      \"type\": \"string\"\n    },\n    \"reportingInstance\": {\n      \"description\": \"ID of the controller instance, e.g. `kubelet-xyzf`.\",\n      \"type\": \"string\"\n    },\n    \"series\": {\n      \"allOf\": [\n        {\n          \"$ref\": \"#/components/schemas/io.k8s.api.core.v1.EventSeries\"\n        }\n      ],\n      \"description\": \"Data about the Event series this event represents or nil if it's a singleton Event.\"\n    },\n    \"source\": {\n      \"allOf\": [\n        {\n          \"$ref\": \"#/components/schemas/io.k8s.api.core.v1.EventSource\"\n        }\n      ],\n      \"description\": \"The component reporting this event. Should be a short machine understandable string.\"\n    },\n    \"type\": {\n      \"description\": \"Type of this event (Normal, Warning), new types could be added in the future\",\n      \"type\": \"string\"\n    }\n  },\n  \"required\": [\n    \"metadata\",\n    \"involvedObject\"\n  ],\n  \"type\": \"object\",\n  \"x-kubernetes-group-version-kind\": [\n    {\n      \"group\": \"\",\n      \"kind\": \"Event\",\n      \"version\": \"v1\"\n    }\n  ]\n}"),
 		"io.k8s.api.core.v1.EventList": json.RawMessage(`{
   "description": "EventList is a list of events.",
@@ -279,6 +366,97 @@ func OpenAPISchemas() map[string]json.RawMessage {
     }
   },
   "type": "object"
+}`),
+		"io.k8s.api.core.v1.Secret": json.RawMessage(`{
+  "description": "Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.",
+  "properties": {
+    "apiVersion": {
+      "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+      "type": "string"
+    },
+    "data": {
+      "additionalProperties": {
+        "format": "byte",
+        "type": "string"
+      },
+      "description": "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
+      "type": "object"
+    },
+    "immutable": {
+      "description": "Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.",
+      "type": "boolean"
+    },
+    "kind": {
+      "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+      "type": "string"
+    },
+    "metadata": {
+      "allOf": [
+        {
+          "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+        }
+      ],
+      "description": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+    },
+    "stringData": {
+      "additionalProperties": {
+        "type": "string"
+      },
+      "description": "stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API.",
+      "type": "object"
+    },
+    "type": {
+      "description": "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types",
+      "type": "string"
+    }
+  },
+  "type": "object",
+  "x-kubernetes-group-version-kind": [
+    {
+      "group": "",
+      "kind": "Secret",
+      "version": "v1"
+    }
+  ]
+}`),
+		"io.k8s.api.core.v1.SecretList": json.RawMessage(`{
+  "description": "SecretList is a list of Secret.",
+  "properties": {
+    "apiVersion": {
+      "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+      "type": "string"
+    },
+    "items": {
+      "description": "Items is a list of secret objects. More info: https://kubernetes.io/docs/concepts/configuration/secret",
+      "items": {
+        "$ref": "#/components/schemas/io.k8s.api.core.v1.Secret"
+      },
+      "type": "array"
+    },
+    "kind": {
+      "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+      "type": "string"
+    },
+    "metadata": {
+      "allOf": [
+        {
+          "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"
+        }
+      ],
+      "description": "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
+    }
+  },
+  "required": [
+    "items"
+  ],
+  "type": "object",
+  "x-kubernetes-group-version-kind": [
+    {
+      "group": "",
+      "kind": "SecretList",
+      "version": "v1"
+    }
+  ]
 }`),
 		"io.k8s.api.core.v1.ServiceAccount": json.RawMessage(`{
   "description": "ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets",

@@ -39,6 +39,27 @@ func Resource(resource string) schema.GroupResource {
 	return SchemeGroupVersion.WithResource(resource).GroupResource()
 }
 
+// ConfigMapInfo is the resource table row of configmaps.
+var ConfigMapInfo = resource.Info{
+	Group:      GroupName,
+	Version:    "v1",
+	Kind:       "ConfigMap",
+	ListKind:   "ConfigMapList",
+	Plural:     "configmaps",
+	Singular:   "configmap",
+	Namespaced: true,
+	ShortNames: []string{"cm"},
+	PrinterColumns: []resource.PrinterColumn{
+		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+		{Name: "Data", Type: "string", Description: types.ConfigMap{}.SwaggerDoc()["data"]},
+		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+	},
+	PrinterColumnsWithName:      true,
+	DefaultFieldLabelConversion: true,
+	StorageVersion:              "v1",
+	ServedVersions:              []string{"v1"},
+}
+
 // EventInfo is the resource table row of events.
 var EventInfo = resource.Info{
 	Group:      GroupName,
@@ -89,6 +110,27 @@ var NamespaceInfo = resource.Info{
 	ServedVersions:         []string{"v1"},
 }
 
+// SecretInfo is the resource table row of secrets.
+var SecretInfo = resource.Info{
+	Group:      GroupName,
+	Version:    "v1",
+	Kind:       "Secret",
+	ListKind:   "SecretList",
+	Plural:     "secrets",
+	Singular:   "secret",
+	Namespaced: true,
+	PrinterColumns: []resource.PrinterColumn{
+		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+		{Name: "Type", Type: "string", Description: types.Secret{}.SwaggerDoc()["type"]},
+		{Name: "Data", Type: "string", Description: types.Secret{}.SwaggerDoc()["data"]},
+		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+	},
+	PrinterColumnsWithName: true,
+	SelectableFields:       []string{"type"},
+	StorageVersion:         "v1",
+	ServedVersions:         []string{"v1"},
+}
+
 // ServiceAccountInfo is the resource table row of serviceaccounts.
 var ServiceAccountInfo = resource.Info{
 	Group:                       GroupName,
@@ -106,7 +148,9 @@ var ServiceAccountInfo = resource.Info{
 
 // Resources lists the served resources of v1, sorted by plural.
 var Resources = []*resource.Info{
+	&ConfigMapInfo,
 	&EventInfo,
 	&NamespaceInfo,
+	&SecretInfo,
 	&ServiceAccountInfo,
 }

@@ -21,34 +21,46 @@ import (
 // storage version: build each once per server (New<Kind>Store in the storage
 // version's package) and give the same one to every version's Install.
 type Stores struct {
+	// ConfigMap is the store of configmaps, in its storage version v1.
+	ConfigMap storage.Interface[*v1.ConfigMap, *v1.ConfigMapList]
 	// Event is the store of events, in its storage version v1.
 	Event storage.Interface[*v1.Event, *v1.EventList]
 	// Namespace is the store of namespaces, in its storage version v1.
 	Namespace storage.Interface[*v1.Namespace, *v1.NamespaceList]
+	// Secret is the store of secrets, in its storage version v1.
+	Secret storage.Interface[*v1.Secret, *v1.SecretList]
 	// ServiceAccount is the store of serviceaccounts, in its storage version v1.
 	ServiceAccount storage.Interface[*v1.ServiceAccount, *v1.ServiceAccountList]
 }
 
-// Install serves v1 (events, namespaces, serviceaccounts): a handler per kind over its store
+// Install serves v1 (configmaps, events, namespaces, secrets, serviceaccounts): a handler per kind over its store
 // in stores (converting to and from the storage version when that is another
 // version), their routes, discovery and OpenAPI.
 func Install(s *server.Server, stores Stores) error {
+	if stores.ConfigMap == nil {
+		return fmt.Errorf("install v1: no store for configmaps")
+	}
 	if stores.Event == nil {
 		return fmt.Errorf("install v1: no store for events")
 	}
 	if stores.Namespace == nil {
 		return fmt.Errorf("install v1: no store for namespaces")
 	}
+	if stores.Secret == nil {
+		return fmt.Errorf("install v1: no store for secrets")
+	}
 	if stores.ServiceAccount == nil {
 		return fmt.Errorf("install v1: no store for serviceaccounts")
 	}
 	ws := server.NewWebService(GroupName, "v1")
+	InstallConfigMapRoutes(ws, endpoints.NewHandler(stores.ConfigMap, ConfigMapStrategy, s.EndpointOptions()))
 	InstallEventRoutes(ws, endpoints.NewHandler(stores.Event, EventStrategy, s.EndpointOptions()))
 	InstallNamespaceRoutes(ws, endpoints.NewHandler(stores.Namespace, NamespaceStrategy, s.EndpointOptions()))
+	InstallSecretRoutes(ws, endpoints.NewHandler(stores.Secret, SecretStrategy, s.EndpointOptions()))
 	InstallServiceAccountRoutes(ws, endpoints.NewHandler(stores.ServiceAccount, ServiceAccountStrategy, s.EndpointOptions()))
 	if err := s.AddGroupVersion(server.GroupVersion{
 		Group:      GroupName,
-		Resources:  []*resource.Info{&EventInfo, &NamespaceInfo, &ServiceAccountInfo},
+		Resources:  []*resource.Info{&ConfigMapInfo, &EventInfo, &NamespaceInfo, &SecretInfo, &ServiceAccountInfo},
 		Schemas:    OpenAPISchemas(),
 		Version:    "v1",
 		WebService: ws,
@@ -56,6 +68,202 @@ func Install(s *server.Server, stores Stores) error {
 		return fmt.Errorf("add group-version v1: %w", err)
 	}
 	return nil
+}
+
+// InstallConfigMapRoutes registers every route of configmaps (namespaced, v1) on ws,
+// served by h. Paths are relative to ws's root, /api/v1.
+func InstallConfigMapRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.ConfigMap, *v1.ConfigMapList]) {
+	// GET /namespaces/{namespace}/configmaps
+	ws.Route(ws.GET("/namespaces/{namespace}/configmaps").To(h.List).
+		Operation("listNamespacedConfigMap").
+		Doc("list or watch objects of kind ConfigMap").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
+		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
+		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
+		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
+		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
+		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
+		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
+		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
+		Produces(endpoints.Produces...).
+		Writes(v1.ConfigMapList{}).
+		Returns(200, "OK", v1.ConfigMapList{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ConfigMap",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "list").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ConfigMapList"))
+	// POST /namespaces/{namespace}/configmaps
+	ws.Route(ws.POST("/namespaces/{namespace}/configmaps").To(h.Create).
+		Operation("createNamespacedConfigMap").
+		Doc("create a ConfigMap").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
+		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
+		Produces(endpoints.Produces...).
+		Reads(v1.ConfigMap{}).
+		Writes(v1.ConfigMap{}).
+		Returns(200, "OK", v1.ConfigMap{}).
+		Returns(201, "Created", v1.ConfigMap{}).
+		Returns(202, "Accepted", v1.ConfigMap{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ConfigMap",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "post").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.ConfigMap").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ConfigMap"))
+	// DELETE /namespaces/{namespace}/configmaps
+	ws.Route(ws.DELETE("/namespaces/{namespace}/configmaps").To(h.DeleteCollection).
+		Operation("deleteCollectionNamespacedConfigMap").
+		Doc("delete collection of ConfigMap").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
+		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
+		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
+		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
+		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
+		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
+		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
+		Produces(endpoints.Produces...).
+		Reads(metav1.DeleteOptions{}).
+		Writes(metav1.Status{}).
+		Returns(200, "OK", metav1.Status{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ConfigMap",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "deletecollection").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
+	// GET /namespaces/{namespace}/configmaps/{name}
+	ws.Route(ws.GET("/namespaces/{namespace}/configmaps/{name}").To(h.Get).
+		Operation("readNamespacedConfigMap").
+		Doc("read the specified ConfigMap").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.PathParameter("name", "name of the ConfigMap").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Produces(endpoints.Produces...).
+		Writes(v1.ConfigMap{}).
+		Returns(200, "OK", v1.ConfigMap{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ConfigMap",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "get").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ConfigMap"))
+	// PUT /namespaces/{namespace}/configmaps/{name}
+	ws.Route(ws.PUT("/namespaces/{namespace}/configmaps/{name}").To(h.Update).
+		Operation("replaceNamespacedConfigMap").
+		Doc("replace the specified ConfigMap").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.PathParameter("name", "name of the ConfigMap").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
+		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
+		Produces(endpoints.Produces...).
+		Reads(v1.ConfigMap{}).
+		Writes(v1.ConfigMap{}).
+		Returns(200, "OK", v1.ConfigMap{}).
+		Returns(201, "Created", v1.ConfigMap{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ConfigMap",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "put").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.ConfigMap").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ConfigMap"))
+	// PATCH /namespaces/{namespace}/configmaps/{name}
+	ws.Route(ws.PATCH("/namespaces/{namespace}/configmaps/{name}").To(h.Patch).
+		Operation("patchNamespacedConfigMap").
+		Doc("partially update the specified ConfigMap").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.PathParameter("name", "name of the ConfigMap").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
+		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
+		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
+		Consumes(endpoints.ConsumesPatch...).
+		Produces(endpoints.Produces...).
+		Reads(metav1.Patch{}).
+		Writes(v1.ConfigMap{}).
+		Returns(200, "OK", v1.ConfigMap{}).
+		Returns(201, "Created", v1.ConfigMap{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ConfigMap",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "patch").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ConfigMap"))
+	// DELETE /namespaces/{namespace}/configmaps/{name}
+	ws.Route(ws.DELETE("/namespaces/{namespace}/configmaps/{name}").To(h.Delete).
+		Operation("deleteNamespacedConfigMap").
+		Doc("delete a ConfigMap").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.PathParameter("name", "name of the ConfigMap").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
+		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
+		Produces(endpoints.Produces...).
+		Reads(metav1.DeleteOptions{}).
+		Writes(metav1.Status{}).
+		Returns(200, "OK", metav1.Status{}).
+		Returns(202, "Accepted", metav1.Status{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ConfigMap",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "delete").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
+	// GET /configmaps
+	ws.Route(ws.GET("/configmaps").To(h.List).
+		Operation("listConfigMapForAllNamespaces").
+		Doc("list or watch objects of kind ConfigMap across all namespaces").
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
+		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
+		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
+		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
+		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
+		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
+		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
+		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
+		Produces(endpoints.Produces...).
+		Writes(v1.ConfigMapList{}).
+		Returns(200, "OK", v1.ConfigMapList{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "ConfigMap",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "list").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ConfigMapList"))
 }
 
 // InstallEventRoutes registers every route of events (namespaced, v1) on ws,
@@ -478,6 +686,202 @@ func InstallNamespaceRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.Nam
 		Metadata(openapi.ActionKey, "patch").
 		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
 		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Namespace"))
+}
+
+// InstallSecretRoutes registers every route of secrets (namespaced, v1) on ws,
+// served by h. Paths are relative to ws's root, /api/v1.
+func InstallSecretRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.Secret, *v1.SecretList]) {
+	// GET /namespaces/{namespace}/secrets
+	ws.Route(ws.GET("/namespaces/{namespace}/secrets").To(h.List).
+		Operation("listNamespacedSecret").
+		Doc("list or watch objects of kind Secret").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
+		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
+		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
+		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
+		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
+		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
+		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
+		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
+		Produces(endpoints.Produces...).
+		Writes(v1.SecretList{}).
+		Returns(200, "OK", v1.SecretList{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "Secret",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "list").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.SecretList"))
+	// POST /namespaces/{namespace}/secrets
+	ws.Route(ws.POST("/namespaces/{namespace}/secrets").To(h.Create).
+		Operation("createNamespacedSecret").
+		Doc("create a Secret").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
+		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
+		Produces(endpoints.Produces...).
+		Reads(v1.Secret{}).
+		Writes(v1.Secret{}).
+		Returns(200, "OK", v1.Secret{}).
+		Returns(201, "Created", v1.Secret{}).
+		Returns(202, "Accepted", v1.Secret{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "Secret",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "post").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.Secret").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Secret"))
+	// DELETE /namespaces/{namespace}/secrets
+	ws.Route(ws.DELETE("/namespaces/{namespace}/secrets").To(h.DeleteCollection).
+		Operation("deleteCollectionNamespacedSecret").
+		Doc("delete collection of Secret").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
+		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
+		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
+		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
+		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
+		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
+		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
+		Produces(endpoints.Produces...).
+		Reads(metav1.DeleteOptions{}).
+		Writes(metav1.Status{}).
+		Returns(200, "OK", metav1.Status{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "Secret",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "deletecollection").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
+	// GET /namespaces/{namespace}/secrets/{name}
+	ws.Route(ws.GET("/namespaces/{namespace}/secrets/{name}").To(h.Get).
+		Operation("readNamespacedSecret").
+		Doc("read the specified Secret").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.PathParameter("name", "name of the Secret").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Produces(endpoints.Produces...).
+		Writes(v1.Secret{}).
+		Returns(200, "OK", v1.Secret{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "Secret",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "get").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Secret"))
+	// PUT /namespaces/{namespace}/secrets/{name}
+	ws.Route(ws.PUT("/namespaces/{namespace}/secrets/{name}").To(h.Update).
+		Operation("replaceNamespacedSecret").
+		Doc("replace the specified Secret").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.PathParameter("name", "name of the Secret").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
+		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
+		Produces(endpoints.Produces...).
+		Reads(v1.Secret{}).
+		Writes(v1.Secret{}).
+		Returns(200, "OK", v1.Secret{}).
+		Returns(201, "Created", v1.Secret{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "Secret",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "put").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.Secret").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Secret"))
+	// PATCH /namespaces/{namespace}/secrets/{name}
+	ws.Route(ws.PATCH("/namespaces/{namespace}/secrets/{name}").To(h.Patch).
+		Operation("patchNamespacedSecret").
+		Doc("partially update the specified Secret").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.PathParameter("name", "name of the Secret").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
+		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
+		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
+		Consumes(endpoints.ConsumesPatch...).
+		Produces(endpoints.Produces...).
+		Reads(metav1.Patch{}).
+		Writes(v1.Secret{}).
+		Returns(200, "OK", v1.Secret{}).
+		Returns(201, "Created", v1.Secret{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "Secret",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "patch").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Secret"))
+	// DELETE /namespaces/{namespace}/secrets/{name}
+	ws.Route(ws.DELETE("/namespaces/{namespace}/secrets/{name}").To(h.Delete).
+		Operation("deleteNamespacedSecret").
+		Doc("delete a Secret").
+		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
+		Param(ws.PathParameter("name", "name of the Secret").DataType("string")).
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
+		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
+		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
+		Produces(endpoints.Produces...).
+		Reads(metav1.DeleteOptions{}).
+		Writes(metav1.Status{}).
+		Returns(200, "OK", metav1.Status{}).
+		Returns(202, "Accepted", metav1.Status{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "Secret",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "delete").
+		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
+	// GET /secrets
+	ws.Route(ws.GET("/secrets").To(h.List).
+		Operation("listSecretForAllNamespaces").
+		Doc("list or watch objects of kind Secret across all namespaces").
+		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
+		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
+		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
+		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
+		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
+		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
+		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
+		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
+		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
+		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
+		Produces(endpoints.Produces...).
+		Writes(v1.SecretList{}).
+		Returns(200, "OK", v1.SecretList{}).
+		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
+			Group:   "",
+			Kind:    "Secret",
+			Version: "v1",
+		}).
+		Metadata(openapi.ActionKey, "list").
+		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.SecretList"))
 }
 
 // InstallServiceAccountRoutes registers every route of serviceaccounts (namespaced, v1) on ws,

@@ -16,6 +16,58 @@ import (
 	duration "k8s.io/apimachinery/pkg/util/duration"
 )
 
+// ConfigMapStrategy is the typed behaviour of configmaps (namespaced, v1) for the generic store and handlers.
+var ConfigMapStrategy = &resource.Strategy[*v1.ConfigMap, *v1.ConfigMapList]{
+	Info: &ConfigMapInfo,
+	New: func() *v1.ConfigMap {
+		return &v1.ConfigMap{}
+	},
+	NewList: func() *v1.ConfigMapList {
+		return &v1.ConfigMapList{}
+	},
+	SetItems: func(list *v1.ConfigMapList, items []*v1.ConfigMap) {
+		list.Items = make([]v1.ConfigMap, len(items))
+		for i, item := range items {
+			list.Items[i] = *item
+		}
+	},
+	GetItems: func(list *v1.ConfigMapList) []*v1.ConfigMap {
+		items := make([]*v1.ConfigMap, len(list.Items))
+		for i := range list.Items {
+			items[i] = &list.Items[i]
+		}
+		return items
+	},
+	Default: func(obj *v1.ConfigMap) {
+		SetObjectDefaults_ConfigMap(obj)
+	},
+	Validate:      ValidateConfigMap,
+	ValidateHooks: ValidateConfigMapHooks,
+	Ratchet:       false,
+	SpecChanged: func(oldObj, newObj *v1.ConfigMap) bool {
+		return !equality.Semantic.DeepEqual(oldObj.Immutable, newObj.Immutable) ||
+			!equality.Semantic.DeepEqual(oldObj.Data, newObj.Data) ||
+			!equality.Semantic.DeepEqual(oldObj.BinaryData, newObj.BinaryData)
+	},
+	PrinterCells: configMapPrinterCells,
+}
+
+// configMapPrinterCells returns kube-apiserver's table row of a ConfigMap:
+// NAME, DATA, AGE.
+func configMapPrinterCells(obj *v1.ConfigMap) []any {
+	return []any{
+		obj.Name,
+		int64(len(obj.Data) + len(obj.BinaryData)),
+		printerAge(obj.CreationTimestamp.Time),
+	}
+}
+
+// NewConfigMapStore returns the store of configmaps., stored in v1. Build it once per
+// server: every served version of the kind shares it (the others convert).
+func NewConfigMapStore(b *storage.Backend) *storage.Store[*v1.ConfigMap, *v1.ConfigMapList] {
+	return storage.NewStore(b, ConfigMapStrategy)
+}
+
 // EventStrategy is the typed behaviour of events (namespaced, v1) for the generic store and handlers.
 var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 	Info: &EventInfo,
@@ -217,6 +269,72 @@ func namespaceSelectableFields(obj *v1.Namespace) fields.Set {
 // server: every served version of the kind shares it (the others convert).
 func NewNamespaceStore(b *storage.Backend) *storage.Store[*v1.Namespace, *v1.NamespaceList] {
 	return storage.NewStore(b, NamespaceStrategy)
+}
+
+// SecretStrategy is the typed behaviour of secrets (namespaced, v1) for the generic store and handlers.
+var SecretStrategy = &resource.Strategy[*v1.Secret, *v1.SecretList]{
+	Info: &SecretInfo,
+	New: func() *v1.Secret {
+		return &v1.Secret{}
+	},
+	NewList: func() *v1.SecretList {
+		return &v1.SecretList{}
+	},
+	SetItems: func(list *v1.SecretList, items []*v1.Secret) {
+		list.Items = make([]v1.Secret, len(items))
+		for i, item := range items {
+			list.Items[i] = *item
+		}
+	},
+	GetItems: func(list *v1.SecretList) []*v1.Secret {
+		items := make([]*v1.Secret, len(list.Items))
+		for i := range list.Items {
+			items[i] = &list.Items[i]
+		}
+		return items
+	},
+	Default: func(obj *v1.Secret) {
+		SetObjectDefaults_Secret(obj)
+	},
+	Validate:      ValidateSecret,
+	ValidateHooks: ValidateSecretHooks,
+	Ratchet:       false,
+	SpecChanged: func(oldObj, newObj *v1.Secret) bool {
+		return !equality.Semantic.DeepEqual(oldObj.Immutable, newObj.Immutable) ||
+			!equality.Semantic.DeepEqual(oldObj.Data, newObj.Data) ||
+			!equality.Semantic.DeepEqual(oldObj.StringData, newObj.StringData) ||
+			!equality.Semantic.DeepEqual(oldObj.Type, newObj.Type)
+	},
+	PrinterCells:     secretPrinterCells,
+	SelectableFields: secretSelectableFields,
+}
+
+// secretPrinterCells returns kube-apiserver's table row of a Secret:
+// NAME, TYPE, DATA, AGE.
+func secretPrinterCells(obj *v1.Secret) []any {
+	return []any{
+		obj.Name,
+		string(obj.Type),
+		int64(len(obj.Data)),
+		printerAge(obj.CreationTimestamp.Time),
+	}
+}
+
+// secretSelectableFields is the field set of a Secret for field selectors
+// ("" when a field is absent):
+// metadata.name, metadata.namespace, type.
+func secretSelectableFields(obj *v1.Secret) fields.Set {
+	return fields.Set{
+		"metadata.name":      obj.Name,
+		"metadata.namespace": obj.Namespace,
+		"type":               string(obj.Type),
+	}
+}
+
+// NewSecretStore returns the store of secrets., stored in v1. Build it once per
+// server: every served version of the kind shares it (the others convert).
+func NewSecretStore(b *storage.Backend) *storage.Store[*v1.Secret, *v1.SecretList] {
+	return storage.NewStore(b, SecretStrategy)
 }
 
 // ServiceAccountStrategy is the typed behaviour of serviceaccounts (namespaced, v1) for the generic store and handlers.

@@ -11,6 +11,21 @@ import (
 	field "k8s.io/apimachinery/pkg/util/validation/field"
 )
 
+// ValidateConfigMap validates a ConfigMap: its metadata (a namespaced object named as a DNS subdomain),
+// every validation marker and the hand-written Validate_ hooks. Error paths start at the
+// object's root (spec.parcels[1].count).
+func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
+	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	return errs
+}
+
+// ValidateConfigMapHooks runs only the hand-written Validate_ hooks of a ConfigMap: what the
+// storage version checks on an object written through another served version, whose own
+// markers validated it.
+func ValidateConfigMapHooks(obj *v1.ConfigMap) field.ErrorList {
+	return nil
+}
+
 // ValidateEvent validates an Event: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
@@ -39,6 +54,21 @@ func ValidateNamespace(obj *v1.Namespace) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateNamespaceHooks(obj *v1.Namespace) field.ErrorList {
+	return nil
+}
+
+// ValidateSecret validates a Secret: its metadata (a namespaced object named as a DNS subdomain),
+// every validation marker and the hand-written Validate_ hooks. Error paths start at the
+// object's root (spec.parcels[1].count).
+func ValidateSecret(obj *v1.Secret) field.ErrorList {
+	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	return errs
+}
+
+// ValidateSecretHooks runs only the hand-written Validate_ hooks of a Secret: what the
+// storage version checks on an object written through another served version, whose own
+// markers validated it.
+func ValidateSecretHooks(obj *v1.Secret) field.ErrorList {
 	return nil
 }
 
