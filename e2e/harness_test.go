@@ -118,12 +118,13 @@ func startServer(dataDir string, port int) (*apiserver, error) {
 	return startServerBin(binary, dataDir, port)
 }
 
-// startServerBin is startServer with another apiserver binary.
-func startServerBin(binary, dataDir string, port int) (*apiserver, error) {
+// startServerBin is startServer with another apiserver binary and extra
+// flags.
+func startServerBin(binary, dataDir string, port int, extra ...string) (*apiserver, error) {
 	kubeconfig := filepath.Join(dataDir, "admin.kubeconfig")
 	_ = os.Remove(kubeconfig)
 	s := &apiserver{dataDir: dataDir, log: &bytes.Buffer{}, done: make(chan error, 1)}
-	s.cmd = exec.Command(binary, "--data-dir", dataDir, "--bind-address", "127.0.0.1", "--port", strconv.Itoa(port))
+	s.cmd = exec.Command(binary, append([]string{"--data-dir", dataDir, "--bind-address", "127.0.0.1", "--port", strconv.Itoa(port)}, extra...)...)
 	s.cmd.Stdout = &syncWriter{w: s.log}
 	s.cmd.Stderr = s.cmd.Stdout
 	if err := s.cmd.Start(); err != nil {

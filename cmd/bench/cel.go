@@ -108,7 +108,7 @@ func runCEL(ctx context.Context, c config) error {
 		}
 	}
 
-	e, err := etcd.StartEmbedded(ctx, filepath.Join(dir, "etcd"), etcd.WithLogLevel("fatal"), etcd.WithTLS(filepath.Join(dir, "etcd-pki")))
+	e, err := etcd.StartEmbedded(ctx, filepath.Join(dir, "etcd"), etcd.WithLogLevel("fatal"), etcd.WithTLS(filepath.Join(dir, "etcd-pki")), etcd.WithClientSocket(filepath.Join(dir, "etcd.sock")))
 	if err != nil {
 		return fmt.Errorf("start etcd: %w", err)
 	}

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubeforge/kubeforge/runtime/etcd"
+	"github.com/kubeforge/kubeforge/runtime/pki"
 )
 
 const (
@@ -84,7 +85,11 @@ func run(ctx context.Context, c config) error {
 	}
 
 	fmt.Printf("starting etcd ...\n")
-	e, err := etcd.StartEmbedded(ctx, filepath.Join(dir, "etcd"), etcd.WithLogLevel("fatal"), etcd.WithTLS(filepath.Join(dir, "etcd-pki")))
+	etcdOpts := []etcd.Option{etcd.WithLogLevel("fatal")}
+	if !c.etcdPlain {
+		etcdOpts = append(etcdOpts, etcd.WithTLS(filepath.Join(dir, "etcd-pki")), etcd.WithClientSocket(filepath.Join(dir, "etcd.sock")))
+	}
+	e, err := etcd.StartEmbedded(ctx, filepath.Join(dir, "etcd"), etcdOpts...)
 	if err != nil {
 		return fmt.Errorf("start etcd: %w", err)
 	}
@@ -112,6 +117,11 @@ func run(ctx context.Context, c config) error {
 	}
 	if err := api.createNamespaces(ctx); err != nil {
 		return err
+	}
+	if c.rbacUser {
+		if api, err = rbacUserSide(ctx, api, filepath.Join(dir, "apiserver", "pki"), c); err != nil {
+			return err
+		}
 	}
 
 	fmt.Printf("apiserver %s (pid %d), etcd %s, concurrency %d, %d objects, %d per namespace\n\n",
@@ -344,9 +354,10 @@ type child struct {
 func startAPIServer(ctx context.Context, bin, dataDir string, sharedEtcd bool, e *etcd.Embedded, extra []string) (*child, error) {
 	args := []string{"--data-dir", dataDir, "--bind-address", "127.0.0.1", "--port", "0"}
 	if sharedEtcd {
-		files := e.ClientTLS()
-		args = append(args, "--etcd-servers", strings.Join(e.Endpoints(), ","),
-			"--etcd-cafile", files.CAFile, "--etcd-certfile", files.CertFile, "--etcd-keyfile", files.KeyFile)
+		args = append(args, "--etcd-servers", strings.Join(e.Endpoints(), ","))
+		if files := e.ClientTLS(); files != (etcd.TLSFiles{}) {
+			args = append(args, "--etcd-cafile", files.CAFile, "--etcd-certfile", files.CertFile, "--etcd-keyfile", files.KeyFile)
+		}
 	}
 	args = append(args, extra...)
 	ch := &child{cmd: exec.Command(bin, args...), done: make(chan error, 1), log: &bytes.Buffer{}}
@@ -843,4 +854,51 @@ func (e *etcdSide) fanout(ctx context.Context, n int) (func(context.Context, int
 		wg.Wait()
 	}
 	return round, closeAll, nil
+}
+
+// rbacUserSide binds the ClusterRole edit (every served resource is
+// aggregated into it) to the user bench-user, and returns a side that
+// acts as that user with a client certificate from the server's CA: every
+// request then goes through RBAC, where the admin (system:masters) is
+// allowed before any rule is read.
+func rbacUserSide(ctx context.Context, admin *httpSide, pkiDir string, c config) (*httpSide, error) {
+	body, err := json.Marshal(map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+		"metadata": map[string]any{"name": "bench-user-edit"},
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"},
+		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "bench-user"}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := admin.do(ctx, "POST", admin.base+"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", body, http.StatusCreated, nil); err != nil {
+		return nil, fmt.Errorf("bind bench-user: %w", err)
+	}
+	ca, err := pki.EnsureCA(pkiDir)
+	if err != nil {
+		return nil, err
+	}
+	pair, err := pki.IssueClient(ca, "bench-user", nil, time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := pair.TLS()
+	if err != nil {
+		return nil, err
+	}
+	tlsConfig := admin.tls.Clone()
+	tlsConfig.Certificates = []tls.Certificate{cert}
+	user := newHTTPSide(admin.base, tlsConfig, c)
+	// The binding reaches the authorizer through its informer.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		err := user.do(ctx, "GET", user.collection(nsPrefix+"0")+"?limit=1", nil, http.StatusOK, nil)
+		if err == nil {
+			fmt.Printf("acting as bench-user (RBAC: ClusterRole edit)\n")
+			return user, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("bench-user cannot list: %w", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

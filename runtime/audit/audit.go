@@ -1,7 +1,8 @@
 // Package audit writes kube-apiserver's audit log: one audit.k8s.io/v1
 // Event per request stage, as JSON lines, at the level a policy in kube's
 // format gives (--audit-policy-file; without one every request is logged
-// at Metadata level, stage ResponseComplete only), rotated by size.
+// at Metadata level at ResponseComplete, and at ResponseStarted when a
+// watch starts or authentication fails), rotated by size.
 //
 // Policies are read and evaluated by Kubernetes' own audit policy package
 // (k8s.io/apiserver/pkg/audit/policy), so rules match exactly as they do
@@ -63,7 +64,7 @@ func New(o Options, log *slog.Logger) (*Auditor, error) {
 	}
 	p := &auditinternal.Policy{
 		Rules:      []auditinternal.PolicyRule{{Level: auditinternal.LevelMetadata}},
-		OmitStages: []auditinternal.Stage{auditinternal.StageRequestReceived, auditinternal.StageResponseStarted},
+		OmitStages: []auditinternal.Stage{auditinternal.StageRequestReceived},
 	}
 	if o.PolicyFile != "" {
 		var err error

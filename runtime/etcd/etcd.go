@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -40,6 +41,7 @@ const (
 
 type options struct {
 	pkiDir           string
+	socket           string
 	logLevel         string
 	startTimeout     time.Duration
 	quota            int64
@@ -76,6 +78,17 @@ func WithWatchProgressNotifyInterval(d time.Duration) Option {
 // that CA signed, the server's own client first, reach the data. Without
 // it etcd speaks plain HTTP on loopback, for tests and benchmarks.
 func WithTLS(pkiDir string) Option { return func(o *options) { o.pkiDir = pkiDir } }
+
+// WithClientSocket serves clients on a unix socket at path (mode 0600)
+// instead of a loopback port: only the server's user reaches it, the same
+// boundary as the data directory, without TLS's cost on every request.
+// The peer port stays on loopback (with TLS under WithTLS). A path too
+// long for a socket address falls back to the loopback port.
+func WithClientSocket(path string) Option { return func(o *options) { o.socket = path } }
+
+// maxSocketPath is the longest unix socket path Linux accepts (108 bytes
+// with the terminating NUL).
+const maxSocketPath = 107
 
 // TLSFiles are the PEM files of a TLS client of etcd (kube-apiserver's
 // --etcd-cafile, --etcd-certfile and --etcd-keyfile).
@@ -114,6 +127,13 @@ func StartEmbedded(ctx context.Context, dataDir string, opts ...Option) (*Embedd
 	o := options{logLevel: "error", startTimeout: DefaultStartTimeout, quota: DefaultQuotaBackendBytes, progressInterval: 5 * time.Second}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.socket != "" {
+		abs, err := filepath.Abs(o.socket)
+		if err != nil {
+			return nil, fmt.Errorf("start embedded etcd: socket path: %w", err)
+		}
+		o.socket = abs
 	}
 	var lastErr error
 	// Free ports are found by binding and releasing them; another process
@@ -157,14 +177,25 @@ func startOnce(ctx context.Context, dataDir string, o options) (*Embedded, error
 		if err != nil {
 			return nil, err
 		}
-		clientTLS = client
 		info := transport.TLSInfo{CertFile: server.CertFile, KeyFile: server.KeyFile, TrustedCAFile: server.CAFile, ClientCertAuth: true}
-		cfg.ClientTLSInfo = info
 		cfg.PeerTLSInfo = info
+		if !useSocket(o.socket) {
+			clientTLS = client
+			cfg.ClientTLSInfo = info
+		}
 	}
-	clientURL, err := freeLoopbackURL(scheme)
-	if err != nil {
-		return nil, err
+	var clientURL url.URL
+	if useSocket(o.socket) {
+		// A socket left by a killed process would fail the listen.
+		if err := os.Remove(o.socket); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("remove stale etcd socket: %w", err)
+		}
+		clientURL = url.URL{Scheme: "unix", Path: o.socket}
+	} else {
+		var err error
+		if clientURL, err = freeLoopbackURL(scheme); err != nil {
+			return nil, err
+		}
 	}
 	peerURL, err := freeLoopbackURL(scheme)
 	if err != nil {
@@ -215,6 +246,12 @@ func startOnce(ctx context.Context, dataDir string, o options) (*Embedded, error
 	case <-ctx.Done():
 		e.Close()
 		return nil, ctx.Err()
+	}
+	if clientURL.Scheme == "unix" {
+		if err := os.Chmod(clientURL.Path, 0o600); err != nil {
+			e.Close()
+			return nil, fmt.Errorf("restrict etcd socket: %w", err)
+		}
 	}
 	endpoints := []string{clientURL.String()}
 	client, err := NewClient(endpoints, clientTLS)
@@ -333,3 +370,5 @@ func ensurePKI(dir string) (server, client TLSFiles, err error) {
 	client = TLSFiles{CAFile: caFile, CertFile: filepath.Join(dir, "apiserver-etcd-client.crt"), KeyFile: filepath.Join(dir, "apiserver-etcd-client.key")}
 	return server, client, nil
 }
+
+func useSocket(path string) bool { return path != "" && len(path) <= maxSocketPath }

@@ -128,3 +128,53 @@ func TestEmbeddedTLS(t *testing.T) {
 		t.Fatal("peer port answered plain HTTP")
 	}
 }
+
+// TestEmbeddedSocket: WithClientSocket serves clients on a 0600 unix
+// socket and nothing on TCP but the TLS peer port; a path too long for a
+// socket falls back to a TLS loopback port.
+func TestEmbeddedSocket(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sock := filepath.Join(dir, "etcd.sock")
+	e, err := StartEmbedded(ctx, filepath.Join(dir, "etcd"), WithTLS(filepath.Join(dir, "pki")), WithClientSocket(sock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Endpoints(); len(got) != 1 || got[0] != "unix://"+sock {
+		t.Fatalf("endpoints %v", got)
+	}
+	if st, err := os.Stat(sock); err != nil || st.Mode().Perm() != 0o600 || st.Mode()&os.ModeSocket == 0 {
+		t.Fatalf("socket %v %v", st.Mode(), err)
+	}
+	if e.ClientTLS() != (TLSFiles{}) {
+		t.Fatalf("client TLS files for a socket: %+v", e.ClientTLS())
+	}
+	if _, err := e.Client().Put(ctx, "/k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(e.Endpoints(), TLSFiles{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := c.Get(ctx, "/k"); err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("second client: %v %v", resp, err)
+	}
+	_ = c.Close()
+	if peer := e.etcd.Config().ListenPeerUrls[0]; peer.Scheme != "https" {
+		t.Fatalf("peer URL %s", peer.String())
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	long := filepath.Join(dir, strings.Repeat("d", 120), "etcd.sock")
+	e, err = StartEmbedded(ctx, filepath.Join(dir, "etcd2"), WithTLS(filepath.Join(dir, "pki2")), WithClientSocket(long))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if !strings.HasPrefix(e.Endpoints()[0], "https://127.0.0.1:") || e.ClientTLS() == (TLSFiles{}) {
+		t.Fatalf("long socket path: endpoints %v, TLS %+v", e.Endpoints(), e.ClientTLS())
+	}
+}

@@ -178,7 +178,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		s.client = c
 	} else {
-		e, err := etcd.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"), etcd.WithTLS(filepath.Join(s.pkiDir(), "etcd")))
+		e, err := etcd.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"), etcd.WithTLS(filepath.Join(s.pkiDir(), "etcd")),
+			etcd.WithClientSocket(filepath.Join(cfg.DataDir, "etcd.sock")))
 		if err != nil {
 			return nil, fmt.Errorf("start apiserver: %w", err)
 		}
