@@ -97,10 +97,11 @@ func sharedServer(t *testing.T) *apiserver {
 	return sharedSrv
 }
 
-// newServer starts a server of the test's own on a fresh data dir.
-func newServer(t *testing.T) *apiserver {
+// newServer starts a server of the test's own on a fresh data dir, with
+// extra flags.
+func newServer(t *testing.T, extra ...string) *apiserver {
 	t.Helper()
-	s, err := startServer(t.TempDir(), 0)
+	s, err := startServerBin(binary, t.TempDir(), 0, extra...)
 	if err != nil {
 		t.Fatalf("start apiserver: %v", err)
 	}

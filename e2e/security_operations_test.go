@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -31,6 +34,7 @@ import (
 type auditEvent struct {
 	Kind, APIVersion, Level, Stage, Verb, RequestURI string
 	User                                             struct{ Username string }
+	ImpersonatedUser                                 *struct{ Username string }
 	ObjectRef                                        *struct{ Resource, Namespace, Name, Subresource string }
 	ResponseStatus                                   struct{ Code int }
 	Annotations                                      map[string]string
@@ -136,6 +140,58 @@ resources:
 	bad.BearerToken = "not-a-token"
 	if bc, err := client.New(bad, client.Options{Scheme: rec.scheme}); err == nil {
 		_ = bc.List(ectx, &other, client.InNamespace("robots"))
+	}
+
+	// A value written past the apiserver into etcd: lists and the
+	// controller's watch go on; reading it is a 500; deleting it needs
+	// the unsafe option and its own permission.
+	var corruptKey string
+	for _, kv := range resp.Kvs {
+		if strings.HasSuffix(string(kv.Key), "/secrets/robots/launch-codes") {
+			corruptKey = strings.TrimSuffix(string(kv.Key), "/secrets/robots/launch-codes")
+		}
+	}
+	corruptKey += "/shipping.kubeforge.dev/shipments/robots/corrupt"
+	if _, err := e.Client().Put(ectx, corruptKey, "{not json"); err != nil {
+		t.Fatal(err)
+	}
+	if out := admin.ok(t, "", "get", "shipments", "-n", "robots", "-o", "name"); strings.TrimSpace(out) != "shipment.shipping.kubeforge.dev/crate-1" {
+		t.Errorf("list with an unreadable value: %q", out)
+	}
+	if r := admin.run(t, "", "get", "shipment", "corrupt", "-n", "robots"); r.code == 0 || !strings.Contains(r.stderr, "InternalError") && !strings.Contains(r.stderr, "Internal error") {
+		t.Errorf("get of the unreadable value: %s", r)
+	}
+	sh2 := newShipment("robots", "crate-2")
+	if err := c.Create(ectx, sh2); err != nil {
+		t.Fatal(err)
+	}
+	waitDispatched(t, c, types.NamespacedName{Namespace: "robots", Name: "crate-2"}, sh2.Generation, "dispatcher")
+	unsafe := &client.DeleteOptions{Raw: &metav1.DeleteOptions{IgnoreStoreReadErrorWithClusterBreakingPotential: new(true)}}
+	corrupt := &typesv1.Shipment{ObjectMeta: metav1.ObjectMeta{Namespace: "robots", Name: "corrupt"}}
+	admin.ok(t, "", "create", "role", "deleter", "-n", "robots", "--verb=delete", "--resource=shipments.shipping.kubeforge.dev")
+	admin.ok(t, "", "create", "rolebinding", "deleter", "-n", "robots", "--role=deleter", "--serviceaccount=robots:dispatcher")
+	eventually(t, 10*time.Second, "the unsafe delete is refused without its verb", func() error {
+		err := narrow.Delete(ectx, corrupt, unsafe)
+		if err == nil || !strings.Contains(err.Error(), `cannot unsafe-delete-ignore-read-errors resource "shipments"`) {
+			return fmt.Errorf("dispatcher's unsafe delete: %v", err)
+		}
+		return nil
+	})
+	if err := c.Delete(ectx, corrupt); err == nil || !apierrors.IsInternalError(err) {
+		t.Errorf("plain delete of the unreadable value: %v", err)
+	}
+	if err := c.Delete(ectx, corrupt, unsafe); err != nil {
+		t.Fatalf("admin's unsafe delete: %v", err)
+	}
+	if r, err := e.Client().Get(ectx, corruptKey); err != nil || len(r.Kvs) != 0 {
+		t.Errorf("the unreadable value is still stored: %v %v", r, err)
+	}
+
+	// An object too big for etcd is a 413, not a gRPC error.
+	huge := newShipment("robots", "huge")
+	huge.Spec.Instructions = map[string]string{"blob": strings.Repeat("x", 2<<20)}
+	if err := c.Create(ectx, huge); err == nil || !apierrors.IsRequestEntityTooLargeError(err) || strings.Contains(err.Error(), "grpc") {
+		t.Errorf("huge create: %v", err)
 	}
 
 	// The audit log has a line for each of those requests.

@@ -63,7 +63,8 @@ func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 // TestSecureByDefault drives TLS, authentication and RBAC as a cluster
 // admin and a restricted user would, with kubectl and curl-like requests.
 func TestSecureByDefault(t *testing.T) {
-	s := newServer(t)
+	auditLog := filepath.Join(t.TempDir(), "audit.log")
+	s := newServer(t, "--audit-log-path", auditLog)
 	admin := newKubectl(t, s)
 	admin.ok(t, "", "create", "namespace", "team-a")
 	admin.ok(t, "", "create", "namespace", "team-b")
@@ -166,5 +167,48 @@ func TestSecureByDefault(t *testing.T) {
 	admin.ok(t, "", "create", "serviceaccount", "robot", "-n", "team-a")
 	if r := robot.run(t, "", "get", "shipments", "-n", "team-a"); r.code == 0 {
 		t.Errorf("the old token works for the recreated account:\n%s", r)
+	}
+
+	// Each of those requests is in the audit log.
+	events := readAudit(t, auditLog)
+	for _, w := range []struct {
+		what                         string
+		user, verb, uri, namespace   string
+		code                         int
+		impersonated, decisionWanted string
+	}{
+		{what: "anonymous list", user: "system:anonymous", verb: "list", namespace: "team-a", code: 403, decisionWanted: "forbid"},
+		{what: "anonymous /healthz", user: "system:anonymous", verb: "get", uri: "/healthz", code: 200, decisionWanted: "allow"},
+		{what: "unknown token", uri: "/api/v1/namespaces", code: 401},
+		{what: "alice lists in team-a", user: "alice", verb: "list", namespace: "team-a", code: 200, decisionWanted: "allow"},
+		{what: "alice lists in team-b", user: "alice", verb: "list", namespace: "team-b", code: 403, decisionWanted: "forbid"},
+		{what: "alice deletes", user: "alice", verb: "delete", namespace: "team-a", code: 403},
+		{what: "alice binds cluster-admin", user: "alice", verb: "create", namespace: "team-a", code: 403},
+		{what: "the admin as alice", user: "kubeforge-admin", impersonated: "alice", verb: "list", namespace: "team-b", code: 403},
+		{what: "alice impersonates bob", user: "alice", verb: "list", code: 403},
+		{what: "the token request", user: "kubeforge-admin", verb: "create", uri: "/api/v1/namespaces/team-a/serviceaccounts/robot/token", code: 201},
+		{what: "the robot lists", user: "system:serviceaccount:team-a:robot", verb: "list", namespace: "team-a", code: 200},
+		{what: "the deleted robot's token", uri: "/apis/shipping.kubeforge.dev/v1/namespaces/team-a/shipments", code: 401},
+	} {
+		found := false
+		for _, ev := range events {
+			imp := ""
+			if ev.ImpersonatedUser != nil {
+				imp = ev.ImpersonatedUser.Username
+			}
+			ns := ""
+			if ev.ObjectRef != nil {
+				ns = ev.ObjectRef.Namespace
+			}
+			if ev.User.Username == w.user && (w.verb == "" || ev.Verb == w.verb) && (w.uri == "" || strings.HasPrefix(ev.RequestURI, w.uri)) &&
+				(w.namespace == "" || ns == w.namespace) && ev.ResponseStatus.Code == w.code && imp == w.impersonated &&
+				(w.decisionWanted == "" || ev.Annotations["authorization.k8s.io/decision"] == w.decisionWanted) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("no audit event for %s (%+v) among %d", w.what, w, len(events))
+		}
 	}
 }

@@ -57,6 +57,7 @@ func run(args []string, stderr io.Writer) int {
 	etcdCA := fs.String("etcd-cafile", "", "CA bundle verifying the --etcd-servers (https endpoints)")
 	etcdCert := fs.String("etcd-certfile", "", "client certificate the server authenticates to --etcd-servers with")
 	etcdKey := fs.String("etcd-keyfile", "", "key of --etcd-certfile")
+	etcdMaxRequest := fs.Int("etcd-max-request-bytes", 1536*1024, "the largest request etcd accepts (etcd's --max-request-bytes): the embedded etcd uses it, and larger writes are refused with 413; set it to an external cluster's value")
 	encryptionConfig := fs.String("encryption-provider-config", "", "kube's EncryptionConfiguration file: encrypt the resources it lists at rest (aesgcm, aescbc, secretbox, identity)")
 	auditPath := fs.String("audit-log-path", "", "write the audit log (audit.k8s.io/v1 Events as JSON lines) to this file; \"-\" is standard output; off when empty")
 	auditPolicy := fs.String("audit-policy-file", "", "audit policy (kube's audit.k8s.io/v1 Policy); default: every request at Metadata level")
@@ -112,6 +113,7 @@ func run(args []string, stderr io.Writer) int {
 		EtcdCertFile:             *etcdCert,
 		EtcdKeyFile:              *etcdKey,
 		EncryptionProviderConfig: *encryptionConfig,
+		EtcdMaxRequestBytes:      *etcdMaxRequest,
 
 		AuditLogPath:       *auditPath,
 		AuditPolicyFile:    *auditPolicy,

@@ -33,6 +33,11 @@ type Attributes struct {
 	Object resource.Object
 	// DryRun is set for dryRun=All requests.
 	DryRun bool
+	// IgnoreStoreReadError is set on a DELETE with kube's
+	// ignoreStoreReadErrorWithClusterBreakingPotential option: the
+	// admitter must authorize it separately (kube's verb
+	// unsafe-delete-ignore-read-errors).
+	IgnoreStoreReadError bool
 }
 
 // Admitter decides whether a write may go ahead: a non-nil error (a

@@ -521,8 +521,11 @@ func (h *Handler[T, L]) Delete(req *restful.Request, resp *restful.Response) {
 		}
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
-		if err := h.admit(ctx, OperationDelete, ns, name, nil, opts.DryRun); err != nil {
-			return err
+		if h.opts.Admit != nil {
+			a := Attributes{Operation: OperationDelete, Info: h.info, Namespace: ns, Name: name, DryRun: opts.DryRun, IgnoreStoreReadError: opts.IgnoreStoreReadError}
+			if err := h.opts.Admit(ctx, a); err != nil {
+				return err
+			}
 		}
 		obj, deleted, err := h.store.Delete(ctx, ns, name, opts)
 		if err != nil {
@@ -607,13 +610,13 @@ func (h *Handler[T, L]) deleteOptions(r *http.Request) (storage.DeleteOptions, e
 	} else if err := decodeParams(r.URL.Query(), &o); err != nil {
 		return storage.DeleteOptions{}, err
 	}
-	o.IgnoreStoreReadErrorWithClusterBreakingPotential = nil
 	if errs := metav1validation.ValidateDeleteOptions(&o); len(errs) > 0 {
 		return storage.DeleteOptions{}, invalidOptions("DeleteOptions", errs)
 	}
 	return storage.DeleteOptions{
-		DryRun:            len(o.DryRun) > 0,
-		Preconditions:     o.Preconditions,
-		PropagationPolicy: o.PropagationPolicy,
+		DryRun:               len(o.DryRun) > 0,
+		Preconditions:        o.Preconditions,
+		PropagationPolicy:    o.PropagationPolicy,
+		IgnoreStoreReadError: o.IgnoreStoreReadErrorWithClusterBreakingPotential != nil && *o.IgnoreStoreReadErrorWithClusterBreakingPotential,
 	}, nil
 }

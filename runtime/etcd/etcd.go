@@ -42,6 +42,7 @@ const (
 type options struct {
 	pkiDir           string
 	socket           string
+	maxRequestBytes  int
 	logLevel         string
 	startTimeout     time.Duration
 	quota            int64
@@ -78,6 +79,11 @@ func WithWatchProgressNotifyInterval(d time.Duration) Option {
 // that CA signed, the server's own client first, reach the data. Without
 // it etcd speaks plain HTTP on loopback, for tests and benchmarks.
 func WithTLS(pkiDir string) Option { return func(o *options) { o.pkiDir = pkiDir } }
+
+// WithMaxRequestBytes sets etcd's --max-request-bytes (default 1.5 MiB,
+// etcd's own); the apiserver refuses larger writes with 413 before
+// sending them (storage.BackendOptions.MaxRequestBytes).
+func WithMaxRequestBytes(n int) Option { return func(o *options) { o.maxRequestBytes = n } }
 
 // WithClientSocket serves clients on a unix socket at path (mode 0600)
 // instead of a loopback port: only the server's user reaches it, the same
@@ -218,6 +224,9 @@ func startOnce(ctx context.Context, dataDir string, o options) (*Embedded, error
 	}
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(lg)
 	cfg.QuotaBackendBytes = o.quota
+	if o.maxRequestBytes > 0 {
+		cfg.MaxRequestBytes = uint(o.maxRequestBytes)
+	}
 	cfg.UnsafeNoFsync = o.unsafeNoFsync
 	cfg.WatchProgressNotifyInterval = o.progressInterval
 	// The apiserver compacts on its own schedule (Backend.RunCompactor).
@@ -307,8 +316,9 @@ func NewClient(endpoints []string, files TLSFiles) (*clientv3.Client, error) {
 		DialKeepAliveTime:    DefaultKeepAliveTime,
 		DialKeepAliveTimeout: DefaultKeepAliveTimeout,
 		PermitWithoutStream:  true,
-		// etcd's default request limit is 1.5 MiB; leave room for the envelope.
-		MaxCallSendMsgSize: 2 * 1024 * 1024,
+		// Above any etcd request limit the apiserver would send (it checks
+		// its writes against --etcd-max-request-bytes itself).
+		MaxCallSendMsgSize: 64 * 1024 * 1024,
 		MaxCallRecvMsgSize: 0,
 	})
 	if err != nil {

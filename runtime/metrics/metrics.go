@@ -26,6 +26,8 @@ type Metrics struct {
 	requestDuration *prometheus.HistogramVec
 	inflight        *prometheus.GaugeVec
 	etcdDuration    *prometheus.HistogramVec
+	unreadable      *prometheus.CounterVec
+	terminated      *prometheus.CounterVec
 }
 
 // New registers the series (and the Go and process collectors) in a fresh
@@ -54,8 +56,16 @@ func New() *Metrics {
 			Buckets: []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3,
 				4, 5, 6, 8, 10, 15, 20, 30, 45, 60},
 		}, []string{"operation", "type"}),
+		unreadable: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_storage_unreadable_objects_total",
+			Help: "Stored values a list, watch or delete could not decode or decrypt (left out of the response), by resource.",
+		}, []string{"resource"}),
+		terminated: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_terminated_watchers_total",
+			Help: "Counter of watchers closed due to unresponsiveness broken by resource type.",
+		}, []string{"resource"}),
 	}
-	m.registry.MustRegister(m.requests, m.requestDuration, m.inflight, m.etcdDuration,
+	m.registry.MustRegister(m.requests, m.requestDuration, m.inflight, m.etcdDuration, m.unreadable, m.terminated,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Both kinds appear from the start, at zero.
@@ -77,6 +87,13 @@ func (m *Metrics) ObserveRequest(verb, resource, subresource string, code int, d
 func (m *Metrics) ObserveEtcd(operation, typ string, d time.Duration) {
 	m.etcdDuration.WithLabelValues(operation, typ).Observe(d.Seconds())
 }
+
+// Unreadable counts one stored value of resource that could not be read.
+func (m *Metrics) Unreadable(resource string) { m.unreadable.WithLabelValues(resource).Inc() }
+
+// WatcherTerminated counts a watch of resource ended because its client
+// fell too far behind.
+func (m *Metrics) WatcherTerminated(resource string) { m.terminated.WithLabelValues(resource).Inc() }
 
 // InFlight adds delta to the in-flight gauge of kind.
 func (m *Metrics) InFlight(kind string, delta float64) {

@@ -21,10 +21,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforge/kubeforge/runtime/audit"
+	"github.com/kubeforge/kubeforge/runtime/auth"
 	"github.com/kubeforge/kubeforge/runtime/encryption"
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/etcd"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
+	"github.com/kubeforge/kubeforge/runtime/filters"
 	"github.com/kubeforge/kubeforge/runtime/informer"
 	"github.com/kubeforge/kubeforge/runtime/metrics"
 	"github.com/kubeforge/kubeforge/runtime/namespaces"
@@ -67,6 +69,8 @@ type Server struct {
 	url      string
 	closed   bool
 
+	// unreadableLogged: when each unreadable key was last logged.
+	unreadableLogged sync.Map
 	// auditor writes the audit log; nil without one.
 	auditor *audit.Auditor
 
@@ -97,6 +101,9 @@ func (c *Config) complete() error {
 	}
 	if c.DataDir == "" {
 		return errors.New("data dir is required")
+	}
+	if c.EtcdMaxRequestBytes <= 0 {
+		c.EtcdMaxRequestBytes = storage.DefaultMaxRequestBytes
 	}
 	if c.EtcdPrefix == "" {
 		c.EtcdPrefix = DefaultEtcdPrefix
@@ -179,7 +186,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.client = c
 	} else {
 		e, err := etcd.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"), etcd.WithTLS(filepath.Join(s.pkiDir(), "etcd")),
-			etcd.WithClientSocket(filepath.Join(cfg.DataDir, "etcd.sock")))
+			etcd.WithClientSocket(filepath.Join(cfg.DataDir, "etcd.sock")), etcd.WithMaxRequestBytes(cfg.EtcdMaxRequestBytes))
 		if err != nil {
 			return nil, fmt.Errorf("start apiserver: %w", err)
 		}
@@ -187,12 +194,32 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.client = e.Client()
 	}
 	s.backend = storage.NewBackend(s.client, cfg.EtcdPrefix, storage.BackendOptions{
-		ObserveLatency: s.metrics.ObserveEtcd,
-		TTL:            eventTTL(cfg.EventTTL),
-		Transformer:    enc.TransformerFor,
+		ObserveLatency:  s.metrics.ObserveEtcd,
+		TTL:             eventTTL(cfg.EventTTL),
+		Transformer:     enc.TransformerFor,
+		MaxRequestBytes: cfg.EtcdMaxRequestBytes,
+		Unreadable:      s.reportUnreadable,
+		SlowWatcher:     s.metrics.WatcherTerminated,
 	})
 	return s, nil
 }
+
+// reportUnreadable counts a stored value a list, watch or delete left out
+// and logs it, once per key every unreadableLogEvery: every list of the
+// collection meets it again until an admin deletes it (DELETE with
+// ignoreStoreReadErrorWithClusterBreakingPotential=true).
+func (s *Server) reportUnreadable(resource, key string, err error) {
+	s.metrics.Unreadable(resource)
+	now := time.Now()
+	if last, ok := s.unreadableLogged.Load(key); ok && now.Sub(last.(time.Time)) < unreadableLogEvery {
+		return
+	}
+	s.unreadableLogged.Store(key, now)
+	s.log.Error("unreadable object in storage, left out of lists and watches; delete it with ignoreStoreReadErrorWithClusterBreakingPotential=true",
+		"resource", resource, "key", key, "err", err)
+}
+
+const unreadableLogEvery = 5 * time.Minute
 
 // EtcdClientTLS returns the TLS files the server connects to etcd with:
 // another replica on the same etcd uses them.
@@ -226,10 +253,35 @@ func (s *Server) EndpointOptions() endpoints.Options {
 // admit is the admission of every handler: the namespace lifecycle when
 // namespaces are served.
 func (s *Server) admit(ctx context.Context, a endpoints.Attributes) error {
+	if a.IgnoreStoreReadError {
+		if err := s.authorizeUnsafeDelete(ctx, a); err != nil {
+			return err
+		}
+	}
 	if s.lifecycle == nil {
 		return nil
 	}
 	return s.lifecycle.Admit(ctx, a)
+}
+
+// authorizeUnsafeDelete asks for kube's verb
+// unsafe-delete-ignore-read-errors on the resource, besides delete: a
+// delete that skips reading the object skips its finalizers and hooks.
+func (s *Server) authorizeUnsafeDelete(ctx context.Context, a endpoints.Attributes) error {
+	_, authz := s.filterAuth()
+	u, _ := auth.UserFrom(ctx)
+	attrs := auth.Attributes{
+		User: u, Verb: "unsafe-delete-ignore-read-errors", IsResourceRequest: true,
+		APIGroup: a.Info.Group, APIVersion: a.Info.Version, Namespace: a.Namespace, Resource: a.Info.Plural, Name: a.Name,
+	}
+	d, reason, err := authz.Authorize(ctx, attrs)
+	if d == auth.DecisionAllow {
+		return nil
+	}
+	if err != nil {
+		s.log.Warn("authorize unsafe delete", "err", err)
+	}
+	return filters.ForbiddenError(attrs, reason)
 }
 
 // AddGroupVersion registers a group-version: its routes are served and it

@@ -171,6 +171,11 @@ type Config struct {
 	// client certificate and key it authenticates the server with. The
 	// embedded etcd always uses TLS with its own CA in <data-dir>/pki/etcd.
 	EtcdCAFile, EtcdCertFile, EtcdKeyFile string
+	// EtcdMaxRequestBytes is the largest etcd request (etcd's
+	// --max-request-bytes, default 1.5 MiB): the embedded etcd is started
+	// with it, and a write whose stored object would exceed it is a 413
+	// before it reaches etcd. Set it to an external cluster's value.
+	EtcdMaxRequestBytes int
 	// EncryptionProviderConfig is kube's EncryptionConfiguration file
 	// (--encryption-provider-config): the resources it names are
 	// encrypted at rest (package runtime/encryption).

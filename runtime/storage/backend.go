@@ -36,7 +36,27 @@ type BackendOptions struct {
 	// resource's values at rest, nil for none. It is asked with the
 	// resource of the Store (the stored one), once per Store.
 	Transformer func(schema.GroupResource) value.Transformer
+	// MaxRequestBytes is the largest request etcd accepts (etcd's
+	// --max-request-bytes, DefaultMaxRequestBytes when zero): a write
+	// that would exceed it is refused with 413 before it is sent.
+	MaxRequestBytes int
+	// Unreadable, when set, is told about every stored value a list,
+	// watch or collection delete leaves out because it cannot be decoded
+	// or decrypted (the resource, the etcd key, why). Reading such an
+	// object by name is a 500, as with kube-apiserver.
+	Unreadable func(resource, key string, err error)
+	// SlowWatcher, when set, is told when a watch of resource is ended
+	// because its client fell more than maxPendingEvents or
+	// maxPendingBytes behind.
+	SlowWatcher func(resource string)
 }
+
+// DefaultMaxRequestBytes is etcd's default --max-request-bytes (1.5 MiB).
+const DefaultMaxRequestBytes = 1536 * 1024
+
+// requestOverhead is room for what a write adds to key and value in its
+// etcd request (the transaction's compare, the lease, framing).
+const requestOverhead = 512
 
 // Backend is an etcd client plus the key prefix every store writes under.
 type Backend struct {
@@ -57,6 +77,9 @@ func NewBackend(client *clientv3.Client, prefix string, opts BackendOptions) *Ba
 	}
 	if opts.BookmarkInterval <= 0 {
 		opts.BookmarkInterval = DefaultBookmarkInterval
+	}
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	return &Backend{client: client, prefix: prefix, opts: opts, leases: newLeaseManager(client)}
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // maxLeaseReuse bounds how long one etcd lease is shared by the writes of
@@ -112,6 +113,10 @@ func (st *Store[T, L]) putIf(ctx context.Context, key string, cmp clientv3.Cmp, 
 	data, err := st.toStorage(ctx, key, data)
 	if err != nil {
 		return nil, err
+	}
+	if n := len(key) + len(data) + requestOverhead; n > st.b.opts.MaxRequestBytes {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf(
+			"%s is %d bytes when stored, more than the %d bytes etcd accepts in one request", st.resourceName(), len(data), st.b.opts.MaxRequestBytes-len(key)-requestOverhead))
 	}
 	for attempt := 0; ; attempt++ {
 		opts, id, err := st.putOptions(ctx)

@@ -275,22 +275,19 @@ func (st *Store[T, L]) list(ctx context.Context, keyPrefix, startKey string, wit
 		if withRev == 0 {
 			withRev = resp.Header.Revision
 		}
-		if err := st.fromStorageAll(ctx, resp.Kvs); err != nil {
-			return nil, 0, "", 0, err
-		}
+		st.fromStorageAll(ctx, resp.Kvs)
 		hasMore = resp.More
 		// Decode up front (in parallel) exactly what the loop below reads:
 		// everything without a limit, the missing items without a
 		// selector. A limited, filtered page decodes as it goes.
 		var decoded []T
+		var readable []bool
 		if limit == 0 || pred.empty() {
 			want := len(resp.Kvs)
 			if limit > 0 {
 				want = min(want, int(limit)-len(items))
 			}
-			if decoded, err = st.decodeAll(resp.Kvs[:want]); err != nil {
-				return nil, 0, "", 0, err
-			}
+			decoded, readable = st.decodeAll(resp.Kvs[:want])
 			if pred.empty() && cap(items)-len(items) < want {
 				items = append(make([]T, 0, len(items)+want), items...)
 			}
@@ -304,10 +301,14 @@ func (st *Store[T, L]) list(ctx context.Context, keyPrefix, startKey string, wit
 			consumed++
 			lastKey = kv.Key
 			var obj T
+			ok := true
 			if decoded != nil {
-				obj = decoded[i]
-			} else if obj, err = st.decode(kv.Value, kv.ModRevision); err != nil {
-				return nil, 0, "", 0, err
+				obj, ok = decoded[i], readable[i]
+			} else {
+				obj, ok = st.readable(kv)
+			}
+			if !ok {
+				continue // reported; the rest of the collection is served
 			}
 			ok, err := pred.matches(obj)
 			if err != nil {
@@ -365,16 +366,14 @@ const parallelDecodeMin = 256
 
 // decodeAll decodes kvs in order. Decoding JSON is most of a large list's
 // cost, so big ranges are decoded by up to GOMAXPROCS goroutines, each
-// taking a contiguous share. The error is the first one in key order.
-func (st *Store[T, L]) decodeAll(kvs []*mvccpb.KeyValue) ([]T, error) {
-	out := make([]T, len(kvs))
-	err := parallelDo(len(kvs), func(i int) error {
-		obj, err := st.decode(kvs[i].Value, kvs[i].ModRevision)
-		out[i] = obj
-		return err
+// taking a contiguous share. ok[i] is false for an unreadable value
+// (reported, left out by the caller).
+func (st *Store[T, L]) decodeAll(kvs []*mvccpb.KeyValue) (out []T, ok []bool) {
+	out = make([]T, len(kvs))
+	ok = make([]bool, len(kvs))
+	_ = parallelDo(len(kvs), func(i int) error {
+		out[i], ok[i] = st.readable(kvs[i])
+		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, ok
 }

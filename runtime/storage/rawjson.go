@@ -391,9 +391,7 @@ func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts List
 		if err != nil {
 			return nil, st.listError(ctx, namespace, rev, err)
 		}
-		if err := st.fromStorageAll(ctx, resp.Kvs); err != nil {
-			return nil, err
-		}
+		st.fromStorageAll(ctx, resp.Kvs)
 		return resp, nil
 	}
 	resp, err := read(keyPrefix, withRev)
@@ -451,7 +449,10 @@ func (st *Store[T, L]) jsonPage(kvs []*mvccpb.KeyValue, pred predicate) ([]jsonI
 		i := misses[j]
 		obj, enc, e, err := st.checkJSON(kvs[i])
 		if err != nil {
-			return err
+			if !bytes.Equal(kvs[i].Value, undecryptable) {
+				st.unreadable(kvs[i].Key, err)
+			}
+			return nil // left out; the rest of the collection is served
 		}
 		ok, err := pred.matches(obj)
 		if err != nil {

@@ -115,6 +115,11 @@ type DeleteOptions struct {
 	Preconditions *metav1.Preconditions
 	// PropagationPolicy is accepted and ignored (no garbage collector yet).
 	PropagationPolicy *metav1.DeletionPropagation
+	// IgnoreStoreReadError deletes an object whose stored value cannot be
+	// decoded or decrypted, without reading it (kube's
+	// ignoreStoreReadErrorWithClusterBreakingPotential); a readable
+	// object is deleted as usual. The caller authorizes it.
+	IgnoreStoreReadError bool
 }
 
 // WatchOptions for Watch.
@@ -621,6 +626,11 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 	if err != nil {
 		return zero, false, err
 	}
+	if opts.IgnoreStoreReadError && !opts.DryRun {
+		if obj, deleted, err := st.deleteUnreadable(ctx, key, namespace, name); deleted || err != nil {
+			return obj, deleted, err
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		cur, _, curRev, err := st.current(ctx, "delete", key, name)
 		if err != nil {
@@ -733,4 +743,42 @@ func (st *Store[T, L]) listGVK() schema.GroupVersionKind {
 		gvk.Kind = st.s.Info.Kind + "List"
 	}
 	return gvk
+}
+
+// deleteUnreadable deletes the value at key when it cannot be read,
+// unconditionally but for a concurrent write; deleted is false when the
+// value reads fine (the caller deletes it as usual) or is gone.
+func (st *Store[T, L]) deleteUnreadable(ctx context.Context, key, namespace, name string) (T, bool, error) {
+	var zero T
+	resp, err := st.b.client.Get(ctx, key)
+	if err != nil {
+		return zero, false, st.etcdError("delete", name, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return zero, false, nil
+	}
+	kv := resp.Kvs[0]
+	if plain, _, err := st.fromStorage(ctx, kv); err == nil {
+		if _, err := st.decode(plain.Value, plain.ModRevision); err == nil {
+			return zero, false, nil
+		}
+	}
+	start := time.Now()
+	txn, err := st.b.client.Txn(ctx).
+		If(clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision)).
+		Then(clientv3.OpDelete(key)).
+		Commit()
+	st.observe("delete", start)
+	if err != nil {
+		return zero, false, st.etcdError("delete", name, err)
+	}
+	if !txn.Succeeded {
+		return zero, false, st.conflict(name, OptimisticLockErrorMsg)
+	}
+	st.raw.forget(key)
+	obj := st.s.New()
+	obj.SetNamespace(namespace)
+	obj.SetName(name)
+	obj.SetResourceVersion(strconv.FormatInt(txn.Header.Revision, 10))
+	return obj, true, nil
 }

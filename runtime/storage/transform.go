@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -43,17 +44,42 @@ func (st *Store[T, L]) fromStorage(ctx context.Context, kv *mvccpb.KeyValue) (*m
 	return &mvccpb.KeyValue{Key: kv.Key, CreateRevision: kv.CreateRevision, ModRevision: kv.ModRevision, Version: kv.Version, Value: plain, Lease: kv.Lease}, stale, nil
 }
 
-// fromStorageAll decrypts kvs in place.
-func (st *Store[T, L]) fromStorageAll(ctx context.Context, kvs []*mvccpb.KeyValue) error {
+// fromStorageAll decrypts kvs in place; a value that does not decrypt is
+// reported and replaced by one that does not decode, so that the list
+// leaves it out like any unreadable value.
+func (st *Store[T, L]) fromStorageAll(ctx context.Context, kvs []*mvccpb.KeyValue) {
 	if st.tx == nil {
-		return nil
+		return
 	}
 	for i, kv := range kvs {
 		plain, _, err := st.fromStorage(ctx, kv)
 		if err != nil {
-			return err
+			st.unreadable(kv.Key, err)
+			plain = &mvccpb.KeyValue{Key: kv.Key, CreateRevision: kv.CreateRevision, ModRevision: kv.ModRevision, Version: kv.Version, Value: undecryptable, Lease: kv.Lease}
 		}
 		kvs[i] = plain
 	}
-	return nil
+}
+
+// undecryptable stands for a value that did not decrypt (already reported).
+var undecryptable = []byte("\x00undecryptable")
+
+// unreadable reports a stored value that cannot be read.
+func (st *Store[T, L]) unreadable(key []byte, err error) {
+	if st.b.opts.Unreadable != nil {
+		st.b.opts.Unreadable(st.resourceName(), string(key), err)
+	}
+}
+
+// readable decodes kv for a list or watch: an unreadable value is
+// reported (once) and ok is false.
+func (st *Store[T, L]) readable(kv *mvccpb.KeyValue) (obj T, ok bool) {
+	obj, err := st.decode(kv.Value, kv.ModRevision)
+	if err != nil {
+		if !bytes.Equal(kv.Value, undecryptable) {
+			st.unreadable(kv.Key, err)
+		}
+		return obj, false
+	}
+	return obj, true
 }

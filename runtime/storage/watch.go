@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,7 +22,9 @@ const (
 	// InitialEventsAnnotation marks the BOOKMARK that ends the initial
 	// events of a watch with sendInitialEvents=true.
 	InitialEventsAnnotation = "k8s.io/initial-events-end"
-	watchBuffer             = 100
+	// watchBuffer is the capacity of a watch's channel: small, since the
+	// pump holds what the client has not taken, within its bounds.
+	watchBuffer = 8
 )
 
 func validateWatchOptions(o WatchOptions) field.ErrorList {
@@ -110,76 +113,131 @@ func (st *Store[T, L]) Watch(ctx context.Context, namespace string, opts WatchOp
 	wch := st.b.client.Watch(wctx, keyPrefix, clientv3.WithPrefix(), clientv3.WithRev(startRev), clientv3.WithPrevKV(), clientv3.WithProgressNotify())
 	st.observe("watch", start)
 	out := make(chan Event[T], watchBuffer)
-	go func() {
-		defer close(out)
-		defer cancel()
-		send := func(ev Event[T]) bool {
+	go st.pump(ctx, wctx, cancel, wch, out, namespace, opts, pred, initial, sendBookmark, startRev)
+	return out, nil
+}
+
+// Bounds of the events a watch holds for a client that reads slower than
+// they happen: past either the watch ends (the client resumes from its
+// last resourceVersion, as with kube-apiserver's watch cache). The etcd
+// watch is drained all the time, so nothing piles up out of sight in the
+// etcd client, whose buffer has no limit.
+const (
+	maxPendingEvents = 1000
+	maxPendingBytes  = 8 << 20
+)
+
+// pump sends the initial events, then the live ones, to out; it reads wch
+// whether or not out has room, holding at most maxPendingEvents and
+// maxPendingBytes (stored sizes) of events not yet taken.
+func (st *Store[T, L]) pump(ctx, wctx context.Context, cancel context.CancelFunc, wch clientv3.WatchChan, out chan<- Event[T],
+	namespace string, opts WatchOptions, pred predicate, initial []T, sendBookmark bool, startRev int64) {
+	defer close(out)
+	defer cancel()
+	var queue []Event[T]
+	var sizes []int
+	pendingBytes := 0
+	for _, obj := range initial {
+		queue, sizes = append(queue, Event[T]{Type: watch.Added, Object: obj}), append(sizes, 0)
+	}
+	if sendBookmark {
+		queue, sizes = append(queue, Event[T]{Type: watch.Bookmark, Object: st.bookmark(startRev-1, true)}), append(sizes, 0)
+	}
+	initialLeft := len(queue) // the initial events are not held against the bounds
+	// enqueue adds a live event; false when the client is too far behind.
+	enqueue := func(ev Event[T], size int) bool {
+		queue, sizes = append(queue, ev), append(sizes, size)
+		pendingBytes += size
+		return len(queue)-initialLeft <= maxPendingEvents && pendingBytes <= maxPendingBytes
+	}
+	// finish delivers what is queued and a last event (ERROR), then ends.
+	finish := func(last *Event[T]) {
+		if last != nil {
+			queue = append(queue, *last)
+		}
+		for _, ev := range queue {
 			select {
 			case out <- ev:
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		}
-		for _, obj := range initial {
-			if !send(Event[T]{Type: watch.Added, Object: obj}) {
-				return
-			}
-		}
-		if sendBookmark {
-			if !send(Event[T]{Type: watch.Bookmark, Object: st.bookmark(startRev-1, true)}) {
-				return
-			}
-		}
-		var tick <-chan time.Time
-		if opts.AllowBookmarks {
-			t := time.NewTicker(st.b.opts.BookmarkInterval)
-			defer t.Stop()
-			tick = t.C
-		}
-		for {
-			select {
 			case <-ctx.Done():
 				return
-			case <-tick:
-				// The answer arrives on wch as a progress notification.
-				_ = st.b.client.RequestProgress(wctx)
-			case resp, ok := <-wch:
+			}
+		}
+	}
+	var tick <-chan time.Time
+	if opts.AllowBookmarks {
+		t := time.NewTicker(st.b.opts.BookmarkInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		var sendCh chan<- Event[T]
+		var next Event[T]
+		if len(queue) > 0 {
+			sendCh, next = out, queue[0]
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case sendCh <- next:
+			pendingBytes -= sizes[0]
+			queue, sizes = queue[1:], sizes[1:]
+			if initialLeft > 0 {
+				initialLeft--
+			}
+		case <-tick:
+			// The answer arrives on wch as a progress notification.
+			_ = st.b.client.RequestProgress(wctx)
+		case resp, ok := <-wch:
+			if !ok {
+				finish(nil)
+				return
+			}
+			if resp.CompactRevision != 0 || isCompacted(resp.Err()) {
+				ev := errorEvent[T](apierrors.NewResourceExpired(expiredWatchMsg))
+				finish(&ev)
+				return
+			}
+			if err := resp.Err(); err != nil {
+				if ctx.Err() == nil {
+					ev := errorEvent[T](st.etcdError("watch", namespace, err))
+					finish(&ev)
+				}
+				return
+			}
+			if resp.IsProgressNotify() {
+				// A bookmark only when nothing is waiting: the queued
+				// events carry newer resourceVersions anyway.
+				if opts.AllowBookmarks && resp.Header.Revision > 0 && len(queue) == 0 {
+					enqueue(Event[T]{Type: watch.Bookmark, Object: st.bookmark(resp.Header.Revision, false)}, 0)
+				}
+				continue
+			}
+			for _, e := range resp.Events {
+				ev, ok, err := st.convertEvent(ctx, e, pred)
+				if err != nil {
+					ev := errorEvent[T](err)
+					finish(&ev)
+					return
+				}
 				if !ok {
-					return
-				}
-				if resp.CompactRevision != 0 || isCompacted(resp.Err()) {
-					send(errorEvent[T](apierrors.NewResourceExpired(expiredWatchMsg)))
-					return
-				}
-				if err := resp.Err(); err != nil {
-					if ctx.Err() == nil {
-						send(errorEvent[T](st.etcdError("watch", namespace, err)))
-					}
-					return
-				}
-				if resp.IsProgressNotify() {
-					if opts.AllowBookmarks && resp.Header.Revision > 0 {
-						if !send(Event[T]{Type: watch.Bookmark, Object: st.bookmark(resp.Header.Revision, false)}) {
-							return
-						}
-					}
 					continue
 				}
-				for _, e := range resp.Events {
-					ev, ok, err := st.convertEvent(ctx, e, pred)
-					if err != nil {
-						send(errorEvent[T](err))
-						return
+				size := len(e.Kv.Value)
+				if e.PrevKv != nil {
+					size += len(e.PrevKv.Value)
+				}
+				if !enqueue(ev, size) {
+					// Too slow a reader: end the watch without the events
+					// it could not take; it resumes from the last one it
+					// got.
+					if st.b.opts.SlowWatcher != nil {
+						st.b.opts.SlowWatcher(st.resourceName())
 					}
-					if ok && !send(ev) {
-						return
-					}
+					return
 				}
 			}
 		}
-	}()
-	return out, nil
+	}
 }
 
 func errorEvent[T resource.Object](err error) Event[T] {
@@ -211,24 +269,26 @@ func (st *Store[T, L]) bookmark(rev int64, initialEnd bool) T {
 func (st *Store[T, L]) convertEvent(ctx context.Context, e *clientv3.Event, pred predicate) (Event[T], bool, error) {
 	var ev Event[T]
 	if st.tx != nil {
-		kv, _, err := st.fromStorage(ctx, e.Kv)
-		if err != nil {
-			return ev, false, err
+		kvs := []*mvccpb.KeyValue{e.Kv}
+		if e.PrevKv != nil {
+			kvs = append(kvs, e.PrevKv)
 		}
-		prev, _, err := st.fromStorage(ctx, e.PrevKv)
-		if err != nil {
-			return ev, false, err
+		st.fromStorageAll(ctx, kvs)
+		e = &clientv3.Event{Type: e.Type, Kv: kvs[0], PrevKv: e.PrevKv}
+		if e.PrevKv != nil {
+			e.PrevKv = kvs[1]
 		}
-		e = &clientv3.Event{Type: e.Type, Kv: kv, PrevKv: prev}
 	}
+	// An unreadable value is reported and its event left out: the watch
+	// goes on serving the rest of the collection.
 	rev := e.Kv.ModRevision
 	if e.Type == clientv3.EventTypeDelete {
 		if e.PrevKv == nil {
 			return ev, false, nil
 		}
-		old, err := st.decode(e.PrevKv.Value, rev)
-		if err != nil {
-			return ev, false, err
+		old, ok := st.readable(&mvccpb.KeyValue{Key: e.PrevKv.Key, Value: e.PrevKv.Value, ModRevision: rev})
+		if !ok {
+			return ev, false, nil
 		}
 		ok, err := pred.matches(old)
 		if err != nil || !ok {
@@ -236,9 +296,9 @@ func (st *Store[T, L]) convertEvent(ctx context.Context, e *clientv3.Event, pred
 		}
 		return Event[T]{Type: watch.Deleted, Object: old}, true, nil
 	}
-	cur, err := st.decode(e.Kv.Value, rev)
-	if err != nil {
-		return ev, false, err
+	cur, ok := st.readable(e.Kv)
+	if !ok {
+		return ev, false, nil
 	}
 	curMatch, err := pred.matches(cur)
 	if err != nil {
@@ -253,11 +313,12 @@ func (st *Store[T, L]) convertEvent(ctx context.Context, e *clientv3.Event, pred
 	oldMatch := false
 	var old T
 	if e.PrevKv != nil {
-		if old, err = st.decode(e.PrevKv.Value, rev); err != nil {
-			return ev, false, err
-		}
-		if oldMatch, err = pred.matches(old); err != nil {
-			return ev, false, err
+		// An unreadable previous value did not match: it was never sent.
+		if prev, err := st.decode(e.PrevKv.Value, rev); err == nil {
+			old = prev
+			if oldMatch, err = pred.matches(old); err != nil {
+				return ev, false, err
+			}
 		}
 	}
 	switch {
