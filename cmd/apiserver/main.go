@@ -59,6 +59,10 @@ func run(args []string, stderr io.Writer) int {
 	etcdKey := fs.String("etcd-keyfile", "", "key of --etcd-certfile")
 	etcdMaxRequest := fs.Int("etcd-max-request-bytes", 1536*1024, "the largest request etcd accepts (etcd's --max-request-bytes): the embedded etcd uses it, and larger writes are refused with 413; set it to an external cluster's value")
 	encryptionConfig := fs.String("encryption-provider-config", "", "kube's EncryptionConfiguration file: encrypt the resources it lists at rest (aesgcm, aescbc, secretbox, identity)")
+	maxReadOnly := fs.Int("max-requests-inflight", server.DefaultMaxReadOnlyInFlight, "the most read-only requests served at once (watches are not counted); more get 429")
+	maxMutating := fs.Int("max-mutating-requests-inflight", server.DefaultMaxMutatingInFlight, "the most mutating requests served at once; more get 429")
+	requestTimeout := fs.Duration("request-timeout", server.DefaultRequestTimeout, "the longest a request but a watch may take (504 after), and the longest a request body may take to arrive (408 after)")
+	minRequestTimeout := fs.Duration("min-request-timeout", server.DefaultMinRequestTimeout, "a watch without timeoutSeconds lasts a random time between this and twice this")
 	auditPath := fs.String("audit-log-path", "", "write the audit log (audit.k8s.io/v1 Events as JSON lines) to this file; \"-\" is standard output; off when empty")
 	auditPolicy := fs.String("audit-policy-file", "", "audit policy (kube's audit.k8s.io/v1 Policy); default: every request at Metadata level")
 	auditMaxSize := fs.Int("audit-log-maxsize", 100, "rotate the audit log when it reaches this many megabytes")
@@ -122,7 +126,12 @@ func run(args []string, stderr io.Writer) int {
 		AuditLogMaxAgeDays: *auditMaxAge,
 
 		EventTTL: *eventTTL,
-		Logger:   log,
+
+		MaxReadOnlyInFlight: *maxReadOnly,
+		MaxMutatingInFlight: *maxMutating,
+		RequestTimeout:      *requestTimeout,
+		MinRequestTimeout:   *minRequestTimeout,
+		Logger:              log,
 
 		PlainHTTP:            *plainHTTP,
 		TLSCertFile:          *tlsCert,
@@ -140,6 +149,10 @@ func run(args []string, stderr io.Writer) int {
 	}
 	if *eventTTL <= 0 {
 		fmt.Fprintf(stderr, "apiserver: --event-ttl must be positive\n")
+		return 2
+	}
+	if *maxReadOnly <= 0 || *maxMutating <= 0 || *requestTimeout <= 0 || *minRequestTimeout <= 0 {
+		fmt.Fprintf(stderr, "apiserver: --max-requests-inflight, --max-mutating-requests-inflight, --request-timeout and --min-request-timeout must be positive\n")
 		return 2
 	}
 	if *auditPath == "" && *auditPolicy != "" {

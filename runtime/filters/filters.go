@@ -4,17 +4,23 @@
 //
 // Chain returns the handlers in the order kube-apiserver applies them
 // (outermost first): recovery, request info, logging and metrics,
-// authentication, audit, impersonation, in-flight limit, authorization, timeout,
-// body limit, then the server's own handler.
+// authentication, audit, impersonation, authorization, body read,
+// in-flight limit, timeout, body limit, then the server's own handler.
+// Unlike kube-apiserver, a request is authorized and its body received
+// before it takes an in-flight slot: a client that sends its body slowly,
+// or may not act at all, holds none.
 package filters
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -60,11 +66,10 @@ func Chain(h http.Handler, o Options) http.Handler {
 	}
 	h = WithBodyLimit(h, o.MaxRequestBodyBytes)
 	h = WithTimeout(h, o.RequestTimeout, o.Logger)
+	h = WithMaxInFlight(h, o.MaxMutatingInFlight, o.MaxReadOnlyInFlight, o.InFlight)
+	h = WithBodyRead(h, o.MaxRequestBodyBytes, o.RequestTimeout)
 	if o.Authorizer != nil {
 		h = WithAuthorization(h, o.Authorizer, o.Logger)
-	}
-	h = WithMaxInFlight(h, o.MaxMutatingInFlight, o.MaxReadOnlyInFlight, o.InFlight)
-	if o.Authorizer != nil {
 		h = WithImpersonation(h, o.Authorizer, o.Logger)
 	}
 	h = WithAudit(h, o.Auditor)
@@ -179,35 +184,31 @@ func WithBodyLimit(next http.Handler, max int64) http.Handler {
 
 // WithMaxInFlight bounds concurrent mutating and read-only requests; over
 // the limit the answer is 429 TooManyRequests with Retry-After: 1.
-// Long-running requests (watches) are not counted.
+// Long-running requests (watches) are not counted. No user but
+// system:masters may hold more than half of a kind's slots, so one client
+// cannot starve the others (API Priority and Fairness's aim, in brief).
 func WithMaxInFlight(next http.Handler, maxMutating, maxReadOnly int, inflight func(string, float64)) http.Handler {
-	var mutating, readOnly chan struct{}
-	if maxMutating > 0 {
-		mutating = make(chan struct{}, maxMutating)
-	}
-	if maxReadOnly > 0 {
-		readOnly = make(chan struct{}, maxReadOnly)
-	}
+	mutating, readOnly := newSlots(maxMutating), newSlots(maxReadOnly)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		ri := RequestInfoFrom(req)
 		if ri.IsLongRunning() {
 			next.ServeHTTP(w, req)
 			return
 		}
-		sem, kind := readOnly, "readOnly"
+		slots, kind := readOnly, "readOnly"
 		if ri.IsMutating() {
-			sem, kind = mutating, "mutating"
+			slots, kind = mutating, "mutating"
 		}
-		if sem != nil {
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			default:
+		if slots != nil {
+			u, _ := auth.UserFrom(req.Context())
+			release, ok := slots.acquire(u)
+			if !ok {
 				w.Header().Set("Retry-After", "1")
 				WriteStatus(w, req, http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests,
 					"Too many requests, please try again later.", &metav1.StatusDetails{RetryAfterSeconds: 1})
 				return
 			}
+			defer release()
 		}
 		if inflight != nil {
 			inflight(kind, 1)
@@ -420,4 +421,99 @@ func MetricsVerb(ri *RequestInfo, req *http.Request) string {
 		return "PUT"
 	}
 	return strings.ToUpper(ri.Verb)
+}
+
+// slots are the in-flight places of one kind of request, counted per user.
+type slots struct {
+	mu      sync.Mutex
+	max     int
+	used    int
+	perUser map[string]int
+}
+
+func newSlots(max int) *slots {
+	if max <= 0 {
+		return nil
+	}
+	return &slots{max: max, perUser: map[string]int{}}
+}
+
+// userShare is the most one user may hold: half, at least one.
+func (s *slots) userShare() int { return max(1, s.max/2) }
+
+// acquire takes a slot for u; ok is false when none is free or u holds
+// its share already (system:masters has no share, as kube's exempt
+// priority level).
+func (s *slots) acquire(u *auth.User) (release func(), ok bool) {
+	name := ""
+	if u != nil {
+		name = u.Name
+	}
+	exempt := u.InGroup(auth.SystemPrivilegedGroup)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.used >= s.max || !exempt && s.perUser[name] >= s.userShare() {
+		return nil, false
+	}
+	s.used++
+	s.perUser[name]++
+	return func() {
+		s.mu.Lock()
+		s.used--
+		if s.perUser[name]--; s.perUser[name] == 0 {
+			delete(s.perUser, name)
+		}
+		s.mu.Unlock()
+	}, true
+}
+
+// WithBodyRead receives the whole body of a request (up to max bytes,
+// else 413) within timeout, before the request takes an in-flight slot:
+// a client that sends its body slowly, or never finishes it, gets a 408
+// Status when the time is up and holds no slot meanwhile.
+func WithBodyRead(next http.Handler, max int64, timeout time.Duration) http.Handler {
+	if max <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Body == nil || req.Body == http.NoBody || RequestInfoFrom(req).IsLongRunning() {
+			next.ServeHTTP(w, req)
+			return
+		}
+		if req.ContentLength > max {
+			WriteStatus(w, req, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
+				fmt.Sprintf("Request entity too large: limit is %d", max), nil)
+			return
+		}
+		rc := http.NewResponseController(w)
+		if timeout > 0 {
+			_ = rc.SetReadDeadline(time.Now().Add(timeout))
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, max))
+		if err != nil {
+			// The rest of the body is not worth waiting for: the deadline
+			// stays, so the server does not try to drain it.
+			w.Header().Set("Connection", "close")
+		} else if timeout > 0 {
+			_ = rc.SetReadDeadline(time.Time{})
+		}
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			WriteStatus(w, req, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
+				fmt.Sprintf("Request entity too large: limit is %d", max), nil)
+			return
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			WriteStatus(w, req, http.StatusRequestTimeout, metav1.StatusReasonTimeout,
+				fmt.Sprintf("the request body was not received within %s", timeout), nil)
+			return
+		case err != nil:
+			WriteStatus(w, req, http.StatusBadRequest, metav1.StatusReasonBadRequest,
+				fmt.Sprintf("error reading the request body: %v", err), nil)
+			return
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
+		next.ServeHTTP(w, req)
+	})
 }

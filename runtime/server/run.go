@@ -111,6 +111,9 @@ func (c *Config) complete() error {
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = DefaultRequestTimeout
 	}
+	if c.MinRequestTimeout == 0 {
+		c.MinRequestTimeout = DefaultMinRequestTimeout
+	}
 	if c.MaxRequestBodyBytes == 0 {
 		c.MaxRequestBodyBytes = DefaultMaxRequestBodyBytes
 	}
@@ -242,6 +245,7 @@ func (s *Server) EndpointOptions() endpoints.Options {
 	return endpoints.Options{
 		Stop:                s.stopCh,
 		RequestTimeout:      s.cfg.RequestTimeout,
+		MinRequestTimeout:   s.cfg.MinRequestTimeout,
 		MaxRequestBodyBytes: s.cfg.MaxRequestBodyBytes,
 		Observe:             s.metrics.ObserveRequest,
 		Logger:              s.log,

@@ -77,10 +77,13 @@ const (
 	DefaultEtcdPrefix          = "/registry"
 	DefaultRequestTimeout      = 60 * time.Second
 	DefaultMaxRequestBodyBytes = 3 << 20
-	DefaultMaxMutatingInFlight = 400
-	DefaultMaxReadOnlyInFlight = 200
-	DefaultCompactionInterval  = 5 * time.Minute
-	DefaultShutdownTimeout     = 30 * time.Second
+	DefaultMaxMutatingInFlight = 200
+	DefaultMaxReadOnlyInFlight = 400
+	// DefaultMinRequestTimeout: a watch without timeoutSeconds lasts
+	// between it and twice it.
+	DefaultMinRequestTimeout  = 30 * time.Minute
+	DefaultCompactionInterval = 5 * time.Minute
+	DefaultShutdownTimeout    = 30 * time.Second
 	// DefaultEventTTL is how long events are kept (kube-apiserver's --event-ttl).
 	DefaultEventTTL = time.Hour
 	// KubeconfigName is the file written into DataDir once the server is ready.
@@ -189,12 +192,17 @@ type Config struct {
 	AuditLogMaxSizeMB, AuditLogMaxBackups, AuditLogMaxAgeDays int
 	// EtcdPrefix is the key prefix of every object (default /registry).
 	EtcdPrefix string
-	// RequestTimeout bounds non-watch requests (default 60 s).
+	// RequestTimeout bounds non-watch requests, and the time to receive a
+	// request body (default 60 s).
 	RequestTimeout time.Duration
+	// MinRequestTimeout: a watch without timeoutSeconds lasts a random
+	// time between it and twice it (default 30 min).
+	MinRequestTimeout time.Duration
 	// MaxRequestBodyBytes bounds request bodies (default 3 MiB).
 	MaxRequestBodyBytes int64
 	// MaxMutatingInFlight and MaxReadOnlyInFlight bound concurrent requests
-	// (defaults 400 and 200; watches are not counted).
+	// (kube's defaults 200 and 400; watches are not counted); no user but
+	// system:masters holds more than half of either.
 	MaxMutatingInFlight int
 	MaxReadOnlyInFlight int
 	// CompactionInterval is how often etcd is compacted (default 5 min;
