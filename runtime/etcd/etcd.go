@@ -21,6 +21,8 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 
 	"github.com/kubeforge/kubeforge/runtime/pki"
 )
@@ -125,6 +127,7 @@ type Embedded struct {
 	endpoints []string
 	clientTLS TLSFiles
 	closing   *atomic.Bool
+	closed    atomic.Bool
 }
 
 // StartEmbedded starts etcd with its data in dataDir, listening on free
@@ -281,8 +284,12 @@ func (e *Embedded) Endpoints() []string { return append([]string(nil), e.endpoin
 // a benchmark) connects with; empty without WithTLS.
 func (e *Embedded) ClientTLS() TLSFiles { return e.clientTLS }
 
-// Close closes the client and stops the server, waiting for it to finish.
+// Close closes the client and stops the server, waiting for it to finish;
+// later calls do nothing.
 func (e *Embedded) Close() error {
+	if !e.closed.CompareAndSwap(false, true) {
+		return nil // closed already
+	}
 	var errs []error
 	if e.client != nil {
 		if err := e.client.Close(); err != nil && !errors.Is(err, context.Canceled) {
@@ -310,7 +317,14 @@ func NewClient(endpoints []string, files TLSFiles) (*clientv3.Client, error) {
 		return nil, fmt.Errorf("create etcd client: %w", err)
 	}
 	c, err := clientv3.New(clientv3.Config{
-		TLS:                  tlsConfig,
+		TLS: tlsConfig,
+		// gRPC's default reconnect backoff grows to two minutes: after an
+		// outage the first request would wait for it. Retry within a
+		// second or two instead, as etcd comes back.
+		DialOptions: []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+			MinConnectTimeout: 2 * time.Second,
+		})},
 		Endpoints:            endpoints,
 		DialTimeout:          DefaultDialTimeout,
 		DialKeepAliveTime:    DefaultKeepAliveTime,

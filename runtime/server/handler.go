@@ -264,7 +264,7 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 		notFound(w, req)
 	})
 	authenticate, authorizer := s.filterAuth()
-	return filters.Chain(mux, filters.Options{
+	return filters.Chain(s.withEtcdAvailable(mux), filters.Options{
 		Authenticate:        authenticate,
 		Authorizer:          authorizer,
 		Logger:              s.log,

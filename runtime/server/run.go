@@ -69,6 +69,8 @@ type Server struct {
 	url      string
 	closed   bool
 
+	// etcd holds the *etcdState the health probe keeps (etcdhealth.go).
+	etcd atomic.Value
 	// unreadableLogged: when each unreadable key was last logged.
 	unreadableLogged sync.Map
 	// auditor writes the audit log; nil without one.
@@ -475,6 +477,12 @@ func (s *Server) Run(ctx context.Context) (err error) {
 			s.backend.RunCompactor(workerCtx, s.cfg.CompactionInterval)
 		}()
 	}
+
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.monitorEtcd(workerCtx)
+	}()
 
 	if err := s.waitForEtcd(ctx, serveErr); err != nil {
 		_ = srv.Close()

@@ -226,7 +226,7 @@ func (st *Store[T, L]) listError(ctx context.Context, namespace string, withRev 
 		}
 		return tooLargeRV(withRev, cur)
 	}
-	return st.etcdError("list", namespace, err)
+	return st.etcdError(ctx, "list", namespace, err)
 }
 
 func isFutureRev(err error) bool {

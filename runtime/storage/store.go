@@ -218,11 +218,21 @@ func (st *Store[T, L]) decode(data []byte, rev int64) (T, error) {
 
 func isCompacted(err error) bool { return errors.Is(err, rpctypes.ErrCompacted) }
 
+// ErrUnavailable is the cause a caller cancels a request's context with
+// when etcd stops answering (the server's health probe): the request's
+// etcd error is then a 503 ServiceUnavailable rather than a timeout.
+var ErrUnavailable = errors.New("etcd does not answer")
+
 // etcdError turns an etcd client error into a StatusError.
-func (st *Store[T, L]) etcdError(op, name string, err error) error {
+func (st *Store[T, L]) etcdError(ctx context.Context, op, name string, err error) error {
 	var se *apierrors.StatusError
 	if errors.As(err, &se) {
 		return err
+	}
+	if errors.Is(context.Cause(ctx), ErrUnavailable) {
+		se := apierrors.NewServiceUnavailable(fmt.Sprintf("%s %s %q: storage is unavailable: %v; retry later", op, st.resourceName(), name, ErrUnavailable))
+		se.ErrStatus.Details = &metav1.StatusDetails{RetryAfterSeconds: 1}
+		return se
 	}
 	switch {
 	case errors.Is(err, rpctypes.ErrRequestTooLarge):
@@ -332,7 +342,7 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 			resp, err := st.b.client.Get(ctx, key, clientv3.WithCountOnly())
 			st.observe("get", start)
 			if err != nil {
-				return zero, st.etcdError("create", obj.GetName(), err)
+				return zero, st.etcdError(ctx, "create", obj.GetName(), err)
 			}
 			if resp.Count > 0 {
 				return zero, apierrors.NewAlreadyExists(st.s.Info.GroupResource(), obj.GetName())
@@ -343,7 +353,7 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 		resp, err := st.putIf(ctx, key, clientv3.Compare(clientv3.CreateRevision(key), "=", 0), data)
 		st.observe("create", start)
 		if err != nil {
-			return zero, st.etcdError("create", obj.GetName(), err)
+			return zero, st.etcdError(ctx, "create", obj.GetName(), err)
 		}
 		if !resp.Succeeded {
 			if generated && attempt < 8 {
@@ -414,7 +424,7 @@ func (st *Store[T, L]) getKV(ctx context.Context, namespace, name string, opts G
 	resp, err := st.b.client.Get(ctx, key, ops...)
 	st.observe("get", start)
 	if err != nil {
-		return nil, st.etcdError("get", name, err)
+		return nil, st.etcdError(ctx, "get", name, err)
 	}
 	if minRV > resp.Header.Revision {
 		return nil, tooLargeRV(minRV, resp.Header.Revision)
@@ -433,7 +443,7 @@ func (st *Store[T, L]) current(ctx context.Context, op, key, name string) (T, []
 	resp, err := st.b.client.Get(ctx, key)
 	st.observe("get", start)
 	if err != nil {
-		return zero, nil, 0, st.etcdError(op, name, err)
+		return zero, nil, 0, st.etcdError(ctx, op, name, err)
 	}
 	if len(resp.Kvs) == 0 {
 		return zero, nil, 0, apierrors.NewNotFound(st.s.Info.GroupResource(), name)
@@ -575,7 +585,7 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 			Commit()
 		st.observe("delete", start)
 		if err != nil {
-			return zero, false, st.etcdError("update", name, err)
+			return zero, false, st.etcdError(ctx, "update", name, err)
 		}
 		if !resp.Succeeded {
 			return zero, true, st.conflict(name, OptimisticLockErrorMsg)
@@ -595,7 +605,7 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 	resp, err := st.putIf(ctx, key, clientv3.Compare(clientv3.ModRevision(key), "=", curRev), data)
 	st.observe("update", start)
 	if err != nil {
-		return zero, false, st.etcdError("update", name, err)
+		return zero, false, st.etcdError(ctx, "update", name, err)
 	}
 	if !resp.Succeeded {
 		return zero, true, st.conflict(name, OptimisticLockErrorMsg)
@@ -669,7 +679,7 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			resp, err := st.putIf(ctx, key, clientv3.Compare(clientv3.ModRevision(key), "=", curRev), data)
 			st.observe("update", start)
 			if err != nil {
-				return zero, false, st.etcdError("delete", name, err)
+				return zero, false, st.etcdError(ctx, "delete", name, err)
 			}
 			if !resp.Succeeded {
 				if attempt < maxUpdateRetries {
@@ -690,7 +700,7 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			Commit()
 		st.observe("delete", start)
 		if err != nil {
-			return zero, false, st.etcdError("delete", name, err)
+			return zero, false, st.etcdError(ctx, "delete", name, err)
 		}
 		if !resp.Succeeded {
 			if attempt < maxUpdateRetries {
@@ -752,7 +762,7 @@ func (st *Store[T, L]) deleteUnreadable(ctx context.Context, key, namespace, nam
 	var zero T
 	resp, err := st.b.client.Get(ctx, key)
 	if err != nil {
-		return zero, false, st.etcdError("delete", name, err)
+		return zero, false, st.etcdError(ctx, "delete", name, err)
 	}
 	if len(resp.Kvs) == 0 {
 		return zero, false, nil
@@ -770,7 +780,7 @@ func (st *Store[T, L]) deleteUnreadable(ctx context.Context, key, namespace, nam
 		Commit()
 	st.observe("delete", start)
 	if err != nil {
-		return zero, false, st.etcdError("delete", name, err)
+		return zero, false, st.etcdError(ctx, "delete", name, err)
 	}
 	if !txn.Succeeded {
 		return zero, false, st.conflict(name, OptimisticLockErrorMsg)

@@ -82,7 +82,7 @@ func (st *Store[T, L]) Watch(ctx context.Context, namespace string, opts WatchOp
 	case opts.SendInitialEvents != nil && *opts.SendInitialEvents:
 		items, listRev, _, _, err := st.list(ctx, keyPrefix, keyPrefix, 0, false, 0, pred)
 		if err != nil {
-			return nil, st.etcdError("watch", namespace, err)
+			return nil, st.etcdError(ctx, "watch", namespace, err)
 		}
 		if rv > listRev {
 			return nil, tooLargeRV(rv, listRev)
@@ -92,7 +92,7 @@ func (st *Store[T, L]) Watch(ctx context.Context, namespace string, opts WatchOp
 		if rv == 0 {
 			cur, err := st.currentRevision(ctx)
 			if err != nil {
-				return nil, st.etcdError("watch", namespace, err)
+				return nil, st.etcdError(ctx, "watch", namespace, err)
 			}
 			startRev = cur + 1
 		} else {
@@ -101,7 +101,7 @@ func (st *Store[T, L]) Watch(ctx context.Context, namespace string, opts WatchOp
 	case rv == 0: // legacy: "" or "0" sends the current state first
 		items, listRev, _, _, err := st.list(ctx, keyPrefix, keyPrefix, 0, opts.ResourceVersion == "0", 0, pred)
 		if err != nil {
-			return nil, st.etcdError("watch", namespace, err)
+			return nil, st.etcdError(ctx, "watch", namespace, err)
 		}
 		initial, startRev = items, listRev+1
 	default:
@@ -199,7 +199,7 @@ func (st *Store[T, L]) pump(ctx, wctx context.Context, cancel context.CancelFunc
 			}
 			if err := resp.Err(); err != nil {
 				if ctx.Err() == nil {
-					ev := errorEvent[T](st.etcdError("watch", namespace, err))
+					ev := errorEvent[T](st.etcdError(ctx, "watch", namespace, err))
 					finish(&ev)
 				}
 				return

@@ -1,0 +1,117 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforge/kubeforge/runtime/filters"
+	"github.com/kubeforge/kubeforge/runtime/storage"
+)
+
+// etcd's health is probed every etcdProbeInterval with a read that must
+// answer within etcdProbeTimeout: while it fails, requests that need etcd
+// get a 503 with Retry-After at once instead of waiting out their timeout,
+// and /readyz says so.
+const (
+	etcdProbeInterval = time.Second
+	etcdProbeTimeout  = 2 * time.Second
+)
+
+// monitorEtcd probes etcd until ctx ends, keeping s.etcdErr current.
+func (s *Server) monitorEtcd(ctx context.Context) {
+	t := time.NewTicker(etcdProbeInterval)
+	defer t.Stop()
+	for {
+		pctx, cancel := context.WithTimeout(ctx, etcdProbeTimeout)
+		err := s.backend.Ready(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		s.setEtcdHealth(err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Server) setEtcdHealth(err error) {
+	prev := s.etcdState()
+	switch {
+	case err != nil && prev.err == nil:
+		s.log.Error("etcd unreachable: requests that need it get 503 until it answers", "err", err)
+		// Requests waiting on etcd end now, with a 503.
+		prev.cancel(storage.ErrUnavailable)
+		s.etcd.Store(&etcdState{err: err, alive: prev.alive, cancel: prev.cancel})
+	case err == nil && prev.err != nil:
+		s.log.Info("etcd reachable again")
+		s.etcd.Store(newEtcdState())
+	}
+}
+
+// etcdState is what the probe last saw: err is nil while etcd answers;
+// alive is cancelled (cause storage.ErrUnavailable) when it stops.
+type etcdState struct {
+	err    error
+	alive  context.Context
+	cancel context.CancelCauseFunc
+}
+
+func newEtcdState() *etcdState {
+	alive, cancel := context.WithCancelCause(context.Background())
+	return &etcdState{alive: alive, cancel: cancel}
+}
+
+func (s *Server) etcdState() *etcdState {
+	if st, ok := s.etcd.Load().(*etcdState); ok {
+		return st
+	}
+	st := newEtcdState()
+	if s.etcd.CompareAndSwap(nil, st) {
+		return st
+	}
+	return s.etcd.Load().(*etcdState)
+}
+
+// withEtcdAvailable answers resource requests that need etcd with a 503
+// ServiceUnavailable Status and Retry-After while etcd does not answer.
+// The review resources (authentication.k8s.io, authorization.k8s.io) are
+// answered from memory and pass.
+func (s *Server) withEtcdAvailable(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		ri := filters.RequestInfoFrom(req)
+		if !ri.IsResourceRequest || ri.APIGroup == "authentication.k8s.io" || ri.APIGroup == "authorization.k8s.io" {
+			next.ServeHTTP(w, req)
+			return
+		}
+		st := s.etcdState()
+		if st.err != nil {
+			w.Header().Set("Retry-After", "1")
+			filters.WriteStatus(w, req, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable,
+				fmt.Sprintf("storage is unavailable: etcd does not answer (%v); retry later", shortErr(st.err)),
+				&metav1.StatusDetails{RetryAfterSeconds: 1})
+			return
+		}
+		// If etcd stops answering while the request waits on it, the
+		// request ends then, as a 503 (storage.ErrUnavailable).
+		ctx, cancel := context.WithCancelCause(req.Context())
+		defer cancel(nil)
+		stop := context.AfterFunc(st.alive, func() { cancel(context.Cause(st.alive)) })
+		defer stop()
+		next.ServeHTTP(w, req.WithContext(ctx))
+	})
+}
+
+func shortErr(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "no answer within " + etcdProbeTimeout.String()
+	}
+	return err.Error()
+}
