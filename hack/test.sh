@@ -2,7 +2,8 @@
 # The project's one test command (README: "The two commands"). CI runs exactly this.
 #   1. generated code is up to date (hack/verify-codegen.sh)
 #   2. go vet on the main module and the e2e module
-#   3. unit, golden, property and storage tests (real embedded etcd)
+#   3. unit, golden, property and storage tests (real embedded etcd), then
+#      each fuzz target for FUZZTIME (default 10s)
 #   4. e2e tests: client-go dynamic client and informer, controller-runtime,
 #      the bad-input table, against a built cmd/apiserver
 #   5. the shared kubectl acceptance scenarios (--require full,smp,crd,secure: core,
@@ -23,6 +24,14 @@ if [[ -f e2e/go.mod ]]; then (cd e2e && go vet ./...); fi
 
 step "go test (main module)"
 go test -count=1 -timeout 20m ./...
+
+step "fuzz (${FUZZTIME:=10s} per target; a crasher lands in testdata/fuzz and becomes a regression test)"
+for target in FuzzPatch FuzzBody FuzzListParams; do
+  go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" ./runtime/endpoints
+done
+for target in FuzzContinue FuzzNames; do
+  go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" ./runtime/storage
+done
 
 if [[ -z ${SKIP_E2E:-} && -f e2e/go.mod ]]; then
   step "go test (e2e module)"

@@ -201,8 +201,16 @@ func preparePatch(patchType string, body []byte, directive string, patchMeta fun
 			if err != nil {
 				return nil, nil, unsupportedMediaType(supportedPatchTypes)
 			}
-			return func(doc []byte) ([]byte, error) {
-				out, err := strategicpatch.StrategicMergePatchUsingLookupPatchMeta(doc, body, meta)
+			return func(doc []byte) (out []byte, err error) {
+				// The library panics on some malformed directives (a
+				// $retainKeys list of objects, found by FuzzPatch); that is
+				// the client's patch, so a 400, not a crash or a 500.
+				defer func() {
+					if v := recover(); v != nil {
+						out, err = nil, apierrors.NewBadRequest(fmt.Sprintf("invalid strategic merge patch: %v", v))
+					}
+				}()
+				out, err = strategicpatch.StrategicMergePatchUsingLookupPatchMeta(doc, body, meta)
 				if err != nil {
 					return nil, strategicPatchError(err)
 				}
