@@ -256,3 +256,69 @@ func TestKillDuringWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestEtcdOutOfSpace: past the embedded etcd's quota, writes get a 507
+// that says what to do while reads go on and /readyz reports it; deleting
+// objects brings writes back (the server compacts, defragments and
+// disarms the NOSPACE alarm).
+func TestEtcdOutOfSpace(t *testing.T) {
+	s := newServer(t, "--etcd-quota-backend-bytes", "4194304")
+	k := newKubectl(t, s)
+	k.ok(t, "", "create", "namespace", "full")
+	hc, err := rest.HTTPClientFor(s.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := s.config.Host + "/api/v1/namespaces/full/configmaps"
+	blob := strings.Repeat("x", 600<<10)
+	created := 0
+	var lastCode int
+	var lastBody string
+	for i := 0; i < 40; i++ {
+		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c%d"},"data":{"blob":%q}}`, i, blob)
+		resp, err := hc.Post(base, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		lastCode, lastBody = resp.StatusCode, string(b)
+		if resp.StatusCode != http.StatusCreated {
+			break
+		}
+		created++
+	}
+	if lastCode != http.StatusInsufficientStorage || !strings.Contains(lastBody, "etcd is out of space") {
+		t.Fatalf("after %d creates: %d %s", created, lastCode, lastBody)
+	}
+	if got := strings.TrimSpace(k.ok(t, "", "get", "configmap", "c0", "-n", "full", "-o", "name")); got != "configmap/c0" {
+		t.Errorf("read during NOSPACE: %q", got)
+	}
+	eventually(t, 15*time.Second, "/readyz reports the alarm", func() error {
+		resp, err := hc.Get(s.config.Host + "/readyz?verbose")
+		if err != nil {
+			return err
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK || !strings.Contains(string(b), "etcd-space") {
+			return fmt.Errorf("%d %s", resp.StatusCode, b)
+		}
+		return nil
+	})
+	for i := 0; i < created; i++ {
+		k.ok(t, "", "delete", "configmap", fmt.Sprintf("c%d", i), "-n", "full")
+	}
+	eventually(t, 30*time.Second, "writes accepted again", func() error {
+		resp, err := hc.Post(base, "application/json", strings.NewReader(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"after"},"data":{"a":"b"}}`))
+		if err != nil {
+			return err
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			return fmt.Errorf("%d %s", resp.StatusCode, b)
+		}
+		return nil
+	})
+}

@@ -58,6 +58,7 @@ func run(args []string, stderr io.Writer) int {
 	etcdCert := fs.String("etcd-certfile", "", "client certificate the server authenticates to --etcd-servers with")
 	etcdKey := fs.String("etcd-keyfile", "", "key of --etcd-certfile")
 	etcdMaxRequest := fs.Int("etcd-max-request-bytes", 1536*1024, "the largest request etcd accepts (etcd's --max-request-bytes): the embedded etcd uses it, and larger writes are refused with 413; set it to an external cluster's value")
+	etcdQuota := fs.Int64("etcd-quota-backend-bytes", 2<<30, "the embedded etcd's database quota (etcd's --quota-backend-bytes), lowered at start to fit the free disk space: past it writes get 507 and reads go on")
 	encryptionConfig := fs.String("encryption-provider-config", "", "kube's EncryptionConfiguration file: encrypt the resources it lists at rest (aesgcm, aescbc, secretbox, identity)")
 	maxReadOnly := fs.Int("max-requests-inflight", server.DefaultMaxReadOnlyInFlight, "the most read-only requests served at once (watches are not counted); more get 429")
 	maxMutating := fs.Int("max-mutating-requests-inflight", server.DefaultMaxMutatingInFlight, "the most mutating requests served at once; more get 429")
@@ -118,6 +119,7 @@ func run(args []string, stderr io.Writer) int {
 		EtcdKeyFile:              *etcdKey,
 		EncryptionProviderConfig: *encryptionConfig,
 		EtcdMaxRequestBytes:      *etcdMaxRequest,
+		EtcdQuotaBackendBytes:    *etcdQuota,
 
 		AuditLogPath:       *auditPath,
 		AuditPolicyFile:    *auditPolicy,

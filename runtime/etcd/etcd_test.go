@@ -178,3 +178,22 @@ func TestEmbeddedSocket(t *testing.T) {
 		t.Fatalf("long socket path: endpoints %v, TLS %+v", e.Endpoints(), e.ClientTLS())
 	}
 }
+
+// TestQuotaForDisk: the quota never exceeds what the disk can hold, and a
+// quota that fits is kept.
+func TestQuotaForDisk(t *testing.T) {
+	dir := t.TempDir()
+	q, err := QuotaForDisk(dir, 1<<62)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q >= 1<<62 || q < 16<<20 {
+		t.Fatalf("quota %d for an enormous ask", q)
+	}
+	if q, err := QuotaForDisk(dir, 1<<20); err != nil || q != 1<<20 {
+		t.Fatalf("small quota: %d %v", q, err)
+	}
+	if _, err := QuotaForDisk(filepath.Join(dir, "missing"), 1); err == nil {
+		t.Fatal("no error for a missing dir")
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubeforge/kubeforge/runtime/etcd"
 	"github.com/kubeforge/kubeforge/runtime/filters"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -22,11 +23,15 @@ const (
 	etcdProbeTimeout  = 2 * time.Second
 )
 
-// monitorEtcd probes etcd until ctx ends, keeping s.etcdErr current.
+// spaceCheckEvery: how many probes between checks of etcd's alarms.
+const spaceCheckEvery = 5
+
+// monitorEtcd probes etcd until ctx ends, keeping s.etcd current, and
+// watches its NOSPACE alarm.
 func (s *Server) monitorEtcd(ctx context.Context) {
 	t := time.NewTicker(etcdProbeInterval)
 	defer t.Stop()
-	for {
+	for n := 0; ; n++ {
 		pctx, cancel := context.WithTimeout(ctx, etcdProbeTimeout)
 		err := s.backend.Ready(pctx)
 		cancel()
@@ -34,11 +39,39 @@ func (s *Server) monitorEtcd(ctx context.Context) {
 			return
 		}
 		s.setEtcdHealth(err)
+		if err == nil && n%spaceCheckEvery == 0 {
+			s.checkSpace(ctx)
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// checkSpace follows etcd's NOSPACE alarm; with the embedded etcd it
+// reclaims the space of deleted objects and disarms the alarm once the
+// database fits again (an external cluster's operator does that).
+func (s *Server) checkSpace(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	full, err := etcd.NoSpace(cctx, s.client)
+	if err != nil {
+		return
+	}
+	if full && s.embedded != nil {
+		ok, err := s.embedded.Reclaim(cctx, s.quota)
+		if err != nil {
+			s.log.Warn("reclaim etcd space", "err", err)
+		}
+		full = !ok
+	}
+	switch was := s.noSpace.Swap(full); {
+	case full && !was:
+		s.log.Error("etcd is out of space (NOSPACE alarm): writes get 507 until objects are deleted; reads and deletes work")
+	case !full && was:
+		s.log.Info("etcd has space again: writes accepted")
 	}
 }
 

@@ -101,6 +101,12 @@ func (s *Server) healthChecks(kind string) []healthCheck {
 		return s.backend.Ready(ctx)
 	}})
 	if kind == "readyz" {
+		checks = append(checks, healthCheck{name: "etcd-space", check: func(context.Context) error {
+			if s.noSpace.Load() {
+				return fmt.Errorf("etcd is out of space (NOSPACE alarm): writes are refused")
+			}
+			return nil
+		}})
 		checks = append(checks, healthCheck{name: "shutdown", check: func(context.Context) error {
 			select {
 			case <-s.stopCh:

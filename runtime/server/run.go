@@ -69,8 +69,12 @@ type Server struct {
 	url      string
 	closed   bool
 
-	// etcd holds the *etcdState the health probe keeps (etcdhealth.go).
-	etcd atomic.Value
+	// etcd holds the *etcdState the health probe keeps (etcdhealth.go);
+	// noSpace is set while etcd's NOSPACE alarm is raised; quota is the
+	// embedded etcd's backend quota.
+	etcd    atomic.Value
+	noSpace atomic.Bool
+	quota   int64
 	// unreadableLogged: when each unreadable key was last logged.
 	unreadableLogged sync.Map
 	// auditor writes the audit log; nil without one.
@@ -103,6 +107,9 @@ func (c *Config) complete() error {
 	}
 	if c.DataDir == "" {
 		return errors.New("data dir is required")
+	}
+	if c.EtcdQuotaBackendBytes <= 0 {
+		c.EtcdQuotaBackendBytes = etcd.DefaultQuotaBackendBytes
 	}
 	if c.EtcdMaxRequestBytes <= 0 {
 		c.EtcdMaxRequestBytes = storage.DefaultMaxRequestBytes
@@ -190,7 +197,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		s.client = c
 	} else {
-		e, err := etcd.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"), etcd.WithTLS(filepath.Join(s.pkiDir(), "etcd")),
+		quota, err := etcd.QuotaForDisk(cfg.DataDir, cfg.EtcdQuotaBackendBytes)
+		if err != nil {
+			return nil, fmt.Errorf("start apiserver: %w", err)
+		}
+		if quota < cfg.EtcdQuotaBackendBytes {
+			s.log.Warn("etcd quota lowered to fit the free disk space", "quotaBytes", quota, "askedBytes", cfg.EtcdQuotaBackendBytes)
+		}
+		s.quota = quota
+		e, err := etcd.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"), etcd.WithQuotaBackendBytes(quota), etcd.WithTLS(filepath.Join(s.pkiDir(), "etcd")),
 			etcd.WithClientSocket(filepath.Join(cfg.DataDir, "etcd.sock")), etcd.WithMaxRequestBytes(cfg.EtcdMaxRequestBytes))
 		if err != nil {
 			return nil, fmt.Errorf("start apiserver: %w", err)

@@ -179,6 +179,12 @@ type Config struct {
 	// with it, and a write whose stored object would exceed it is a 413
 	// before it reaches etcd. Set it to an external cluster's value.
 	EtcdMaxRequestBytes int
+	// EtcdQuotaBackendBytes is the embedded etcd's database quota (etcd's
+	// --quota-backend-bytes, default 2 GiB), lowered at start to fit the
+	// free disk space: past it etcd raises its NOSPACE alarm, writes get
+	// a 507 and reads go on; deleting objects recovers (the server
+	// compacts, defragments and disarms the alarm).
+	EtcdQuotaBackendBytes int64
 	// EncryptionProviderConfig is kube's EncryptionConfiguration file
 	// (--encryption-provider-config): the resources it names are
 	// encrypted at rest (package runtime/encryption).

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -235,6 +236,11 @@ func (st *Store[T, L]) etcdError(ctx context.Context, op, name string, err error
 		return se
 	}
 	switch {
+	case errors.Is(err, rpctypes.ErrNoSpace):
+		return &apierrors.StatusError{ErrStatus: metav1.Status{
+			Status: metav1.StatusFailure, Code: http.StatusInsufficientStorage, Reason: metav1.StatusReasonInternalError,
+			Message: fmt.Sprintf("%s %s %q: etcd is out of space (its NOSPACE alarm is raised): writes are refused until objects are deleted and the space reclaimed; reads and deletes still work", op, st.resourceName(), name),
+		}}
 	case errors.Is(err, rpctypes.ErrRequestTooLarge):
 		return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("%s %s %q: %v", op, st.resourceName(), name, err))
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, rpctypes.ErrTimeout):
