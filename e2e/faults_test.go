@@ -1,10 +1,14 @@
 package e2e
 
 import (
+	"bufio"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -321,4 +325,154 @@ func TestEtcdOutOfSpace(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// rssMiB is the resident memory of the server process.
+func (s *apiserver) rssMiB(t *testing.T) int {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.Atoi(f[1])
+			return kb / 1024
+		}
+	}
+	t.Fatal("no VmRSS")
+	return 0
+}
+
+// rawTLS opens a connection to the server speaking HTTP/1.1 as the admin.
+func (s *apiserver) rawTLS(t *testing.T) net.Conn {
+	t.Helper()
+	cfg, err := rest.TLSConfigFor(s.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = cfg.Clone()
+	cfg.NextProtos = []string{"http/1.1"}
+	c, err := tls.Dial("tcp", strings.TrimPrefix(s.config.Host, "https://"), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestAbusiveClients runs the attacks of the hardening issue against a
+// real server process and asserts each bound: half-sent bodies hold no
+// in-flight slot and get a 408 in time, a watcher that never reads is
+// ended without the server holding what it did not read, and a doubling
+// JSON patch is refused quickly without memory to show for it.
+func TestAbusiveClients(t *testing.T) {
+	s := newServer(t, "--request-timeout", "5s")
+	k := newKubectl(t, s)
+	k.ok(t, "", "create", "namespace", "abuse")
+	hc, err := rest.HTTPClientFor(s.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cms := s.config.Host + "/api/v1/namespaces/abuse/configmaps"
+	send := func(method, url, ct, body string) (int, string) {
+		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", ct)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+
+	// 450 bodies that never finish arriving (more than the 200 mutating
+	// slots): other writes go on, and each slow one gets its 408.
+	var slow []net.Conn
+	for i := range 450 {
+		c := s.rawTLS(t)
+		fmt.Fprintf(c, "POST /api/v1/namespaces/abuse/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"metadata\":{\"name\":\"slow%d\"", i)
+		slow = append(slow, c)
+	}
+	if code, body := send("POST", cms, "application/json", `{"metadata":{"name":"fine"}}`); code != http.StatusCreated {
+		t.Errorf("a write beside 450 slow bodies: %d %s", code, body)
+	}
+	got408 := 0
+	for _, c := range slow {
+		_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err == nil && resp.StatusCode == http.StatusRequestTimeout {
+			got408++
+		}
+		c.Close()
+	}
+	if got408 != len(slow) {
+		t.Errorf("%d of %d slow bodies got their 408", got408, len(slow))
+	}
+
+	// A watcher that never reads while 150 updates of a 200 KiB object
+	// happen (60 MiB of events with their previous values): the server
+	// ends its watch once it is 8 MiB behind (TestSlowWatcherEnded in
+	// runtime/storage asserts the bound on what is held) and counts it.
+	blob := strings.Repeat("x", 200<<10)
+	if code, body := send("POST", cms, "application/json", fmt.Sprintf(`{"metadata":{"name":"big"},"data":{"v":"0","blob":%q}}`, blob)); code != http.StatusCreated {
+		t.Fatalf("create big: %d %s", code, body)
+	}
+	w := s.rawTLS(t)
+	defer w.Close()
+	fmt.Fprintf(w, "GET /api/v1/namespaces/abuse/configmaps?watch=true HTTP/1.1\r\nHost: x\r\n\r\n")
+	for i := 1; i <= 150; i++ {
+		if code, body := send("PATCH", cms+"/big", "application/merge-patch+json", fmt.Sprintf(`{"data":{"v":"%d"}}`, i)); code != http.StatusOK {
+			t.Fatalf("update %d: %d %s", i, code, body)
+		}
+	}
+	eventually(t, 10*time.Second, "the non-reading watcher is ended", func() error {
+		_, metrics := send("GET", s.config.Host+"/metrics", "", "")
+		for _, line := range strings.Split(metrics, "\n") {
+			if strings.HasPrefix(line, `apiserver_terminated_watchers_total{resource="configmaps"} 1`) {
+				return nil
+			}
+		}
+		return fmt.Errorf("no apiserver_terminated_watchers_total for configmaps")
+	})
+	// What it finally reads ends: far fewer than the 150 events.
+	_ = w.SetReadDeadline(time.Now().Add(20 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(w), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := 0
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var ev map[string]any
+		if err := dec.Decode(&ev); err != nil {
+			if err != io.EOF && !strings.Contains(err.Error(), "unexpected EOF") {
+				t.Fatalf("reading the ended watch: %v", err)
+			}
+			break
+		}
+		events++
+	}
+	if events == 0 || events >= 150 {
+		t.Errorf("the ended watch delivered %d events", events)
+	}
+	t.Logf("the non-reading watcher was ended after %d of 150 events", events)
+
+	// The doubling-copy patch of the issue: refused fast, nothing stored.
+	ops := []string{`{"op":"add","path":"/data/d0","value":"` + strings.Repeat("x", 1024) + `"}`}
+	for k := 1; k < 20; k++ {
+		ops = append(ops, fmt.Sprintf(`{"op":"add","path":"/data/d%d","value":""}`, k),
+			fmt.Sprintf(`{"op":"copy","from":"/data/d%d","path":"/data/d%d"}`, k-1, k),
+			fmt.Sprintf(`{"op":"copy","from":"/data/d%d","path":"/data/e%d"}`, k-1, k))
+	}
+	bomb := "[" + strings.Join(ops, ",") + "]"
+	began := time.Now()
+	rssBefore := s.rssMiB(t)
+	code, body := send("PATCH", cms+"/fine?dryRun=All", "application/json-patch+json", bomb)
+	if code < 400 || code >= 500 || time.Since(began) > 5*time.Second {
+		t.Errorf("patch bomb: %d after %s: %.200s", code, time.Since(began), body)
+	}
+	if grew := s.rssMiB(t) - rssBefore; grew > 64 {
+		t.Errorf("patch bomb grew RSS by %d MiB", grew)
+	}
 }
