@@ -298,7 +298,16 @@ func TestEtcdOutOfSpace(t *testing.T) {
 	if got := strings.TrimSpace(k.ok(t, "", "get", "configmap", "c0", "-n", "full", "-o", "name")); got != "configmap/c0" {
 		t.Errorf("read during NOSPACE: %q", got)
 	}
-	eventually(t, 15*time.Second, "/readyz reports the alarm", func() error {
+	eventually(t, 15*time.Second, "/readyz and /metrics report the alarm", func() error {
+		mresp, err := hc.Get(s.config.Host + "/metrics")
+		if err != nil {
+			return err
+		}
+		mb, _ := io.ReadAll(mresp.Body)
+		mresp.Body.Close()
+		if !strings.Contains(string(mb), "apiserver_storage_etcd_nospace_alarm 1") {
+			return fmt.Errorf("no apiserver_storage_etcd_nospace_alarm 1 in /metrics")
+		}
 		resp, err := hc.Get(s.config.Host + "/readyz?verbose")
 		if err != nil {
 			return err

@@ -45,8 +45,10 @@ func NoSpace(ctx context.Context, c *clientv3.Client) (bool, error) {
 
 // Reclaim is what recovers an embedded etcd from its NOSPACE alarm once
 // objects have been deleted: compact to the current revision, defragment
-// so the file shrinks, and disarm the alarm if the database now fits
-// under quota with room to spare. It reports whether the alarm is gone.
+// so the file shrinks, and disarm the alarm if the database now leaves
+// real room under the quota (64 MiB, or half of a smaller quota), so that
+// writes do not run straight back into it. It reports whether the alarm
+// is gone.
 func (e *Embedded) Reclaim(ctx context.Context, quota int64) (bool, error) {
 	c := e.client
 	status, err := c.Status(ctx, e.endpoints[0])
@@ -62,7 +64,7 @@ func (e *Embedded) Reclaim(ctx context.Context, quota int64) (bool, error) {
 	if status, err = c.Status(ctx, e.endpoints[0]); err != nil {
 		return false, fmt.Errorf("etcd status: %w", err)
 	}
-	if status.DbSizeInUse > quota*8/10 {
+	if room := quota - status.DbSizeInUse; room < min(64<<20, quota/2) {
 		return false, nil
 	}
 	if _, err := c.AlarmDisarm(ctx, &clientv3.AlarmMember{MemberID: status.Header.MemberId, Alarm: etcdserverpb.AlarmType_NOSPACE}); err != nil {

@@ -28,6 +28,7 @@ type Metrics struct {
 	etcdDuration    *prometheus.HistogramVec
 	unreadable      *prometheus.CounterVec
 	terminated      *prometheus.CounterVec
+	noSpace         prometheus.Gauge
 }
 
 // New registers the series (and the Go and process collectors) in a fresh
@@ -60,12 +61,16 @@ func New() *Metrics {
 			Name: "apiserver_storage_unreadable_objects_total",
 			Help: "Stored values a list, watch or delete could not decode or decrypt (left out of the response), by resource.",
 		}, []string{"resource"}),
+		noSpace: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "apiserver_storage_etcd_nospace_alarm",
+			Help: "1 while etcd's NOSPACE alarm is raised (writes refused with 507), else 0.",
+		}),
 		terminated: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "apiserver_terminated_watchers_total",
 			Help: "Counter of watchers closed due to unresponsiveness broken by resource type.",
 		}, []string{"resource"}),
 	}
-	m.registry.MustRegister(m.requests, m.requestDuration, m.inflight, m.etcdDuration, m.unreadable, m.terminated,
+	m.registry.MustRegister(m.requests, m.requestDuration, m.inflight, m.etcdDuration, m.unreadable, m.terminated, m.noSpace,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Both kinds appear from the start, at zero.
@@ -90,6 +95,15 @@ func (m *Metrics) ObserveEtcd(operation, typ string, d time.Duration) {
 
 // Unreadable counts one stored value of resource that could not be read.
 func (m *Metrics) Unreadable(resource string) { m.unreadable.WithLabelValues(resource).Inc() }
+
+// NoSpace records whether etcd's NOSPACE alarm is raised.
+func (m *Metrics) NoSpace(raised bool) {
+	if raised {
+		m.noSpace.Set(1)
+	} else {
+		m.noSpace.Set(0)
+	}
+}
 
 // WatcherTerminated counts a watch of resource ended because its client
 // fell too far behind.

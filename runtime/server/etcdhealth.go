@@ -60,6 +60,12 @@ func (s *Server) checkSpace(ctx context.Context) {
 	if err != nil {
 		return
 	}
+	if full && !s.noSpace.Load() {
+		s.metrics.NoSpace(true)
+		s.noSpace.Store(true)
+		s.log.Error("etcd is out of space (NOSPACE alarm): writes get 507 until objects are deleted; reads and deletes work")
+		return // reclaim from the next check on
+	}
 	if full && s.embedded != nil {
 		ok, err := s.embedded.Reclaim(cctx, s.quota)
 		if err != nil {
@@ -67,10 +73,8 @@ func (s *Server) checkSpace(ctx context.Context) {
 		}
 		full = !ok
 	}
-	switch was := s.noSpace.Swap(full); {
-	case full && !was:
-		s.log.Error("etcd is out of space (NOSPACE alarm): writes get 507 until objects are deleted; reads and deletes work")
-	case !full && was:
+	s.metrics.NoSpace(full)
+	if was := s.noSpace.Swap(full); was && !full {
 		s.log.Info("etcd has space again: writes accepted")
 	}
 }
