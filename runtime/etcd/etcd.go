@@ -195,7 +195,12 @@ func startOnce(ctx context.Context, dataDir string, o options) (*Embedded, error
 	}
 	var clientURL url.URL
 	if useSocket(o.socket) {
-		// A socket left by a killed process would fail the listen.
+		// A socket left by a killed process would fail the listen; one
+		// that answers belongs to a server running on this data dir.
+		if c, err := net.DialTimeout("unix", o.socket, time.Second); err == nil {
+			c.Close()
+			return nil, fmt.Errorf("etcd socket %s is in use: another server runs on this data dir", o.socket)
+		}
 		if err := os.Remove(o.socket); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("remove stale etcd socket: %w", err)
 		}

@@ -150,6 +150,10 @@ func TestEmbeddedSocket(t *testing.T) {
 	if e.ClientTLS() != (TLSFiles{}) {
 		t.Fatalf("client TLS files for a socket: %+v", e.ClientTLS())
 	}
+	// A second server on the same socket is refused and leaves it alone.
+	if _, err := StartEmbedded(ctx, filepath.Join(dir, "etcd-other"), WithClientSocket(sock)); err == nil || !strings.Contains(err.Error(), "is in use") {
+		t.Fatalf("second server on the socket: %v", err)
+	}
 	if _, err := e.Client().Put(ctx, "/k", "v"); err != nil {
 		t.Fatal(err)
 	}
