@@ -139,9 +139,6 @@ func (a *Auditor) Start(r Request, ev auditv1.Event) *Record {
 	return &Record{a: a, ev: ev, omitStages: cfg.OmitStages, omitManagedFields: cfg.OmitManagedFields}
 }
 
-// Level is the record's level.
-func (r *Record) Level() auditv1.Level { return r.ev.Level }
-
 // WantsRequestBody and WantsResponseBody say whether the level logs them.
 func (r *Record) WantsRequestBody() bool {
 	return r.ev.Level == auditv1.LevelRequest || r.ev.Level == auditv1.LevelRequestResponse
