@@ -231,6 +231,13 @@ func startOnce(ctx context.Context, dataDir string, o options) (*Embedded, error
 		return nil, fmt.Errorf("build etcd logger: %w", err)
 	}
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(lg)
+	// The raft log is kept in memory, in this process, until a snapshot
+	// compacts it: etcd's defaults (a snapshot every 10,000 writes, 5,000
+	// entries kept) hold thousands of whole objects. A single member has
+	// no follower to catch up, and its snapshot is small (the data is in
+	// the backend), so snapshot often and keep few entries.
+	cfg.SnapshotCount = 1000
+	cfg.SnapshotCatchUpEntries = 100
 	cfg.QuotaBackendBytes = o.quota
 	if o.maxRequestBytes > 0 {
 		cfg.MaxRequestBytes = uint(o.maxRequestBytes)
