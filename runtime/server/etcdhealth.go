@@ -18,9 +18,12 @@ import (
 // answer within etcdProbeTimeout: while it fails, requests that need etcd
 // get a 503 with Retry-After at once instead of waiting out their timeout,
 // and /readyz says so.
+// etcdDownAfter probes in a row must fail: one slow answer under load
+// is not an outage.
 const (
 	etcdProbeInterval = time.Second
 	etcdProbeTimeout  = 2 * time.Second
+	etcdDownAfter     = 2
 )
 
 // spaceCheckEvery: how many probes between checks of etcd's alarms.
@@ -31,6 +34,7 @@ const spaceCheckEvery = 5
 func (s *Server) monitorEtcd(ctx context.Context) {
 	t := time.NewTicker(etcdProbeInterval)
 	defer t.Stop()
+	failures := 0
 	for n := 0; ; n++ {
 		pctx, cancel := context.WithTimeout(ctx, etcdProbeTimeout)
 		err := s.backend.Ready(pctx)
@@ -38,7 +42,14 @@ func (s *Server) monitorEtcd(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		s.setEtcdHealth(err)
+		if err != nil {
+			failures++
+		} else {
+			failures = 0
+		}
+		if err == nil || failures >= etcdDownAfter {
+			s.setEtcdHealth(err)
+		}
 		if err == nil && n%spaceCheckEvery == 0 {
 			s.checkSpace(ctx)
 		}
