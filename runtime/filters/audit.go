@@ -57,7 +57,12 @@ func WithAudit(next http.Handler, a *audit.Auditor) http.Handler {
 				return
 			}
 			// A panic: log it at the Panic stage and let recovery answer.
+			// (No panic value: the handler's goroutine exited; nothing to
+			// log or re-raise.)
 			v := recover()
+			if v == nil {
+				return
+			}
 			rec.Update(func(ev *auditv1.Event) {
 				ev.ResponseStatus = &metav1.Status{Code: http.StatusInternalServerError, Status: metav1.StatusFailure, Reason: metav1.StatusReasonInternalError, Message: "APIServer panic'd"}
 			})
