@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -49,6 +50,17 @@ type BackendOptions struct {
 	// because its client fell more than maxPendingEvents or
 	// maxPendingBytes behind.
 	SlowWatcher func(resource string)
+	// WatchCache gives every Store a watch cache (cache.go): watches,
+	// and lists and gets whose resourceVersion allows it, are served from
+	// memory. Off, every read goes to etcd.
+	WatchCache bool
+	// WatchCacheEvents and WatchCacheBytes bound the window of recent
+	// events a watch can resume from (by count and by stored bytes);
+	// DefaultWatchCacheEvents and DefaultWatchCacheBytes when zero.
+	WatchCacheEvents int
+	WatchCacheBytes  int
+	// CacheMetrics, when set, is told what the watch caches do.
+	CacheMetrics CacheMetrics
 }
 
 // DefaultMaxRequestBytes is etcd's default --max-request-bytes (1.5 MiB).
@@ -64,6 +76,10 @@ type Backend struct {
 	prefix string
 	opts   BackendOptions
 	leases *leaseManager
+	// ctx bounds the watch caches; Close cancels it and waits for them.
+	ctx    context.Context
+	cancel context.CancelFunc
+	caches sync.WaitGroup
 }
 
 // NewBackend wraps client; prefix defaults to "/registry".
@@ -81,7 +97,24 @@ func NewBackend(client *clientv3.Client, prefix string, opts BackendOptions) *Ba
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = DefaultMaxRequestBytes
 	}
-	return &Backend{client: client, prefix: prefix, opts: opts, leases: newLeaseManager(client)}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Backend{client: client, prefix: prefix, opts: opts, leases: newLeaseManager(client), ctx: ctx, cancel: cancel}
+}
+
+// Close stops the watch caches (their watches end) and waits for them.
+// The client stays open.
+func (b *Backend) Close() {
+	b.cancel()
+	b.caches.Wait()
+}
+
+// startCache runs run until Close.
+func (b *Backend) startCache(run func(ctx context.Context)) {
+	b.caches.Add(1)
+	go func() {
+		defer b.caches.Done()
+		run(b.ctx)
+	}()
 }
 
 // Client returns the etcd client.

@@ -37,6 +37,9 @@ type predicate struct {
 	// only reads metadata.name and metadata.namespace, which are then read
 	// from the object's metadata directly.
 	fieldsOf func(resource.Object) (fields.Set, error)
+	// own: fieldsOf is the store's own (Strategy.SelectableFields), not
+	// a converted view's.
+	own bool
 }
 
 func (p predicate) empty() bool { return p.label.Empty() && p.field.Empty() }
@@ -97,7 +100,8 @@ func (st *Store[T, L]) newPredicate(o ListOptions) (predicate, error) {
 		p.field = fields.Everything()
 	}
 	info, fieldsOf := st.s.Info, st.fieldsOf
-	if o.selectable != nil {
+	p.own = o.selectable == nil
+	if !p.own {
 		info, fieldsOf = o.selectable.info, o.selectable.fieldsOf
 	}
 	for _, r := range p.field.Requirements() {
@@ -130,6 +134,15 @@ func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOpti
 	}
 	if opts.Limit < 0 {
 		opts.Limit = 0
+	}
+	if st.cache != nil {
+		items, rev, cont, remaining, ok, err := st.cache.list(ctx, namespace, opts, pred)
+		if err != nil {
+			return zero, err
+		}
+		if ok {
+			return st.newList(items, rev, cont, remaining, pred), nil
+		}
 	}
 	keyPrefix := st.listPrefix(namespace)
 	startKey := keyPrefix
@@ -173,6 +186,11 @@ func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOpti
 	if minRV > rev {
 		return zero, tooLargeRV(minRV, rev)
 	}
+	return st.newList(items, rev, cont, remaining, pred), nil
+}
+
+// newList is the list of items read at rev.
+func (st *Store[T, L]) newList(items []T, rev int64, cont string, remaining int64, pred predicate) L {
 	out := st.s.NewList()
 	st.s.SetItems(out, items)
 	out.SetResourceVersion(strconv.FormatInt(rev, 10))
@@ -181,7 +199,7 @@ func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOpti
 		out.SetRemainingItemCount(&remaining)
 	}
 	out.GetObjectKind().SetGroupVersionKind(st.listGVK())
-	return out, nil
+	return out
 }
 
 // listRevision reads the resourceVersion of a list without a continue

@@ -141,6 +141,10 @@ func run(m *testing.M) int {
 
 var prefixSeq atomic.Int64
 
+// testWatchCache: the suite runs with the watch cache, as the server
+// does, unless KUBEFORGE_WATCH_CACHE=off (hack/test.sh runs it both ways).
+var testWatchCache = os.Getenv("KUBEFORGE_WATCH_CACHE") != "off"
+
 type fixture struct {
 	b      *Backend
 	st     *Store[*Widget, *WidgetList]
@@ -150,7 +154,8 @@ type fixture struct {
 func newFixture(t testing.TB, namespaced, withStatus bool) *fixture {
 	t.Helper()
 	p := fmt.Sprintf("/t%d", prefixSeq.Add(1))
-	b := NewBackend(testEtcd.Client(), p, BackendOptions{BookmarkInterval: 200 * time.Millisecond})
+	b := NewBackend(testEtcd.Client(), p, BackendOptions{BookmarkInterval: 200 * time.Millisecond, WatchCache: testWatchCache})
+	t.Cleanup(b.Close)
 	return &fixture{b: b, st: NewStore(b, widgetStrategy(namespaced, withStatus)), prefix: p}
 }
 
@@ -219,4 +224,16 @@ func put[T resource.Object, L resource.ListObject](ctx context.Context, st Inter
 	return st.GuaranteedUpdate(ctx, obj.GetNamespace(), obj.GetName(), opts.Subresource, func(T) (T, error) {
 		return obj.DeepCopyObject().(T), nil
 	}, opts)
+}
+
+// waitFor polls cond for up to 5 seconds.
+func waitFor(t testing.TB, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

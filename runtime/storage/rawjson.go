@@ -342,6 +342,19 @@ func spliceLen(mode byte, rv int64) int {
 
 // GetJSON implements JSONReader.
 func (st *Store[T, L]) GetJSON(ctx context.Context, namespace, name string, opts GetOptions) ([]byte, error) {
+	if e, ok, err := st.cachedGet(ctx, namespace, name, opts); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		it, err := e.json()
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		if it.raw == nil {
+			return it.enc, nil
+		}
+		return appendSpliced(make([]byte, 0, len(it.raw)+32), it.raw, it.off, it.mode, it.rv), nil
+	}
 	kv, err := st.getKV(ctx, namespace, name, opts)
 	if err != nil {
 		return nil, err
@@ -370,6 +383,11 @@ func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts List
 	}
 	if pred.fieldsOf != nil {
 		return nil, false, nil
+	}
+	if st.cache != nil {
+		if l, ok, err := st.cache.listJSON(ctx, namespace, opts, pred); ok || err != nil {
+			return l, true, err
+		}
 	}
 	withRev, minRV, serializable, err := listRevision(opts)
 	if err != nil {

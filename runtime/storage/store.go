@@ -136,6 +136,10 @@ type Event[T resource.Object] struct {
 	Object T
 	// Status is set for ERROR events.
 	Status *metav1.Status
+	// Memo, when set, is shared by every watcher the event reaches (the
+	// watch cache's events): what is derived from Object alone (its
+	// conversion, its encodings) can be computed once through it.
+	Memo *Memo
 }
 
 // Store is the typed store of one resource.
@@ -148,6 +152,8 @@ type Store[T resource.Object, L resource.ListObject] struct {
 	raw *rawCache
 	// tx encrypts values at rest; nil stores them as they are.
 	tx value.Transformer
+	// cache is the watch cache; nil without one.
+	cache *watchCache[T, L]
 }
 
 // NewStore returns the store of the resource described by s.
@@ -155,6 +161,10 @@ func NewStore[T resource.Object, L resource.ListObject](b *Backend, s *resource.
 	st := &Store[T, L]{b: b, s: s, raw: newRawCache()}
 	if b.opts.Transformer != nil {
 		st.tx = b.opts.Transformer(s.Info.GroupResource())
+	}
+	if b.opts.WatchCache {
+		st.cache = newWatchCache(st, b.opts)
+		b.startCache(st.cache.run)
 	}
 	return st
 }
@@ -401,12 +411,39 @@ func tooLargeRV(minimum, current int64) error {
 
 // Get reads one object.
 func (st *Store[T, L]) Get(ctx context.Context, namespace, name string, opts GetOptions) (T, error) {
+	if e, ok, err := st.cachedGet(ctx, namespace, name, opts); ok || err != nil {
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return e.obj, nil
+	}
 	kv, err := st.getKV(ctx, namespace, name, opts)
 	if err != nil {
 		var zero T
 		return zero, err
 	}
 	return st.decode(kv.Value, kv.ModRevision)
+}
+
+// cachedGet reads one object from the watch cache when the
+// resourceVersion allows it (ok).
+func (st *Store[T, L]) cachedGet(ctx context.Context, namespace, name string, opts GetOptions) (*cacheEntry[T], bool, error) {
+	if st.cache == nil || opts.ResourceVersion == "" {
+		return nil, false, nil
+	}
+	key, err := st.readKey(namespace, name)
+	if err != nil {
+		return nil, true, err
+	}
+	e, found, ok, err := st.cache.get(ctx, key, opts)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	if !found {
+		return nil, true, apierrors.NewNotFound(st.s.Info.GroupResource(), name)
+	}
+	return e, true, nil
 }
 
 // getKV reads the stored value of one object for Get and GetJSON.

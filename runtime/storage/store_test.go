@@ -58,7 +58,12 @@ func TestCreateAndGet(t *testing.T) {
 	if got.ResourceVersion != out.ResourceVersion || got.UID != out.UID || got.Spec.Size != 3 || got.Kind != "Widget" {
 		t.Fatalf("get = %+v", got)
 	}
-	if _, err := f.st.Get(ctx, "ns1", "g1", GetOptions{ResourceVersion: "0"}); err != nil {
+	// "0" accepts any state: the watch cache may not have the object yet.
+	waitFor(t, func() bool {
+		_, err := f.st.Get(ctx, "ns1", "g1", GetOptions{ResourceVersion: "0"})
+		return err == nil
+	})
+	if _, err := f.st.Get(ctx, "ns1", "g1", GetOptions{ResourceVersion: out.ResourceVersion}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = f.st.Get(ctx, "ns1", "g1", GetOptions{ResourceVersion: "abc"})

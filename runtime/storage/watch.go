@@ -73,6 +73,11 @@ func (st *Store[T, L]) Watch(ctx context.Context, namespace string, opts WatchOp
 			return nil, err
 		}
 	}
+	if st.cache != nil {
+		if ch, ok, err := st.cache.watch(ctx, namespace, opts, pred, rv); ok || err != nil {
+			return ch, err
+		}
+	}
 	keyPrefix := st.listPrefix(namespace)
 
 	var initial []T

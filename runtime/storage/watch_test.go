@@ -117,18 +117,23 @@ func TestWatchInitialEventsLegacy(t *testing.T) {
 		if _, _, err := f.st.Delete(ctx, "ns", c.Name, DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		// A consistent read: "0" (any state) then sees the delete too.
+		if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
 func TestWatchSendInitialEvents(t *testing.T) {
 	f := newFixture(t, true, false)
-	a := mustCreate(t, f, widget("ns", "a", 1))
-	mustCreate(t, f, widget("ns", "b", 1))
+	mustCreate(t, f, widget("ns", "a", 1))
+	b := mustCreate(t, f, widget("ns", "b", 1))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	yes := true
+	// Not older than b: the initial events hold a and b.
 	ch, err := f.st.Watch(wctx, "ns", WatchOptions{
-		ListOptions:       ListOptions{ResourceVersion: a.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan},
+		ListOptions:       ListOptions{ResourceVersion: b.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan},
 		SendInitialEvents: &yes, AllowBookmarks: true,
 	})
 	if err != nil {
@@ -141,8 +146,8 @@ func TestWatchSendInitialEvents(t *testing.T) {
 		t.Fatalf("initial-events-end bookmark = %s %+v", bm.Type, bm.Object)
 	}
 	bmRV, _ := strconv.ParseInt(bm.Object.ResourceVersion, 10, 64)
-	if bmRV < currentRev(t) {
-		t.Fatalf("bookmark rv %d older than revision %d at start", bmRV, currentRev(t))
+	if bmRV < mustInt(t, b.ResourceVersion) {
+		t.Fatalf("bookmark rv %d older than the requested %s", bmRV, b.ResourceVersion)
 	}
 	c := mustCreate(t, f, widget("ns", "c", 1))
 	wantEvent(t, nextNonBookmark(t, ch), watch.Added, "c", c.ResourceVersion)
@@ -233,7 +238,10 @@ func TestWatchCompacted(t *testing.T) {
 		t.Fatal(err)
 	}
 	compactTo(t, currentRev(t))
-	ch, err := f.st.Watch(ctx, "ns", WatchOptions{ListOptions: ListOptions{ResourceVersion: strconv.FormatInt(mustInt(t, a.ResourceVersion)-1, 10)}})
+	// Revision 1 is older than any watch cache's window too (a cache
+	// serves what its window holds whatever etcd compacted, as
+	// kube-apiserver's does: TestCacheWindowOutlivesCompaction).
+	ch, err := f.st.Watch(ctx, "ns", WatchOptions{ListOptions: ListOptions{ResourceVersion: "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

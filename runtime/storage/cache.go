@@ -1,0 +1,569 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/btree"
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/metadata"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubeforge/kubeforge/runtime/resource"
+)
+
+// The watch cache is kube-apiserver's Cacher, per Store (so per kind: the
+// converted views of its other versions read through it): one etcd watch
+// keeps a copy of every object of the resource in memory, from which
+// watches are served (an event is decoded once, however many watchers),
+// lists and gets at a resourceVersion that allows it, and consistent lists
+// once the cache has caught up with etcd's current revision. A window of
+// recent events lets a watch resume from a recent resourceVersion; an older
+// one is served straight from etcd, as without the cache. Every read the
+// cache cannot answer exactly goes to etcd, so it changes speed, never
+// results.
+
+// Defaults of the window of recent events.
+const (
+	DefaultWatchCacheEvents = 10000
+	DefaultWatchCacheBytes  = 16 << 20
+)
+
+// freshTimeout bounds how long a read waits for the cache to reach the
+// revision it needs before it goes to etcd instead.
+const freshTimeout = 3 * time.Second
+
+// maxSnapshots bounds the cache states kept for paginated lists (a
+// continue token at one of their revisions reads from memory); each lives
+// snapshotTTL at most.
+const (
+	maxSnapshots = 4
+	snapshotTTL  = 30 * time.Second
+)
+
+// CacheMetrics is told what the watch caches do, per resource
+// ("<plural>.<group>").
+type CacheMetrics interface {
+	// CacheObjects is the number of objects a resource's cache holds.
+	CacheObjects(resource string, n int)
+	// EventsDispatched counts events handed to watchers.
+	EventsDispatched(resource string, n int)
+	// Watchers moves the number of watches served by the cache.
+	Watchers(resource string, delta int)
+	// CacheRead counts a list or get (verb) served from "cache" or "etcd".
+	CacheRead(resource, verb, source string)
+	// CacheInitialized counts (re)builds of a resource's cache.
+	CacheInitialized(resource string)
+}
+
+// cacheEntry is one object as stored at rev: immutable once built.
+type cacheEntry[T resource.Object] struct {
+	key string
+	ns  string
+	obj T
+	// raw is the stored (decrypted) value, served by the JSON readers.
+	raw []byte
+	rev int64
+	// fields is the object's selectable field set (its kind's own), nil
+	// when the kind selects on metadata only.
+	fields fields.Set
+
+	jsonOnce sync.Once
+	off      int
+	mode     byte
+	spliced  bool   // raw with resourceVersion at off is the typed JSON
+	enc      []byte // the typed JSON otherwise
+	encErr   error
+}
+
+func lessEntry[T resource.Object](a, b *cacheEntry[T]) bool { return a.key < b.key }
+
+// cachedEvent is one change of the resource, shared by every watcher.
+type cachedEvent[T resource.Object] struct {
+	typ watch.EventType // Added, Modified, Deleted, or Bookmark
+	rev int64
+	ns  string
+	cur *cacheEntry[T] // Added, Modified
+	old *cacheEntry[T] // Modified, Deleted
+	// gone is old at rev, the object of a DELETED event.
+	gone T
+	// bookmark is the object of a Bookmark.
+	bookmark T
+	size     int
+	// memo holds the encodings of the event's object (cur, gone or
+	// bookmark); prevMemo those of old at rev, sent as DELETED to a
+	// watcher whose selector old matched and cur no longer does.
+	memo, prevMemo Memo
+	prevOnce       sync.Once
+	prev           T
+}
+
+// watchCache is the cache of one Store.
+type watchCache[T resource.Object, L resource.ListObject] struct {
+	st     *Store[T, L]
+	prefix string
+	opts   BackendOptions
+
+	mu   sync.RWMutex
+	tree *btree.BTreeG[*cacheEntry[T]]
+	idx  *cacheIndex
+	// rev: the cache holds etcd's state of the resource at rev.
+	rev   int64
+	ready bool
+	// window holds the events after windowStart, oldest first.
+	window      []*cachedEvent[T]
+	windowBytes int
+	windowStart int64
+	watchers    map[*cacheWatcher[T, L]]struct{}
+	// advanced is closed when rev moves; nil when nobody waits.
+	advanced chan struct{}
+	// snapshots are cache states kept for paginated lists, by revision.
+	snapshots []snapshot[T]
+	closed    bool
+
+	// progress asks the reflector for a progress notification.
+	progress chan struct{}
+	done     chan struct{}
+}
+
+type snapshot[T resource.Object] struct {
+	rev     int64
+	tree    *btree.BTreeG[*cacheEntry[T]]
+	expires time.Time
+}
+
+func newWatchCache[T resource.Object, L resource.ListObject](st *Store[T, L], opts BackendOptions) *watchCache[T, L] {
+	if opts.WatchCacheEvents <= 0 {
+		opts.WatchCacheEvents = DefaultWatchCacheEvents
+	}
+	if opts.WatchCacheBytes <= 0 {
+		opts.WatchCacheBytes = DefaultWatchCacheBytes
+	}
+	return &watchCache[T, L]{
+		st:       st,
+		prefix:   st.resourcePrefix(),
+		opts:     opts,
+		tree:     btree.NewG(32, lessEntry[T]),
+		idx:      newCacheIndex(),
+		watchers: map[*cacheWatcher[T, L]]struct{}{},
+		progress: make(chan struct{}, 1),
+		done:     make(chan struct{}),
+	}
+}
+
+func (c *watchCache[T, L]) resource() string { return c.st.resourceName() }
+
+func (c *watchCache[T, L]) metrics() CacheMetrics { return c.opts.CacheMetrics }
+
+// run keeps the cache until ctx is done: list, then watch from the list's
+// revision; a lost watch resumes where it stopped, a compacted one lists
+// again (relist).
+func (c *watchCache[T, L]) run(ctx context.Context) {
+	defer c.close()
+	backoff := 100 * time.Millisecond
+	relist := true
+	for ctx.Err() == nil {
+		if relist {
+			if err := c.load(ctx); err != nil {
+				sleepCtx(ctx, backoff)
+				backoff = min(2*backoff, 5*time.Second)
+				continue
+			}
+			relist = false
+		}
+		err := c.follow(ctx)
+		if errors.Is(err, errRelist) {
+			relist = true
+			continue
+		}
+		if err != nil {
+			sleepCtx(ctx, backoff)
+			backoff = min(2*backoff, 5*time.Second)
+			continue
+		}
+		backoff = 100 * time.Millisecond
+	}
+}
+
+var (
+	errRelist      = errors.New("watch cache: revision compacted, list again")
+	errWatchClosed = errors.New("watch cache: etcd watch closed")
+)
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// cachePage is how many keys the cache reads from etcd at a time.
+const cachePage = 1000
+
+// load reads the whole resource at one revision and installs it.
+func (c *watchCache[T, L]) load(ctx context.Context) error {
+	st := c.st
+	tree := btree.NewG(32, lessEntry[T])
+	end := clientv3.GetPrefixRangeEnd(c.prefix)
+	key := c.prefix
+	var rev int64
+	for {
+		ops := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(cachePage)}
+		if rev > 0 {
+			ops = append(ops, clientv3.WithRev(rev))
+		}
+		start := time.Now()
+		resp, err := st.b.client.Get(ctx, key, ops...)
+		st.observe("list", start)
+		if err != nil {
+			return err
+		}
+		if rev == 0 {
+			rev = resp.Header.Revision
+		}
+		st.fromStorageAll(ctx, resp.Kvs)
+		objs, ok := st.decodeAll(resp.Kvs)
+		for i, kv := range resp.Kvs {
+			if ok[i] {
+				tree.ReplaceOrInsert(c.newEntry(kv, objs[i]))
+			}
+		}
+		if !resp.More || len(resp.Kvs) == 0 {
+			break
+		}
+		key = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+	}
+	c.install(tree, rev)
+	return nil
+}
+
+func (c *watchCache[T, L]) newEntry(kv *mvccpb.KeyValue, obj T) *cacheEntry[T] {
+	e := &cacheEntry[T]{key: string(kv.Key), ns: obj.GetNamespace(), obj: obj, raw: kv.Value, rev: kv.ModRevision}
+	if c.st.s.SelectableFields != nil {
+		e.fields = c.st.s.SelectableFields(obj)
+	}
+	return e
+}
+
+// install replaces the cache's state with tree, read at rev. Watchers of a
+// rebuilt cache get the difference as events at rev: every object's last
+// state, none twice, though the changes in between are folded into one.
+func (c *watchCache[T, L]) install(tree *btree.BTreeG[*cacheEntry[T]], rev int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ready {
+		var evs []*cachedEvent[T]
+		c.tree.Ascend(func(old *cacheEntry[T]) bool {
+			if _, ok := tree.Get(old); !ok {
+				evs = append(evs, c.deleted(old, rev))
+			}
+			return true
+		})
+		tree.Ascend(func(cur *cacheEntry[T]) bool {
+			old, ok := c.tree.Get(cur)
+			switch {
+			case !ok:
+				evs = append(evs, &cachedEvent[T]{typ: watch.Added, rev: rev, ns: cur.ns, cur: cur, size: len(cur.raw)})
+			case old.rev != cur.rev:
+				evs = append(evs, &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: len(cur.raw)})
+			}
+			return true
+		})
+		for _, ev := range evs {
+			c.dispatch(ev)
+		}
+	}
+	c.tree = tree
+	c.idx = newCacheIndex()
+	tree.Ascend(func(e *cacheEntry[T]) bool {
+		addEntry(c.idx, e)
+		return true
+	})
+	c.window, c.windowBytes, c.windowStart = nil, 0, rev
+	c.setRev(rev)
+	c.ready = true
+	if m := c.metrics(); m != nil {
+		m.CacheInitialized(c.resource())
+		m.CacheObjects(c.resource(), tree.Len())
+	}
+}
+
+// deleted is the event of old's deletion at rev.
+func (c *watchCache[T, L]) deleted(old *cacheEntry[T], rev int64) *cachedEvent[T] {
+	gone := old.obj.DeepCopyObject().(T)
+	gone.SetResourceVersion(strconv.FormatInt(rev, 10))
+	return &cachedEvent[T]{typ: watch.Deleted, rev: rev, ns: old.ns, old: old, gone: gone, size: len(old.raw)}
+}
+
+// setRev moves the cache's revision and wakes whoever waits for it.
+// c.mu is held.
+func (c *watchCache[T, L]) setRev(rev int64) {
+	if rev <= c.rev {
+		return
+	}
+	c.rev = rev
+	if c.advanced != nil {
+		close(c.advanced)
+		c.advanced = nil
+	}
+}
+
+// follow watches etcd from the cache's revision until the watch fails.
+func (c *watchCache[T, L]) follow(ctx context.Context) error {
+	st := c.st
+	// Its own gRPC stream: etcd answers a progress request only when every
+	// watch of the stream has caught up, which request watches sharing it
+	// need not have.
+	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(metadata.AppendToOutgoingContext(ctx, "kubeforge-watch-cache", c.resource())))
+	defer cancel()
+	c.mu.RLock()
+	from := c.rev + 1
+	c.mu.RUnlock()
+	wch := st.b.client.Watch(wctx, c.prefix, clientv3.WithPrefix(), clientv3.WithRev(from), clientv3.WithProgressNotify())
+	tick := time.NewTicker(st.b.opts.BookmarkInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			_ = st.b.client.RequestProgress(wctx)
+		case <-c.progress:
+			_ = st.b.client.RequestProgress(wctx)
+		case resp, ok := <-wch:
+			if !ok {
+				return errWatchClosed
+			}
+			if resp.CompactRevision != 0 || isCompacted(resp.Err()) {
+				return errRelist
+			}
+			if err := resp.Err(); err != nil {
+				return err
+			}
+			if resp.IsProgressNotify() {
+				c.progressed(resp.Header.Revision)
+				continue
+			}
+			for _, e := range resp.Events {
+				c.apply(ctx, e)
+			}
+		}
+	}
+}
+
+// apply brings one etcd event into the cache and hands it to watchers.
+// An unreadable new value removes the object, as a list leaves it out.
+func (c *watchCache[T, L]) apply(ctx context.Context, e *clientv3.Event) {
+	st := c.st
+	rev := e.Kv.ModRevision
+	var cur *cacheEntry[T]
+	if e.Type == clientv3.EventTypePut {
+		kv, _, err := st.fromStorage(ctx, e.Kv)
+		if err != nil {
+			st.unreadable(e.Kv.Key, err)
+		} else if obj, ok := st.readable(kv); ok {
+			cur = c.newEntry(kv, obj)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, had := c.tree.Get(&cacheEntry[T]{key: string(e.Kv.Key)})
+	var ev *cachedEvent[T]
+	switch {
+	case cur != nil:
+		c.tree.ReplaceOrInsert(cur)
+		if had {
+			removeEntry(c.idx, old)
+			ev = &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: len(cur.raw)}
+		} else {
+			ev = &cachedEvent[T]{typ: watch.Added, rev: rev, ns: cur.ns, cur: cur, size: len(cur.raw)}
+		}
+		addEntry(c.idx, cur)
+	case had:
+		c.tree.Delete(old)
+		removeEntry(c.idx, old)
+		ev = c.deleted(old, rev)
+	}
+	c.setRev(rev)
+	if ev == nil {
+		return
+	}
+	c.record(ev)
+	c.dispatch(ev)
+	if m := c.metrics(); m != nil {
+		m.CacheObjects(c.resource(), c.tree.Len())
+	}
+}
+
+// record appends ev to the window, dropping the oldest events past its
+// bounds. c.mu is held.
+func (c *watchCache[T, L]) record(ev *cachedEvent[T]) {
+	c.window = append(c.window, ev)
+	c.windowBytes += ev.size
+	for len(c.window) > 1 && (len(c.window) > c.opts.WatchCacheEvents || c.windowBytes > c.opts.WatchCacheBytes) {
+		first := c.window[0]
+		c.window[0] = nil
+		c.window = c.window[1:]
+		c.windowBytes -= first.size
+		c.windowStart = first.rev
+	}
+}
+
+// progressed is a progress notification: etcd is at rev and the cache has
+// every event before it. Watchers that allow bookmarks get one.
+func (c *watchCache[T, L]) progressed(rev int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.setRev(rev)
+	var ev *cachedEvent[T]
+	for w := range c.watchers {
+		if !w.bookmarks {
+			continue
+		}
+		if ev == nil {
+			ev = &cachedEvent[T]{typ: watch.Bookmark, rev: c.rev, bookmark: c.st.bookmark(c.rev, false)}
+		}
+		w.enqueue(ev)
+	}
+}
+
+// dispatch hands ev to every watcher of its namespace. c.mu is held.
+func (c *watchCache[T, L]) dispatch(ev *cachedEvent[T]) {
+	n := 0
+	for w := range c.watchers {
+		if w.ns != "" && w.ns != ev.ns {
+			continue
+		}
+		w.enqueue(ev)
+		n++
+	}
+	if m := c.metrics(); m != nil && n > 0 {
+		m.EventsDispatched(c.resource(), n)
+	}
+}
+
+// close ends every watcher (the server is stopping).
+func (c *watchCache[T, L]) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	c.ready = false
+	for w := range c.watchers {
+		w.end()
+	}
+	close(c.done)
+}
+
+// waitRev waits until the cache holds etcd's state at rev or later; false
+// when it does not within freshTimeout (or ctx ends): read etcd then.
+func (c *watchCache[T, L]) waitRev(ctx context.Context, rev int64) bool {
+	var timer *time.Timer
+	for {
+		c.mu.Lock()
+		if !c.ready || c.closed {
+			c.mu.Unlock()
+			return false
+		}
+		if c.rev >= rev {
+			c.mu.Unlock()
+			return true
+		}
+		if c.advanced == nil {
+			c.advanced = make(chan struct{})
+		}
+		ch := c.advanced
+		c.mu.Unlock()
+		select {
+		case c.progress <- struct{}{}:
+		default:
+		}
+		if timer == nil {
+			timer = time.NewTimer(freshTimeout)
+			defer timer.Stop()
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// reach is waitRev for a resourceVersion a client gave: one etcd has not
+// reached either is answered by etcd at once (504 Too large resource
+// version) instead of after freshTimeout.
+func (c *watchCache[T, L]) reach(ctx context.Context, rev int64) bool {
+	c.mu.RLock()
+	ok := c.ready && c.rev >= rev
+	c.mu.RUnlock()
+	if ok {
+		return true
+	}
+	if cur, err := c.consistentRev(ctx); err != nil || cur < rev {
+		return false
+	}
+	return c.waitRev(ctx, rev)
+}
+
+// consistentRev is the revision a consistent read must see: etcd's
+// current one, read with a quorum.
+func (c *watchCache[T, L]) consistentRev(ctx context.Context) (int64, error) {
+	return c.st.currentRevision(ctx)
+}
+
+// json returns the typed path's JSON of e (json.Marshal of e.obj), from
+// the stored bytes when splicing resourceVersion in gives exactly that.
+func (e *cacheEntry[T]) json() (jsonItem, error) {
+	e.jsonOnce.Do(func() {
+		enc, err := json.Marshal(e.obj)
+		if err != nil {
+			e.encErr = err
+			return
+		}
+		off, mode, ok := spliceOffset(e.raw)
+		if ok && len(enc) == len(e.raw)+spliceLen(mode, e.rev) &&
+			bytes.Equal(appendSpliced(make([]byte, 0, len(enc)), e.raw, off, mode, e.rev), enc) {
+			e.off, e.mode, e.spliced = off, mode, true
+			return
+		}
+		e.enc = enc
+	})
+	if e.spliced {
+		return jsonItem{raw: e.raw, rv: e.rev, off: e.off, mode: e.mode}, nil
+	}
+	return jsonItem{enc: e.enc}, e.encErr
+}
+
+// matchesEntry is matches for a cached object, using the selectable fields
+// computed when it was cached when the predicate selects on the kind's own.
+func matchesEntry[T resource.Object](p predicate, e *cacheEntry[T]) (bool, error) {
+	if !p.label.Empty() && !p.label.Matches(labels.Set(e.obj.GetLabels())) {
+		return false, nil
+	}
+	if p.field.Empty() {
+		return true, nil
+	}
+	switch {
+	case p.fieldsOf == nil:
+		return p.field.Matches(metadataFields(e.obj)), nil
+	case p.own && e.fields != nil:
+		return p.field.Matches(e.fields), nil
+	}
+	set, err := p.fieldsOf(e.obj)
+	if err != nil {
+		return false, err
+	}
+	return p.field.Matches(set), nil
+}

@@ -1,0 +1,288 @@
+package storage
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/btree"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubeforge/kubeforge/runtime/resource"
+)
+
+// view is a state of the cache a read walks without the lock: a clone of
+// the tree (btree clones are copy-on-write, so taking one costs nothing
+// and later writes do not show in it) and, when an index answered the
+// selector, the keys it named.
+type view[E any] struct {
+	tree *btree.BTreeG[E]
+	rev  int64
+	// keys, when set, are the only keys that can match (key order).
+	keys    []string
+	indexed bool
+}
+
+// stateAt returns the cache's state at rev (0: its current one) with the
+// keys an index names for pred (live state only); ok is false when the
+// cache has no state at rev.
+func (c *watchCache[T, L]) stateAt(rev int64, pred predicate) (v view[*cacheEntry[T]], ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.ready || c.closed {
+		return v, false
+	}
+	if rev == 0 || rev == c.rev {
+		v.tree, v.rev = c.tree.Clone(), c.rev
+		if !pred.empty() {
+			v.keys, v.indexed = c.idx.lookup(pred, c.tree.Len()/4+1)
+		}
+		return v, true
+	}
+	now := time.Now()
+	for _, s := range c.snapshots {
+		if s.rev == rev && now.Before(s.expires) {
+			return view[*cacheEntry[T]]{tree: s.tree, rev: rev}, true
+		}
+	}
+	return v, false
+}
+
+// keep remembers v's tree for continue tokens at its revision.
+func (c *watchCache[T, L]) keep(v view[*cacheEntry[T]]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	kept := c.snapshots[:0]
+	for _, s := range c.snapshots {
+		if s.rev == v.rev {
+			s.expires = now.Add(snapshotTTL)
+			v.tree = nil
+		}
+		if now.Before(s.expires) {
+			kept = append(kept, s)
+		}
+	}
+	c.snapshots = kept
+	if v.tree == nil {
+		return
+	}
+	if len(c.snapshots) >= maxSnapshots {
+		c.snapshots = append(c.snapshots[:0], c.snapshots[1:]...)
+	}
+	c.snapshots = append(c.snapshots, snapshot[T]{rev: v.rev, tree: v.tree, expires: now.Add(snapshotTTL)})
+}
+
+// scan calls f on the entries of v under prefix from startKey on, in key
+// order, until f returns false.
+func scan[T resource.Object](v view[*cacheEntry[T]], prefix, startKey string, f func(*cacheEntry[T]) bool) {
+	if startKey < prefix {
+		startKey = prefix
+	}
+	if v.indexed {
+		for _, k := range v.keys {
+			if k < startKey || !strings.HasPrefix(k, prefix) {
+				continue
+			}
+			if e, ok := v.tree.Get(&cacheEntry[T]{key: k}); ok && !f(e) {
+				return
+			}
+		}
+		return
+	}
+	end := clientv3.GetPrefixRangeEnd(prefix)
+	v.tree.AscendRange(&cacheEntry[T]{key: startKey}, &cacheEntry[T]{key: end}, f)
+}
+
+// snapshotOf returns the entries of namespace pred may match, for the
+// initial events of a watch. c.mu is held.
+func (c *watchCache[T, L]) snapshotOf(namespace string, pred predicate) []*cacheEntry[T] {
+	v := view[*cacheEntry[T]]{tree: c.tree, rev: c.rev}
+	if !pred.empty() {
+		v.keys, v.indexed = c.idx.lookup(pred, c.tree.Len()/4+1)
+	}
+	var out []*cacheEntry[T]
+	scan(v, c.st.listPrefix(namespace), "", func(e *cacheEntry[T]) bool {
+		out = append(out, e)
+		return true
+	})
+	return out
+}
+
+// listView picks the state a list reads, following the resourceVersion
+// rules of Store.List; handled is false when the cache cannot give that
+// state exactly (etcd answers then, errors included). startKey is where a
+// continue token resumes.
+func (c *watchCache[T, L]) listView(ctx context.Context, namespace string, opts ListOptions, pred predicate) (v view[*cacheEntry[T]], startKey string, handled bool, err error) {
+	keyPrefix := c.st.listPrefix(namespace)
+	var rev, need int64
+	if opts.Continue != "" {
+		k, tokRev, err := decodeContinue(opts.Continue, keyPrefix)
+		if err != nil || (opts.ResourceVersion != "" && opts.ResourceVersion != "0") {
+			return v, "", false, nil
+		}
+		startKey = k
+		if tokRev > 0 {
+			rev = tokRev
+		} else if need, err = c.consistentRev(ctx); err != nil {
+			return v, "", false, nil
+		}
+	} else {
+		withRev, minRV, serializable, err := listRevision(opts)
+		if err != nil {
+			return v, "", false, nil
+		}
+		switch {
+		case withRev > 0:
+			rev = withRev
+		case serializable:
+		case minRV > 0:
+			if !c.reach(ctx, minRV) {
+				return v, "", false, nil
+			}
+		default:
+			if need, err = c.consistentRev(ctx); err != nil {
+				return v, "", false, nil
+			}
+		}
+	}
+	if need > 0 && !c.waitRev(ctx, need) {
+		return v, "", false, nil
+	}
+	v, ok := c.stateAt(rev, pred)
+	if ok && rev > 0 && v.rev == rev && !c.retained(ctx, rev) {
+		// Compacted in etcd: answer as etcd does (410 Expired), not
+		// from a snapshot kube-apiserver would have dropped.
+		return v, "", false, nil
+	}
+	return v, startKey, ok, nil
+}
+
+// retained reports whether etcd still holds revision rev (not compacted).
+func (c *watchCache[T, L]) retained(ctx context.Context, rev int64) bool {
+	start := time.Now()
+	_, err := c.st.b.client.Get(ctx, c.st.b.compactKey(), clientv3.WithRev(rev), clientv3.WithCountOnly(), clientv3.WithSerializable())
+	c.st.observe("get", start)
+	return err == nil
+}
+
+// list serves Store.List from the cache.
+func (c *watchCache[T, L]) list(ctx context.Context, namespace string, opts ListOptions, pred predicate) ([]T, int64, string, int64, bool, error) {
+	v, startKey, ok, err := c.listView(ctx, namespace, opts, pred)
+	if !ok || err != nil {
+		c.counted("list", false)
+		return nil, 0, "", 0, ok, err
+	}
+	c.counted("list", true)
+	keyPrefix := c.st.listPrefix(namespace)
+	items := []T{}
+	var lastKey string
+	more := false
+	var matchErr error
+	scan(v, keyPrefix, startKey, func(e *cacheEntry[T]) bool {
+		if opts.Limit > 0 && int64(len(items)) >= opts.Limit {
+			more = true
+			return false
+		}
+		lastKey = e.key
+		ok, err := matchesEntry(pred, e)
+		if err != nil {
+			matchErr = err
+			return false
+		}
+		if ok {
+			items = append(items, e.obj)
+		}
+		return true
+	})
+	if matchErr != nil {
+		return nil, 0, "", 0, true, matchErr
+	}
+	if !more {
+		return items, v.rev, "", 0, true, nil
+	}
+	tok, err := encodeContinue(lastKey+"\x00", keyPrefix, v.rev)
+	if err != nil {
+		return nil, 0, "", 0, true, err
+	}
+	var remaining int64
+	if pred.empty() {
+		scan(v, keyPrefix, lastKey+"\x00", func(*cacheEntry[T]) bool {
+			remaining++
+			return true
+		})
+	}
+	c.keep(v)
+	return items, v.rev, tok, remaining, true, nil
+}
+
+// listJSON serves Store.ListJSON from the cache: every item of one state.
+func (c *watchCache[T, L]) listJSON(ctx context.Context, namespace string, opts ListOptions, pred predicate) (*JSONList, bool, error) {
+	v, _, ok, err := c.listView(ctx, namespace, opts, pred)
+	if !ok || err != nil {
+		c.counted("list", false)
+		return nil, ok, err
+	}
+	c.counted("list", true)
+	var page []jsonItem
+	var failed error
+	scan(v, c.st.listPrefix(namespace), "", func(e *cacheEntry[T]) bool {
+		if ok, err := matchesEntry(pred, e); err != nil || !ok {
+			failed = err
+			return err == nil
+		}
+		it, err := e.json()
+		if err != nil {
+			failed = apierrors.NewInternalError(err)
+			return false
+		}
+		page = append(page, it)
+		return true
+	})
+	if failed != nil {
+		return nil, true, failed
+	}
+	return &JSONList{ResourceVersion: strconv.FormatInt(v.rev, 10), page: page}, true, nil
+}
+
+// get serves a read of one object at a resourceVersion that allows the
+// cache ("0", or N once the cache reached N); a quorum read ("") goes to
+// etcd, as with kube-apiserver. found is false for a missing object.
+func (c *watchCache[T, L]) get(ctx context.Context, key string, opts GetOptions) (e *cacheEntry[T], found, handled bool, err error) {
+	switch opts.ResourceVersion {
+	case "":
+		return nil, false, false, nil
+	case "0":
+	default:
+		rv, err := parseRV(opts.ResourceVersion)
+		if err != nil {
+			return nil, false, true, err
+		}
+		if !c.reach(ctx, rv) {
+			c.counted("get", false)
+			return nil, false, false, nil
+		}
+	}
+	c.mu.RLock()
+	ready := c.ready && !c.closed
+	if ready {
+		e, found = c.tree.Get(&cacheEntry[T]{key: key})
+	}
+	c.mu.RUnlock()
+	c.counted("get", ready)
+	return e, found, ready, nil
+}
+
+func (c *watchCache[T, L]) counted(verb string, fromCache bool) {
+	m := c.metrics()
+	if m == nil {
+		return
+	}
+	source := "etcd"
+	if fromCache {
+		source = "cache"
+	}
+	m.CacheRead(c.resource(), verb, source)
+}
