@@ -25,6 +25,7 @@ import (
 	"syscall"
 
 	"github.com/kubeforge/kubeforge/runtime/server"
+	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
 func main() {
@@ -71,6 +72,9 @@ func run(args []string, stderr io.Writer) int {
 	auditMaxAge := fs.Int("audit-log-maxage", 0, "days to keep rotated audit logs (0: no limit)")
 	verbose := fs.Bool("v", false, "log every request (debug level)")
 	memLimit := fs.Int64("memory-limit-mib", defaultMemoryLimitMiB, "soft Go memory limit in MiB (runtime/debug.SetMemoryLimit): the GC works harder as the heap nears it, which keeps large lists from inflating RSS; 0 disables it; the GOMEMLIMIT environment variable, when set, wins")
+	watchCache := fs.Bool("watch-cache", true, "serve watches, and lists and gets whose resourceVersion allows it, from an in-memory copy of each resource fed by one etcd watch; false reads etcd every time")
+	watchCacheEvents := fs.Int("watch-cache-events", storage.DefaultWatchCacheEvents, "the most recent events per resource a watch can resume from without etcd")
+	watchCacheBytes := fs.Int("watch-cache-bytes", storage.DefaultWatchCacheBytes, "the most stored bytes of recent events kept per resource for resuming watches")
 	eventTTL := fs.Duration("event-ttl", server.DefaultEventTTL, "how long events (core and events.k8s.io) are kept; each write attaches them to an etcd lease")
 	profiling := fs.String("profiling-address", "", "serve net/http/pprof on this address (for example 127.0.0.1:6060); off when empty; loopback only unless --profiling-allow-remote")
 	profilingRemote := fs.Bool("profiling-allow-remote", false, "allow --profiling-address on a non-loopback address: pprof has no authentication, and its profiles show request contents")
@@ -128,6 +132,10 @@ func run(args []string, stderr io.Writer) int {
 		AuditLogMaxAgeDays: *auditMaxAge,
 
 		EventTTL: *eventTTL,
+
+		NoWatchCache:     !*watchCache,
+		WatchCacheEvents: *watchCacheEvents,
+		WatchCacheBytes:  *watchCacheBytes,
 
 		MaxReadOnlyInFlight: *maxReadOnly,
 		MaxMutatingInFlight: *maxMutating,

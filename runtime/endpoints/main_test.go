@@ -82,7 +82,7 @@ func newServer(t *testing.T, mutate ...func(*endpoints.Options)) *testServer {
 	for _, m := range mutate {
 		m(&opts)
 	}
-	backend := storage.NewBackend(etcdClient, ts.prefix, storage.BackendOptions{})
+	backend := storage.NewBackend(etcdClient, ts.prefix, storage.BackendOptions{WatchCache: os.Getenv("KUBEFORGE_WATCH_CACHE") != "off"})
 	ws := new(restful.WebService).Path("/apis/" + testGroup + "/v1").Produces(endpoints.Produces...)
 	wi, gi := widgetInfo, gizmoInfo
 	install(ws, backend, newStrategy(&wi), opts)
@@ -91,6 +91,7 @@ func newServer(t *testing.T, mutate ...func(*endpoints.Options)) *testServer {
 	c.ServiceErrorHandler(endpoints.ServiceErrorHandler)
 	c.Add(ws)
 	ts.Server = httptest.NewServer(c)
+	t.Cleanup(backend.Close)
 	t.Cleanup(func() {
 		select {
 		case <-ts.stop:

@@ -12,7 +12,11 @@ import (
 )
 
 func (h *Handler[T, L]) setKind(obj T) {
-	obj.GetObjectKind().SetGroupVersionKind(h.gvk)
+	// Objects from the watch cache are shared and read concurrently: they
+	// already carry this kind, and are only written when they do not.
+	if obj.GetObjectKind().GroupVersionKind() != h.gvk {
+		obj.GetObjectKind().SetGroupVersionKind(h.gvk)
+	}
 }
 
 // items returns the list's items with kind and apiVersion set, writing

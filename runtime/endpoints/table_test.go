@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -187,7 +188,7 @@ func TestTableColumnsWithName(t *testing.T) {
 	s.PrinterCells = func(w *Widget) []any { return []any{w.Spec.Size, "  kept as given ", w.Name} }
 	ts := &testServer{prefix: "/" + t.Name(), stop: make(chan struct{})}
 	ws := new(restful.WebService).Path(apiPath).Produces(endpoints.Produces...)
-	install(ws, storage.NewBackend(etcdClient, ts.prefix, storage.BackendOptions{}), s, endpoints.Options{Stop: ts.stop, MaxRequestBodyBytes: 64 * 1024})
+	install(ws, storage.NewBackend(etcdClient, ts.prefix, storage.BackendOptions{WatchCache: os.Getenv("KUBEFORGE_WATCH_CACHE") != "off"}), s, endpoints.Options{Stop: ts.stop, MaxRequestBodyBytes: 64 * 1024})
 	c := restful.NewContainer()
 	c.ServiceErrorHandler(endpoints.ServiceErrorHandler)
 	c.Add(ws)

@@ -112,6 +112,28 @@ func (h *Handler[T, L]) encodeEvent(r *http.Request, f outputFormat, ev storage.
 			full.Status = metav1.StatusFailure
 		}
 		out.Object = &full
+	} else if ev.Memo != nil && f.as != asTable {
+		// An event shared by many watchers (the watch cache): its object
+		// is encoded once per version and format, and each watcher's line
+		// is built around those bytes exactly as json.Marshal of
+		// watchEvent would write it.
+		enc, err := ev.Memo.Do("json:"+h.gvk.String()+":"+f.as+":"+f.metaVersion, func() (any, error) {
+			obj, err := h.convertObject(r, f, ev.Object, false)
+			if err != nil {
+				return nil, err
+			}
+			return json.Marshal(obj)
+		})
+		if err != nil {
+			return nil, err
+		}
+		b := enc.([]byte)
+		line := make([]byte, 0, len(b)+len(ev.Type)+24)
+		line = append(line, `{"type":"`...)
+		line = append(line, ev.Type...)
+		line = append(line, `","object":`...)
+		line = append(line, b...)
+		return append(line, "}\n"...), nil
 	} else {
 		obj, err := h.convertObject(r, f, ev.Object, *headers)
 		if err != nil {

@@ -29,6 +29,11 @@ type Metrics struct {
 	unreadable      *prometheus.CounterVec
 	terminated      *prometheus.CounterVec
 	noSpace         prometheus.Gauge
+	cacheObjects    *prometheus.GaugeVec
+	dispatched      *prometheus.CounterVec
+	watchers        *prometheus.GaugeVec
+	cacheReads      *prometheus.CounterVec
+	cacheInits      *prometheus.CounterVec
 }
 
 // New registers the series (and the Go and process collectors) in a fresh
@@ -69,8 +74,29 @@ func New() *Metrics {
 			Name: "apiserver_terminated_watchers_total",
 			Help: "Counter of watchers closed due to unresponsiveness broken by resource type.",
 		}, []string{"resource"}),
+		cacheObjects: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "apiserver_watch_cache_objects",
+			Help: "Objects held by the watch cache, by resource.",
+		}, []string{"resource"}),
+		dispatched: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_watch_cache_events_dispatched_total",
+			Help: "Counter of events the watch cache handed to watchers, by resource.",
+		}, []string{"resource"}),
+		watchers: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "apiserver_registered_watchers",
+			Help: "Watches served by the watch cache, by resource.",
+		}, []string{"resource"}),
+		cacheReads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_watch_cache_reads_total",
+			Help: "Lists and gets the watch cache was asked for, by resource, verb and where they were served from (cache or etcd).",
+		}, []string{"resource", "verb", "source"}),
+		cacheInits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_watch_cache_initializations_total",
+			Help: "Counter of watch cache (re)builds from a full list, by resource.",
+		}, []string{"resource"}),
 	}
 	m.registry.MustRegister(m.requests, m.requestDuration, m.inflight, m.etcdDuration, m.unreadable, m.terminated, m.noSpace,
+		m.cacheObjects, m.dispatched, m.watchers, m.cacheReads, m.cacheInits,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Both kinds appear from the start, at zero.
@@ -108,6 +134,29 @@ func (m *Metrics) NoSpace(raised bool) {
 // WatcherTerminated counts a watch of resource ended because its client
 // fell too far behind.
 func (m *Metrics) WatcherTerminated(resource string) { m.terminated.WithLabelValues(resource).Inc() }
+
+// CacheObjects implements storage.CacheMetrics.
+func (m *Metrics) CacheObjects(resource string, n int) {
+	m.cacheObjects.WithLabelValues(resource).Set(float64(n))
+}
+
+// EventsDispatched implements storage.CacheMetrics.
+func (m *Metrics) EventsDispatched(resource string, n int) {
+	m.dispatched.WithLabelValues(resource).Add(float64(n))
+}
+
+// Watchers implements storage.CacheMetrics.
+func (m *Metrics) Watchers(resource string, delta int) {
+	m.watchers.WithLabelValues(resource).Add(float64(delta))
+}
+
+// CacheRead implements storage.CacheMetrics.
+func (m *Metrics) CacheRead(resource, verb, source string) {
+	m.cacheReads.WithLabelValues(resource, verb, source).Inc()
+}
+
+// CacheInitialized implements storage.CacheMetrics.
+func (m *Metrics) CacheInitialized(resource string) { m.cacheInits.WithLabelValues(resource).Inc() }
 
 // InFlight adds delta to the in-flight gauge of kind.
 func (m *Metrics) InFlight(kind string, delta float64) {

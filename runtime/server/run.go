@@ -220,6 +220,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		MaxRequestBytes: cfg.EtcdMaxRequestBytes,
 		Unreadable:      s.reportUnreadable,
 		SlowWatcher:     s.metrics.WatcherTerminated,
+
+		WatchCache:       !cfg.NoWatchCache,
+		WatchCacheEvents: cfg.WatchCacheEvents,
+		WatchCacheBytes:  cfg.WatchCacheBytes,
+		CacheMetrics:     s.metrics,
 	})
 	return s, nil
 }
@@ -376,6 +381,9 @@ func (s *Server) Close() error {
 	var errs []error
 	if err := s.auditor.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close audit log: %w", err))
+	}
+	if s.backend != nil {
+		s.backend.Close()
 	}
 	if s.embedded != nil {
 		if err := s.embedded.Close(); err != nil {

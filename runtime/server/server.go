@@ -222,6 +222,16 @@ type Config struct {
 	// events.k8s.io events stored as core events (+kubeforge:external
 	// storedAs=) get it through the core store whichever group wrote them.
 	EventTTL time.Duration
+	// NoWatchCache turns the watch cache off (--watch-cache=false): every
+	// watch, list and get reads etcd. With it (the default) each resource
+	// has one etcd watch feeding an in-memory copy that serves watches,
+	// and lists and gets whose resourceVersion allows it.
+	NoWatchCache bool
+	// WatchCacheEvents and WatchCacheBytes bound each resource's window
+	// of recent events, from which a watch can resume without etcd
+	// (defaults storage.DefaultWatchCacheEvents and DefaultWatchCacheBytes).
+	WatchCacheEvents int
+	WatchCacheBytes  int
 	// Logger receives the server's logs (default slog.Default()).
 	Logger *slog.Logger
 

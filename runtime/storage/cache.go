@@ -97,7 +97,9 @@ type cachedEvent[T resource.Object] struct {
 	gone T
 	// bookmark is the object of a Bookmark.
 	bookmark T
-	size     int
+	// size is the stored bytes the event holds (both states of a
+	// change), what the bounds of windows and watchers count.
+	size int
 	// memo holds the encodings of the event's object (cur, gone or
 	// bookmark); prevMemo those of old at rev, sent as DELETED to a
 	// watcher whose selector old matched and cur no longer does.
@@ -275,7 +277,7 @@ func (c *watchCache[T, L]) install(tree *btree.BTreeG[*cacheEntry[T]], rev int64
 			case !ok:
 				evs = append(evs, &cachedEvent[T]{typ: watch.Added, rev: rev, ns: cur.ns, cur: cur, size: len(cur.raw)})
 			case old.rev != cur.rev:
-				evs = append(evs, &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: len(cur.raw)})
+				evs = append(evs, &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: len(cur.raw) + len(old.raw)})
 			}
 			return true
 		})
@@ -384,7 +386,7 @@ func (c *watchCache[T, L]) apply(ctx context.Context, e *clientv3.Event) {
 		c.tree.ReplaceOrInsert(cur)
 		if had {
 			removeEntry(c.idx, old)
-			ev = &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: len(cur.raw)}
+			ev = &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: len(cur.raw) + len(old.raw)}
 		} else {
 			ev = &cachedEvent[T]{typ: watch.Added, rev: rev, ns: cur.ns, cur: cur, size: len(cur.raw)}
 		}

@@ -290,12 +290,26 @@ func (cv *converted[E, EL, T, L]) Watch(ctx context.Context, namespace string, o
 				b.SetAnnotations(ev.Object.GetAnnotations())
 				o = Event[E]{Type: ev.Type, Object: b}
 			default:
-				obj, err := cv.fromHub("watch", ev.Object)
+				// Converted once per event however many watchers share
+				// it (ev.Memo, from the watch cache); the converted
+				// object has a memo of its own for its encodings.
+				v, err := ev.Memo.Do("convert:"+cv.gvk().String(), func() (any, error) {
+					obj, err := cv.fromHub("watch", ev.Object)
+					if err != nil {
+						return nil, err
+					}
+					var memo *Memo
+					if ev.Memo != nil {
+						memo = &Memo{}
+					}
+					return Event[E]{Object: obj, Memo: memo}, nil
+				})
 				if err != nil {
 					send(errorEvent[E](err))
 					return
 				}
-				o = Event[E]{Type: ev.Type, Object: obj}
+				o = v.(Event[E])
+				o.Type = ev.Type
 			}
 			if !send(o) {
 				return

@@ -47,7 +47,7 @@ func TestUnreadableValue(t *testing.T) {
 	p := fmt.Sprintf("/t%d", prefixSeq.Add(1))
 	var mu sync.Mutex
 	reported := map[string]int{}
-	b := NewBackend(testEtcd.Client(), p, BackendOptions{Unreadable: func(resource, key string, err error) {
+	b := NewBackend(testEtcd.Client(), p, BackendOptions{WatchCache: testWatchCache, Unreadable: func(resource, key string, err error) {
 		mu.Lock()
 		reported[key]++
 		mu.Unlock()
@@ -122,7 +122,7 @@ func TestSlowWatcherEnded(t *testing.T) {
 	ctx := context.Background()
 	p := fmt.Sprintf("/t%d", prefixSeq.Add(1))
 	var ended atomic.Int32
-	b := NewBackend(testEtcd.Client(), p, BackendOptions{SlowWatcher: func(string) { ended.Add(1) }})
+	b := NewBackend(testEtcd.Client(), p, BackendOptions{WatchCache: testWatchCache, SlowWatcher: func(string) { ended.Add(1) }})
 	f := &fixture{b: b, st: NewStore(b, widgetStrategy(true, false)), prefix: p}
 	w := widget("a", "big", 0)
 	w.Spec.Color = strings.Repeat("c", 256<<10)

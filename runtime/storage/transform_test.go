@@ -30,7 +30,7 @@ func encryptionConfig(t *testing.T, keys ...string) *encryption.Config {
 }
 
 func encryptedFixture(t *testing.T, prefix string, c *encryption.Config) *fixture {
-	b := NewBackend(testEtcd.Client(), prefix, BackendOptions{Transformer: c.TransformerFor})
+	b := NewBackend(testEtcd.Client(), prefix, BackendOptions{WatchCache: testWatchCache, Transformer: c.TransformerFor})
 	return &fixture{b: b, st: NewStore(b, widgetStrategy(true, false)), prefix: prefix}
 }
 
