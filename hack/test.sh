@@ -25,6 +25,10 @@ if [[ -f e2e/go.mod ]]; then (cd e2e && go vet ./...); fi
 step "go test (main module)"
 go test -count=1 -timeout 20m ./...
 
+step "go test: storage and endpoints without the watch cache, and with the race detector"
+KUBEFORGE_WATCH_CACHE=off go test -count=1 -timeout 10m ./runtime/storage ./runtime/endpoints
+go test -count=1 -race -timeout 10m ./runtime/storage
+
 step "fuzz (${FUZZTIME:=10s} per target; a crasher lands in testdata/fuzz and becomes a regression test)"
 for target in FuzzPatch FuzzBody FuzzListParams; do
   go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" ./runtime/endpoints

@@ -41,6 +41,9 @@ const (
 // revision it needs before it goes to etcd instead.
 const freshTimeout = 3 * time.Second
 
+// progressRetry is how often a waiting read asks etcd for progress again.
+const progressRetry = 50 * time.Millisecond
+
 // maxSnapshots bounds the cache states kept for paginated lists (a
 // continue token at one of their revisions reads from memory); each lives
 // snapshotTTL at most.
@@ -493,13 +496,20 @@ func (c *watchCache[T, L]) waitRev(ctx context.Context, rev int64) bool {
 			timer = time.NewTimer(freshTimeout)
 			defer timer.Stop()
 		}
+		// etcd drops a progress request that arrives while the watch is
+		// catching up: ask again until the answer comes.
+		retry := time.NewTimer(progressRetry)
 		select {
 		case <-ch:
+		case <-retry.C:
 		case <-timer.C:
+			retry.Stop()
 			return false
 		case <-ctx.Done():
+			retry.Stop()
 			return false
 		}
+		retry.Stop()
 	}
 }
 

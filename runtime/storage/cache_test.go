@@ -1,0 +1,512 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// cacheCounts records what the watch cache reports.
+type cacheCounts struct {
+	mu         sync.Mutex
+	reads      map[string]int // "<verb>/<source>"
+	watchers   int
+	dispatched int
+	inits      int
+	objects    int
+}
+
+func newCacheCounts() *cacheCounts { return &cacheCounts{reads: map[string]int{}} }
+
+func (c *cacheCounts) CacheObjects(_ string, n int) { c.mu.Lock(); c.objects = n; c.mu.Unlock() }
+func (c *cacheCounts) EventsDispatched(_ string, n int) {
+	c.mu.Lock()
+	c.dispatched += n
+	c.mu.Unlock()
+}
+func (c *cacheCounts) Watchers(_ string, d int) { c.mu.Lock(); c.watchers += d; c.mu.Unlock() }
+func (c *cacheCounts) CacheRead(_, verb, source string) {
+	c.mu.Lock()
+	c.reads[verb+"/"+source]++
+	c.mu.Unlock()
+}
+func (c *cacheCounts) CacheInitialized(string) { c.mu.Lock(); c.inits++; c.mu.Unlock() }
+
+func (c *cacheCounts) read(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reads[key]
+}
+
+// cacheFixture is a store with a watch cache on its own prefix; prefix
+// "" picks a new one (give another fixture's to share its data).
+func cacheFixture(t testing.TB, prefix string, opts BackendOptions) (*fixture, *cacheCounts) {
+	t.Helper()
+	if prefix == "" {
+		prefix = fmt.Sprintf("/t%d", prefixSeq.Add(1))
+	}
+	m := newCacheCounts()
+	opts.WatchCache, opts.CacheMetrics = true, m
+	if opts.BookmarkInterval == 0 {
+		opts.BookmarkInterval = 200 * time.Millisecond
+	}
+	b := NewBackend(testEtcd.Client(), prefix, opts)
+	t.Cleanup(b.Close)
+	f := &fixture{b: b, st: NewStore(b, widgetStrategy(true, false)), prefix: prefix}
+	waitFor(t, func() bool {
+		f.st.cache.mu.RLock()
+		defer f.st.cache.mu.RUnlock()
+		return f.st.cache.ready
+	})
+	return f, m
+}
+
+// TestCacheServesReads: consistent lists, and gets and lists at "0" or a
+// reached resourceVersion, come from memory; a quorum get and an exact
+// resourceVersion the cache no longer is at go to etcd. A write made
+// behind the store's back (straight to etcd) is in the next consistent
+// list.
+func TestCacheServesReads(t *testing.T) {
+	f, m := cacheFixture(t, "", BackendOptions{})
+	var last *Widget
+	for i := range 5 {
+		last = mustCreate(t, f, widget("ns", fmt.Sprintf("w%d", i), i))
+	}
+	l, err := f.st.List(ctx, "ns", ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 5 || l.ResourceVersion < last.ResourceVersion {
+		t.Fatalf("consistent list: %d items at %s", len(l.Items), l.ResourceVersion)
+	}
+	if m.read("list/cache") != 1 {
+		t.Fatalf("reads %v", m.reads)
+	}
+	if _, err := f.st.Get(ctx, "ns", "w4", GetOptions{ResourceVersion: last.ResourceVersion}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.Get(ctx, "ns", "w4", GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if m.read("get/cache") != 1 {
+		t.Fatalf("a get at a reached resourceVersion is from memory, a quorum get from etcd: reads %v", m.reads)
+	}
+	_, err = f.st.Get(ctx, "ns", "nope", GetOptions{ResourceVersion: "0"})
+	wantStatus(t, err, 404, metav1.StatusReasonNotFound, `widgets.test.kubeforge.dev "nope" not found`)
+
+	// Straight to etcd: the cache sees it through its watch before a
+	// consistent list answers.
+	w := widget("ns", "behind", 1)
+	w.Kind, w.APIVersion = "Widget", "test.kubeforge.dev/v1"
+	data, err := f.st.encode(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := testEtcd.Client().Put(ctx, f.st.key("ns", "behind"), string(data)); err != nil {
+		t.Fatal(err)
+	}
+	l, err = f.st.List(ctx, "ns", ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 6 {
+		t.Fatalf("consistent list after a write behind the store: %d items", len(l.Items))
+	}
+	// An exact resourceVersion the cache has moved past: etcd answers.
+	before := m.read("list/etcd")
+	if _, err := f.st.List(ctx, "ns", ListOptions{ResourceVersion: last.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact}); err != nil {
+		t.Fatal(err)
+	}
+	if m.read("list/etcd") != before+1 {
+		t.Fatalf("exact list: reads %v", m.reads)
+	}
+}
+
+// TestCacheConsistentWithoutWrites: a consistent list of a resource nobody
+// writes, while etcd's revision moves with other resources' writes, is
+// answered from memory once etcd reports the cache's watch current (a
+// progress notification), not after a timeout.
+func TestCacheConsistentWithoutWrites(t *testing.T) {
+	f, m := cacheFixture(t, "", BackendOptions{BookmarkInterval: time.Hour})
+	mustCreate(t, f, widget("ns", "a", 1))
+	other := newFixture(t, true, false)
+	// Warm up: etcd takes a moment to report progress on a new watch.
+	if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		mustCreate(t, other, widget("ns", fmt.Sprintf("o%d", i), 1))
+		start := time.Now()
+		if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("consistent list took %s", d)
+		}
+	}
+	if m.read("list/cache") != 4 {
+		t.Fatalf("reads %v", m.reads)
+	}
+}
+
+// TestCacheWatchResume: a watch from a resourceVersion in the window gets
+// what followed it from memory; one older than the window is served by
+// etcd with the same events.
+func TestCacheWatchResume(t *testing.T) {
+	f, m := cacheFixture(t, "", BackendOptions{WatchCacheEvents: 3})
+	var created []*Widget
+	for i := range 6 {
+		created = append(created, mustCreate(t, f, widget("ns", fmt.Sprintf("w%d", i), i)))
+	}
+	if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil { // the cache has every event
+		t.Fatal(err)
+	}
+	for _, from := range []int{3, 0} { // in the window, older than it
+		wctx, cancel := context.WithCancel(ctx)
+		ch, err := f.st.Watch(wctx, "ns", WatchOptions{ListOptions: ListOptions{ResourceVersion: created[from].ResourceVersion}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range created[from+1:] {
+			wantEvent(t, next(t, ch), watch.Added, w.Name, w.ResourceVersion)
+		}
+		noEvent(t, ch, 50*time.Millisecond)
+		m.mu.Lock()
+		watchers := m.watchers
+		m.mu.Unlock()
+		if want := map[int]int{3: 1, 0: 0}[from]; watchers != want {
+			t.Fatalf("watch from w%d: %d cache watchers, want %d", from, watchers, want)
+		}
+		cancel()
+		for range ch {
+		}
+		waitFor(t, func() bool { m.mu.Lock(); defer m.mu.Unlock(); return m.watchers == 0 })
+	}
+}
+
+// TestCacheWindowOutlivesCompaction: what the window holds is served even
+// after etcd compacted it, as kube-apiserver's watch cache does.
+func TestCacheWindowOutlivesCompaction(t *testing.T) {
+	f, _ := cacheFixture(t, "", BackendOptions{})
+	a := mustCreate(t, f, widget("ns", "a", 1))
+	b := mustCreate(t, f, widget("ns", "b", 1))
+	if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	compactTo(t, currentRev(t))
+	ch, err := f.st.Watch(ctx, "ns", WatchOptions{ListOptions: ListOptions{ResourceVersion: a.ResourceVersion}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEvent(t, next(t, ch), watch.Added, "b", b.ResourceVersion)
+}
+
+// TestCacheRebuildAfterCompaction: a cache whose watch falls behind a
+// compaction lists again; its watchers get the difference (every object's
+// last state, each change once) and nothing twice.
+func TestCacheRebuildAfterCompaction(t *testing.T) {
+	p := fmt.Sprintf("/t%d", prefixSeq.Add(1))
+	b := NewBackend(testEtcd.Client(), p, BackendOptions{BookmarkInterval: time.Hour})
+	t.Cleanup(b.Close)
+	st := NewStore(b, widgetStrategy(true, false)) // no cache of its own
+	m := newCacheCounts()
+	c := newWatchCache(st, BackendOptions{CacheMetrics: m, BookmarkInterval: time.Hour})
+	keep := mustCreateIn(t, st, widget("ns", "keep", 1))
+	gone := mustCreateIn(t, st, widget("ns", "gone", 1))
+	changed := mustCreateIn(t, st, widget("ns", "changed", 1))
+	if err := c.load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pred, _ := st.newPredicate(ListOptions{})
+	from := c.rev
+	ch, ok, err := c.watch(wctx, "ns", WatchOptions{ListOptions: ListOptions{ResourceVersion: strconv.FormatInt(from, 10)}}, pred, from)
+	if err != nil || !ok {
+		t.Fatalf("watch from the cache: %v %v", ok, err)
+	}
+	// While the cache does not follow etcd: a delete, an update, a
+	// create, then a compaction past them.
+	if _, _, err := st.Delete(ctx, "ns", "gone", DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	changed.Spec.Size = 2
+	changed2, err := put(ctx, st, changed, UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := mustCreateIn(t, st, widget("ns", "added", 1))
+	compactTo(t, currentRev(t))
+	if err := c.follow(ctx); err != errRelist {
+		t.Fatalf("follow after compaction: %v, want errRelist", err)
+	}
+	if err := c.load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Event[*Widget]{}
+	for range 3 {
+		ev := next(t, ch)
+		if _, dup := got[ev.Object.Name]; dup {
+			t.Fatalf("%s twice", ev.Object.Name)
+		}
+		got[ev.Object.Name] = ev
+	}
+	noEvent(t, ch, 100*time.Millisecond)
+	if ev := got["gone"]; ev.Type != watch.Deleted || ev.Object.UID != gone.UID {
+		t.Fatalf("gone: %s %+v", ev.Type, ev.Object)
+	}
+	if ev := got["changed"]; ev.Type != watch.Modified || ev.Object.ResourceVersion != changed2.ResourceVersion || ev.Object.Spec.Size != 2 {
+		t.Fatalf("changed: %s %+v", ev.Type, ev.Object)
+	}
+	if ev := got["added"]; ev.Type != watch.Added || ev.Object.ResourceVersion != added.ResourceVersion {
+		t.Fatalf("added: %s %+v", ev.Type, ev.Object)
+	}
+	if _, ok := got["keep"]; ok || keep == nil {
+		t.Fatal("an unchanged object sent again")
+	}
+	if m.inits != 2 {
+		t.Fatalf("%d cache builds, want 2", m.inits)
+	}
+}
+
+func mustCreateIn(t testing.TB, st *Store[*Widget, *WidgetList], w *Widget) *Widget {
+	t.Helper()
+	out, err := st.Create(ctx, w, CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestCacheReplicas: two stores with their own caches on one etcd (two
+// apiservers): a write through one is in the other's consistent list,
+// and a continue token of one continues on the other.
+func TestCacheReplicas(t *testing.T) {
+	a, _ := cacheFixture(t, "", BackendOptions{})
+	b, mb := cacheFixture(t, a.prefix, BackendOptions{})
+	for i := range 5 {
+		mustCreate(t, a, widget("ns", fmt.Sprintf("w%d", i), i))
+	}
+	l, err := b.st.List(ctx, "ns", ListOptions{Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 2 || l.Continue == "" || l.RemainingItemCount == nil || *l.RemainingItemCount != 3 {
+		t.Fatalf("first page from b: %d items, continue %q, remaining %v", len(l.Items), l.Continue, l.RemainingItemCount)
+	}
+	// A write between the pages does not show in the next one.
+	mustCreate(t, a, widget("ns", "w9", 9))
+	var names []string
+	for _, w := range l.Items {
+		names = append(names, w.Name)
+	}
+	for tok, st := l.Continue, a.st; tok != ""; {
+		page, err := st.List(ctx, "ns", ListOptions{Limit: 2, Continue: tok})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.ResourceVersion != l.ResourceVersion {
+			t.Fatalf("page at %s, first at %s", page.ResourceVersion, l.ResourceVersion)
+		}
+		for _, w := range page.Items {
+			names = append(names, w.Name)
+		}
+		tok, st = page.Continue, b.st
+	}
+	if fmt.Sprint(names) != "[w0 w1 w2 w3 w4]" {
+		t.Fatalf("pages across replicas: %v", names)
+	}
+	if mb.read("list/cache") < 2 {
+		t.Fatalf("b's pages not from its cache: %v", mb.reads)
+	}
+}
+
+// TestCacheIndexedSelectors: equality selectors on labels and selectable
+// fields read the index; results equal a scan's, in key order.
+func TestCacheIndexedSelectors(t *testing.T) {
+	f, _ := cacheFixture(t, "", BackendOptions{})
+	f.st.s.SelectableFields = func(w *Widget) fields.Set {
+		return fields.Set{"metadata.name": w.Name, "metadata.namespace": w.Namespace, "spec.color": w.Spec.Color}
+	}
+	f.st.s.Info.SelectableFields = []string{"spec.color"}
+	for i := range 40 {
+		w := widget(fmt.Sprintf("ns%d", i%2), fmt.Sprintf("w%02d", i), i)
+		w.Labels = map[string]string{"tier": []string{"web", "db", "cache", "queue"}[i%4], "n": strconv.Itoa(i)}
+		w.Spec.Color = []string{"red", "blue", "green", "black", "white"}[i%5]
+		mustCreate(t, f, w)
+	}
+	for _, tc := range []struct {
+		ns, labels, fields string
+		want               int
+	}{
+		{"", "tier=web", "", 10},
+		{"ns0", "tier=web", "", 10},
+		{"ns1", "tier=web", "", 0},
+		{"", "tier in (web,db),n in (0,1,4,5,8,10)", "", 5},
+		{"", "n=7", "", 1},
+		{"", "", "spec.color=red", 8},
+		{"ns1", "tier=db", "spec.color=blue", 2},
+		{"", "tier=nope", "", 0},
+	} {
+		opts := ListOptions{}
+		var err error
+		if opts.LabelSelector, err = labels.Parse(tc.labels); err != nil {
+			t.Fatal(err)
+		}
+		if tc.fields != "" {
+			opts.FieldSelector = fieldSel(t, tc.fields)
+		}
+		l, err := f.st.List(ctx, tc.ns, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, _ := f.st.newPredicate(opts)
+		f.st.cache.mu.RLock()
+		_, indexed := f.st.cache.idx.lookup(pred, f.st.cache.tree.Len()/4+1)
+		f.st.cache.mu.RUnlock()
+		if !indexed {
+			t.Errorf("%+v: not answered by the index", tc)
+		}
+		// The same list from etcd.
+		raw, err := f.st.List(ctx, tc.ns, ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		etcdList, _, _, _, err := f.st.list(ctx, f.st.listPrefix(tc.ns), f.st.listPrefix(tc.ns), 0, false, 0, pred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Items) != tc.want || widgetNames(ptrs(l.Items)) != widgetNames(etcdList) || widgetNames(ptrs(raw.Items)) != widgetNames(etcdList) {
+			t.Errorf("%+v: cache %s, etcd %s", tc, widgetNames(ptrs(l.Items)), widgetNames(etcdList))
+		}
+	}
+}
+
+func ptrs(ws []Widget) []*Widget {
+	out := make([]*Widget, len(ws))
+	for i := range ws {
+		out[i] = &ws[i]
+	}
+	return out
+}
+
+// TestCacheSharedEvents: every watcher of an event gets the same Memo, so
+// what is derived from the object is computed once.
+func TestCacheSharedEvents(t *testing.T) {
+	f, m := cacheFixture(t, "", BackendOptions{})
+	cur := mustCreate(t, f, widget("ns", "a", 1))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var chans []<-chan Event[*Widget]
+	for range 3 {
+		ch, err := f.st.Watch(ctx, "", WatchOptions{ListOptions: ListOptions{ResourceVersion: cur.ResourceVersion}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chans = append(chans, ch)
+	}
+	cur.Spec.Size = 5
+	if _, err := put(ctx, f.st, cur, UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	var memo *Memo
+	for _, ch := range chans {
+		ev := next(t, ch)
+		if ev.Memo == nil || (memo != nil && ev.Memo != memo) {
+			t.Fatal("watchers got different memos")
+		}
+		memo = ev.Memo
+		if _, err := ev.Memo.Do("x", func() (any, error) { calls++; return nil, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("computed %d times", calls)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.dispatched < 3 {
+		t.Fatalf("dispatched %d", m.dispatched)
+	}
+}
+
+// TestCacheSlowWatcherAlone: a watcher that reads nothing is ended once
+// too far behind, while another reads every event, and the cache's etcd
+// watch goes on.
+func TestCacheSlowWatcherAlone(t *testing.T) {
+	var ended sync.WaitGroup
+	ended.Add(1)
+	var once sync.Once
+	f, _ := cacheFixture(t, "", BackendOptions{SlowWatcher: func(string) { once.Do(ended.Done) }})
+	cur := mustCreate(t, f, widget("ns", "a", 0))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	slow, err := f.st.Watch(ctx, "ns", WatchOptions{ListOptions: ListOptions{ResourceVersion: cur.ResourceVersion}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := f.st.Watch(ctx, "ns", WatchOptions{ListOptions: ListOptions{ResourceVersion: cur.ResourceVersion}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = maxPendingEvents + 50
+	done := make(chan int)
+	go func() {
+		seen := 0
+		for ev := range fast {
+			if ev.Type == watch.Added {
+				seen++
+				if seen == n {
+					break
+				}
+			}
+		}
+		done <- seen
+	}()
+	ops := make([]clientv3.Op, 0, 64)
+	flush := func() {
+		if _, err := testEtcd.Client().Txn(ctx).Then(ops...).Commit(); err != nil {
+			t.Fatal(err)
+		}
+		ops = ops[:0]
+	}
+	for i := range n {
+		w := widget("ns", fmt.Sprintf("n%05d", i), 1)
+		w.Kind, w.APIVersion = "Widget", "test.kubeforge.dev/v1"
+		data, err := f.st.encode(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, clientv3.OpPut(f.st.key("ns", w.Name), string(data)))
+		if len(ops) == cap(ops) {
+			flush()
+		}
+	}
+	flush()
+	select {
+	case seen := <-done:
+		if seen != n {
+			t.Fatalf("fast watcher saw %d of %d", seen, n)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("fast watcher stalled")
+	}
+	ended.Wait()
+	got := 0
+	for range slow {
+		got++
+	}
+	if got >= n {
+		t.Fatalf("the slow watcher got all %d events", got)
+	}
+}
