@@ -14,8 +14,12 @@
 // against etcd through clientv3: create (POST / put-if-absent txn), get,
 // list of one namespace and of every namespace (range), update (GET then
 // PUT / get then compare-and-swap txn), watch fan-out (one write, time until
-// every watcher saw it) and delete. It prints ops/s and p50/p99 per phase,
-// the apiserver/etcd ratio and the targets.
+// every watcher saw it), watch under load (50 and 500 watchers while 16
+// clients create 500 objects: latency from each create's response to each
+// watcher reading its event, and events delivered per second) and delete.
+// It prints ops/s and p50/p99 per phase, the apiserver/etcd ratio and the
+// targets. Compare the watch cache's effect with
+// -apiserver-flags=--watch-cache=false.
 //
 //	go run ./cmd/bench -cel -objects 2000
 //
@@ -30,6 +34,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -48,6 +54,12 @@ type config struct {
 	extraArgs    string
 	cel          bool
 	celRounds    int
+	// loadWatchers, loadCreates and loadClients shape the watch-under-load
+	// phases; rounds repeats the whole run on one apiserver.
+	loadWatchers []int
+	loadCreates  int
+	loadClients  int
+	rounds       int
 }
 
 func main() {
@@ -67,7 +79,22 @@ func main() {
 	flag.BoolVar(&c.rbacUser, "rbac-user", false, "act as a user bound to the ClusterRole edit, so that every request is authorized by RBAC rules (the admin is in system:masters, allowed first)")
 	flag.BoolVar(&c.cel, "cel", false, "instead: creates of a kind with three CEL rules against the same kind without them (generates and builds a copy of the project)")
 	flag.IntVar(&c.celRounds, "cel-rounds", 5, "alternating rounds of creates per kind with -cel")
+	loadWatchers := flag.String("load-watchers", "50,500", "watchers in each watch-under-load phase (comma-separated; empty skips them)")
+	flag.IntVar(&c.loadCreates, "load-creates", 500, "objects created concurrently while the watchers of a watch-under-load phase read")
+	flag.IntVar(&c.loadClients, "load-clients", 16, "concurrent writers in the watch-under-load phases")
+	flag.IntVar(&c.rounds, "rounds", 1, "run every phase this many times on the same apiserver, printing its RSS after each (to see that memory does not grow)")
 	flag.Parse()
+	for _, f := range strings.Split(*loadWatchers, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "bench: -load-watchers: %q is not a positive number\n", f)
+			os.Exit(2)
+		}
+		c.loadWatchers = append(c.loadWatchers, n)
+	}
 	if *quick {
 		set := map[string]bool{}
 		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -81,7 +108,8 @@ func main() {
 			c.watchRounds = 20
 		}
 	}
-	if c.concurrency < 1 || c.objects < 1 || c.perNamespace < 1 || c.lists < 1 || c.watchers < 1 || c.watchRounds < 1 {
+	if c.concurrency < 1 || c.objects < 1 || c.perNamespace < 1 || c.lists < 1 || c.watchers < 1 || c.watchRounds < 1 ||
+		c.loadCreates < 1 || c.loadClients < 1 || c.rounds < 1 {
 		fmt.Fprintln(os.Stderr, "bench: every count must be at least 1")
 		os.Exit(2)
 	}

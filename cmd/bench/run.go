@@ -65,12 +65,21 @@ func (r result) pct(p float64) time.Duration {
 type side interface {
 	create(ctx context.Context, i int) error
 	get(ctx context.Context, i int) error
+	// getAny reads at any resourceVersion ("0": the watch cache; a
+	// serializable read for etcd).
+	getAny(ctx context.Context, i int) error
 	list(ctx context.Context, namespace string) (int, error)
 	update(ctx context.Context, i int) error
 	del(ctx context.Context, i int) error
 	// fanout opens n watchers and returns a function that makes one write
 	// (round r) and waits until every watcher saw it.
 	fanout(ctx context.Context, n int) (round func(ctx context.Context, r int) error, closeAll func(), err error)
+	// watchNamespace opens n watches of namespace ns, calling saw with the
+	// name of every created object each reads; createIn creates one there.
+	watchNamespace(ctx context.Context, ns string, n int, saw func(name string)) (closeAll func(), err error)
+	createIn(ctx context.Context, ns, name string) error
+	// clear deletes every object of namespace ns.
+	clear(ctx context.Context, ns string) error
 }
 
 func run(ctx context.Context, c config) error {
@@ -145,12 +154,51 @@ func run(ctx context.Context, c config) error {
 	each := func(op func(s side) func(ctx context.Context, i int) error) func(s side) (result, error) {
 		return func(s side) (result, error) { return parallel(ctx, c.concurrency, c.objects, op(s)) }
 	}
-	header()
+	var rssAfterCreate int64
+	for r := 1; r <= c.rounds; r++ {
+		if c.rounds > 1 {
+			fmt.Printf("round %d of %d\n", r, c.rounds)
+		}
+		rows = rows[:0]
+		header()
+		if err := runPhases(ctx, c, api, raw, phase, each, func() {
+			rssAfterCreate, _ = readStatus(child.cmd.Process.Pid, "VmRSS")
+		}); err != nil {
+			return err
+		}
+		if c.rounds > 1 {
+			rss, _ := readStatus(child.cmd.Process.Pid, "VmRSS")
+			hwm, _ := readStatus(child.cmd.Process.Pid, "VmHWM")
+			fmt.Printf("after round %d: apiserver RSS %.1f MiB, peak %.1f MiB\n\n", r, mib(rss), mib(hwm))
+		}
+	}
+
+	hwm, err := readStatus(child.cmd.Process.Pid, "VmHWM")
+	if err != nil {
+		return err
+	}
+	fmt.Println()
+	what := "apiserver only (etcd runs in the bench process)"
+	if !c.sharedEtcd {
+		what = "apiserver with its embedded etcd"
+	}
+	fmt.Printf("apiserver RSS: %.1f MiB after creating %d objects, peak (VmHWM) %.1f MiB; %s\n", mib(rssAfterCreate), c.objects, mib(hwm), what)
+	fmt.Println()
+	targets(rows, c, hwm)
+	return nil
+}
+
+// runPhases runs every phase once against both sides.
+func runPhases(ctx context.Context, c config, api *httpSide, raw *etcdSide, phase func(string, func(side) (result, error)) error,
+	each func(func(side) func(context.Context, int) error) func(side) (result, error), afterCreate func()) error {
 	if err := phase("create", each(func(s side) func(context.Context, int) error { return s.create })); err != nil {
 		return err
 	}
-	rssAfterCreate, _ := readStatus(child.cmd.Process.Pid, "VmRSS")
+	afterCreate()
 	if err := phase("get", each(func(s side) func(context.Context, int) error { return s.get })); err != nil {
+		return err
+	}
+	if err := phase("get rv=0", each(func(s side) func(context.Context, int) error { return s.getAny })); err != nil {
 		return err
 	}
 	small := fmt.Sprintf("list %d", min(c.perNamespace, c.objects))
@@ -189,23 +237,33 @@ func run(ctx context.Context, c config) error {
 	}); err != nil {
 		return err
 	}
+	for _, n := range c.loadWatchers {
+		if err := phase(fmt.Sprintf("watch x%d load", n), func(s side) (result, error) {
+			return watchLoad(ctx, s, n, c.loadCreates, c.loadClients)
+		}); err != nil {
+			return err
+		}
+	}
+	for _, s := range []side{api, raw} {
+		for _, ns := range append([]string{"fanout"}, loadNamespaces(c)...) {
+			if err := s.clear(ctx, ns); err != nil {
+				return fmt.Errorf("clear namespace %s: %w", ns, err)
+			}
+		}
+	}
 	if err := phase("delete", each(func(s side) func(context.Context, int) error { return s.del })); err != nil {
 		return err
 	}
 
-	hwm, err := readStatus(child.cmd.Process.Pid, "VmHWM")
-	if err != nil {
-		return err
-	}
-	fmt.Println()
-	what := "apiserver only (etcd runs in the bench process)"
-	if !c.sharedEtcd {
-		what = "apiserver with its embedded etcd"
-	}
-	fmt.Printf("apiserver RSS: %.1f MiB after creating %d objects, peak (VmHWM) %.1f MiB; %s\n", mib(rssAfterCreate), c.objects, mib(hwm), what)
-	fmt.Println()
-	targets(rows, c, hwm)
 	return nil
+}
+
+func loadNamespaces(c config) []string {
+	var out []string
+	for _, n := range c.loadWatchers {
+		out = append(out, loadNamespace(n))
+	}
+	return out
 }
 
 func expectCount(n int, err error) func(want int) error {
@@ -301,10 +359,18 @@ func targets(rows []row, c config, hwm int64) {
 		fmt.Printf("  %s  %s\n", mark, fmt.Sprintf(format, args...))
 	}
 	for _, r := range rows {
-		switch r.name {
-		case "create", "get", "update":
-			ratio := r.api.opsPerSec() / r.etcd.opsPerSec()
+		ratio := r.api.opsPerSec() / r.etcd.opsPerSec()
+		switch {
+		case r.name == "create" || r.name == "update" || r.name == "delete":
 			check(ratio >= 0.5, "%s at >= 50%% of raw etcd ops/s: %.0f%%", r.name, ratio*100)
+		case r.name == "get" || r.name == "get rv=0" || strings.HasPrefix(r.name, "list "):
+			check(ratio >= 1, "%s at >= 100%% of raw etcd ops/s: %.0f%%", r.name, ratio*100)
+		case strings.HasSuffix(r.name, " load"):
+			p99 := float64(r.api.pct(0.99)) / float64(max(r.etcd.pct(0.99), time.Microsecond))
+			check(p99 <= 1.2, "%s: event latency p99 <= 1.2x raw etcd's: %s vs %s (%.1fx)", r.name, round(r.api.pct(0.99)), round(r.etcd.pct(0.99)), p99)
+			check(ratio >= 1, "%s: events delivered per second >= raw etcd's: %.0f vs %.0f (%.0f%%)", r.name, r.api.opsPerSec(), r.etcd.opsPerSec(), ratio*100)
+		}
+		switch r.name {
 		case fmt.Sprintf("list %d 1cl", c.objects):
 			check(r.api.pct(0.99) < 300*time.Millisecond, "list of %d objects < 300ms (one client): p50 %s, p99 %s", c.objects, round(r.api.pct(0.5)), round(r.api.pct(0.99)))
 		case fmt.Sprintf("watch x%d", c.watchers):
@@ -544,7 +610,7 @@ type objectMeta struct {
 // createNamespaces creates the namespaces the objects go into: the
 // apiserver refuses writes into a namespace that does not exist.
 func (h *httpSide) createNamespaces(ctx context.Context) error {
-	names := []string{"fanout"}
+	names := append([]string{"fanout"}, loadNamespaces(h.cfg)...)
 	for n := 0; n <= (h.cfg.objects-1)/h.cfg.perNamespace; n++ {
 		names = append(names, nsPrefix+strconv.Itoa(n))
 	}
@@ -571,6 +637,14 @@ func (h *httpSide) create(ctx context.Context, i int) error {
 
 func (h *httpSide) get(ctx context.Context, i int) error {
 	return h.do(ctx, "GET", h.collection(namespaceOf(i, h.cfg))+"/"+objectName(i), nil, http.StatusOK, nil)
+}
+
+func (h *httpSide) getAny(ctx context.Context, i int) error {
+	return h.do(ctx, "GET", h.collection(namespaceOf(i, h.cfg))+"/"+objectName(i)+"?resourceVersion=0", nil, http.StatusOK, nil)
+}
+
+func (h *httpSide) clear(ctx context.Context, ns string) error {
+	return h.do(ctx, "DELETE", h.collection(ns), nil, http.StatusOK, nil)
 }
 
 func (h *httpSide) list(ctx context.Context, ns string) (int, error) {
@@ -754,6 +828,22 @@ func (e *etcdSide) get(ctx context.Context, i int) error {
 		return fmt.Errorf("%s: not found", e.key(i))
 	}
 	return nil
+}
+
+func (e *etcdSide) getAny(ctx context.Context, i int) error {
+	resp, err := e.c.Get(ctx, e.key(i), clientv3.WithSerializable())
+	if err != nil {
+		return err
+	}
+	if len(resp.Kvs) != 1 {
+		return fmt.Errorf("%s: not found", e.key(i))
+	}
+	return nil
+}
+
+func (e *etcdSide) clear(ctx context.Context, ns string) error {
+	_, err := e.c.Delete(ctx, rawRoot+ns+"/", clientv3.WithPrefix())
+	return err
 }
 
 func (e *etcdSide) list(ctx context.Context, ns string) (int, error) {
