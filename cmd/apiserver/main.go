@@ -71,7 +71,7 @@ func run(args []string, stderr io.Writer) int {
 	auditMaxBackup := fs.Int("audit-log-maxbackup", 0, "rotated audit logs to keep (0: all)")
 	auditMaxAge := fs.Int("audit-log-maxage", 0, "days to keep rotated audit logs (0: no limit)")
 	verbose := fs.Bool("v", false, "log every request (debug level)")
-	memLimit := fs.Int64("memory-limit-mib", defaultMemoryLimitMiB, "soft Go memory limit in MiB (runtime/debug.SetMemoryLimit): the GC works harder as the heap nears it, which keeps large lists from inflating RSS; 0 disables it; the GOMEMLIMIT environment variable, when set, wins")
+	memLimit := fs.Int64("memory-limit-mib", defaultMemoryLimitMiB, "soft Go memory limit in MiB (runtime/debug.SetMemoryLimit), raised to 1.5 times the live heap when that is larger (a large watch cache): the GC works harder as the heap nears it, which keeps large lists from inflating RSS; 0 disables it; the GOMEMLIMIT environment variable, when set, wins")
 	watchCache := fs.Bool("watch-cache", true, "serve watches, and lists and gets whose resourceVersion allows it, from an in-memory copy of each resource fed by one etcd watch; false reads etcd every time")
 	watchCacheEvents := fs.Int("watch-cache-events", storage.DefaultWatchCacheEvents, "the most recent events per resource a watch can resume from without etcd")
 	watchCacheBytes := fs.Int("watch-cache-bytes", storage.DefaultWatchCacheBytes, "the most stored bytes of recent events kept per resource for resuming watches")
@@ -93,7 +93,8 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "apiserver: --memory-limit-mib must not be negative\n")
 		return 2
 	}
-	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+	followHeap := *memLimit > 0 && os.Getenv("GOMEMLIMIT") == ""
+	if followHeap {
 		debug.SetMemoryLimit(*memLimit << 20)
 	}
 	if *profiling != "" {
@@ -111,6 +112,9 @@ func run(args []string, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if followHeap {
+		go followLiveHeap(ctx, *memLimit<<20)
+	}
 
 	cfg := server.Config{
 		BindAddress: *bind,

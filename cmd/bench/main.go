@@ -60,6 +60,22 @@ type config struct {
 	loadCreates  int
 	loadClients  int
 	rounds       int
+	showPeak     bool
+	// phases, when set, are the only phases run (by name prefix).
+	phases []string
+}
+
+// selected reports whether the phase named name runs.
+func (c config) selected(name string) bool {
+	if len(c.phases) == 0 {
+		return true
+	}
+	for _, p := range c.phases {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func main() {
@@ -82,8 +98,15 @@ func main() {
 	loadWatchers := flag.String("load-watchers", "50,500", "watchers in each watch-under-load phase (comma-separated; empty skips them)")
 	flag.IntVar(&c.loadCreates, "load-creates", 500, "objects created concurrently while the watchers of a watch-under-load phase read")
 	flag.IntVar(&c.loadClients, "load-clients", 16, "concurrent writers in the watch-under-load phases")
+	flag.BoolVar(&c.showPeak, "show-peak", false, "print the apiserver's peak RSS after every phase")
 	flag.IntVar(&c.rounds, "rounds", 1, "run every phase this many times on the same apiserver, printing its RSS after each (to see that memory does not grow)")
+	phases := flag.String("phases", "", "run only these phases (comma-separated name prefixes, e.g. \"create,list\" to measure memory with many objects); every phase when empty")
 	flag.Parse()
+	for _, p := range strings.Split(*phases, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			c.phases = append(c.phases, p)
+		}
+	}
 	for _, f := range strings.Split(*loadWatchers, ",") {
 		if f = strings.TrimSpace(f); f == "" {
 			continue

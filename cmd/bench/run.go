@@ -138,6 +138,9 @@ func run(ctx context.Context, c config) error {
 
 	var rows []row
 	phase := func(name string, f func(s side) (result, error)) error {
+		if !c.selected(name) {
+			return nil
+		}
 		a, err := f(api)
 		if err != nil {
 			return fmt.Errorf("%s against the apiserver: %w", name, err)
@@ -149,6 +152,10 @@ func run(ctx context.Context, c config) error {
 		rw := row{name: name, api: a, etcd: r}
 		rows = append(rows, rw)
 		rw.print()
+		// Where the apiserver's memory peaks: its peak so far, per phase.
+		if hwm, err := readStatus(child.cmd.Process.Pid, "VmHWM"); err == nil && c.showPeak {
+			fmt.Printf("%-14s   apiserver peak RSS so far %.1f MiB\n", "", mib(hwm))
+		}
 		return nil
 	}
 	each := func(op func(s side) func(ctx context.Context, i int) error) func(s side) (result, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"time"
@@ -76,6 +77,8 @@ func (h *Handler[T, L]) serveWatch(w *recorder, r *http.Request, ns string, opts
 	flusher.Flush()
 
 	headers := true
+	// What a shared event's encoding is remembered under (writeEvent).
+	memoKey := "json:" + h.gvk.String() + ":" + f.as + ":" + f.metaVersion
 	for {
 		select {
 		case <-ctx.Done():
@@ -84,12 +87,10 @@ func (h *Handler[T, L]) serveWatch(w *recorder, r *http.Request, ns string, opts
 			if !ok {
 				return nil
 			}
-			line, err := h.encodeEvent(r, f, ev, &headers)
-			if err != nil {
-				h.log("encode watch event", r, err)
-				return nil
-			}
-			if _, err := w.Write(line); err != nil {
+			if err := h.writeEvent(w, r, f, memoKey, ev, &headers); err != nil {
+				if !errors.Is(err, errWriteEvent) {
+					h.log("encode watch event", r, err)
+				}
 				return nil
 			}
 			if len(ch) == 0 {
@@ -99,7 +100,9 @@ func (h *Handler[T, L]) serveWatch(w *recorder, r *http.Request, ns string, opts
 	}
 }
 
-func (h *Handler[T, L]) encodeEvent(r *http.Request, f outputFormat, ev storage.Event[T], headers *bool) ([]byte, error) {
+// writeEvent writes one line of the stream; errWriteEvent when the client
+// is gone.
+func (h *Handler[T, L]) writeEvent(w io.Writer, r *http.Request, f outputFormat, memoKey string, ev storage.Event[T], headers *bool) error {
 	out := watchEvent{Type: ev.Type}
 	if ev.Type == watch.Error {
 		st := ev.Status
@@ -117,7 +120,7 @@ func (h *Handler[T, L]) encodeEvent(r *http.Request, f outputFormat, ev storage.
 		// is encoded once per version and format, and each watcher's line
 		// is built around those bytes exactly as json.Marshal of
 		// watchEvent would write it.
-		enc, err := ev.Memo.Do("json:"+h.gvk.String()+":"+f.as+":"+f.metaVersion, func() (any, error) {
+		enc, err := ev.Memo.Do(memoKey, func() (any, error) {
 			obj, err := h.convertObject(r, f, ev.Object, false)
 			if err != nil {
 				return nil, err
@@ -125,19 +128,22 @@ func (h *Handler[T, L]) encodeEvent(r *http.Request, f outputFormat, ev storage.
 			return json.Marshal(obj)
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
+		// Written in pieces: the shared bytes are not copied per watcher.
 		b := enc.([]byte)
-		line := make([]byte, 0, len(b)+len(ev.Type)+24)
-		line = append(line, `{"type":"`...)
-		line = append(line, ev.Type...)
-		line = append(line, `","object":`...)
-		line = append(line, b...)
-		return append(line, "}\n"...), nil
+		var head [32]byte
+		line := append(append(append(head[:0], `{"type":"`...), ev.Type...), `","object":`...)
+		for _, part := range [][]byte{line, b, []byte("}\n")} {
+			if _, err := w.Write(part); err != nil {
+				return errWriteEvent
+			}
+		}
+		return nil
 	} else {
 		obj, err := h.convertObject(r, f, ev.Object, *headers)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if f.as == asTable {
 			*headers = false
@@ -146,12 +152,16 @@ func (h *Handler[T, L]) encodeEvent(r *http.Request, f outputFormat, ev storage.
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return append(data, '\n'), nil
+	if _, err := w.Write(append(data, '\n')); err != nil {
+		return errWriteEvent
+	}
+	return nil
 }
 
 var (
+	errWriteEvent  = errors.New("write watch event: the client is gone")
 	errNoFlusher   = errors.New("unable to start watch: the response writer cannot flush")
 	errWatchFailed = errors.New("the watch failed")
 )

@@ -13,7 +13,6 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/metadata"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -34,7 +33,7 @@ import (
 // Defaults of the window of recent events.
 const (
 	DefaultWatchCacheEvents = 10000
-	DefaultWatchCacheBytes  = 16 << 20
+	DefaultWatchCacheBytes  = 8 << 20
 )
 
 // freshTimeout bounds how long a read waits for the cache to reach the
@@ -75,9 +74,6 @@ type cacheEntry[T resource.Object] struct {
 	// raw is the stored (decrypted) value, served by the JSON readers.
 	raw []byte
 	rev int64
-	// fields is the object's selectable field set (its kind's own), nil
-	// when the kind selects on metadata only.
-	fields fields.Set
 
 	jsonOnce sync.Once
 	off      int
@@ -157,7 +153,7 @@ func newWatchCache[T resource.Object, L resource.ListObject](st *Store[T, L], op
 		prefix:   st.resourcePrefix(),
 		opts:     opts,
 		tree:     btree.NewG(32, lessEntry[T]),
-		idx:      newCacheIndex(),
+		idx:      newCacheIndex(st.s.SelectableFields),
 		watchers: map[*cacheWatcher[T, L]]struct{}{},
 		progress: make(chan struct{}, 1),
 		done:     make(chan struct{}),
@@ -253,11 +249,7 @@ func (c *watchCache[T, L]) load(ctx context.Context) error {
 }
 
 func (c *watchCache[T, L]) newEntry(kv *mvccpb.KeyValue, obj T) *cacheEntry[T] {
-	e := &cacheEntry[T]{key: string(kv.Key), ns: obj.GetNamespace(), obj: obj, raw: kv.Value, rev: kv.ModRevision}
-	if c.st.s.SelectableFields != nil {
-		e.fields = c.st.s.SelectableFields(obj)
-	}
-	return e
+	return &cacheEntry[T]{key: string(kv.Key), ns: obj.GetNamespace(), obj: obj, raw: kv.Value, rev: kv.ModRevision}
 }
 
 // install replaces the cache's state with tree, read at rev. Watchers of a
@@ -289,7 +281,7 @@ func (c *watchCache[T, L]) install(tree *btree.BTreeG[*cacheEntry[T]], rev int64
 		}
 	}
 	c.tree = tree
-	c.idx = newCacheIndex()
+	c.idx = newCacheIndex(c.st.s.SelectableFields)
 	tree.Ascend(func(e *cacheEntry[T]) bool {
 		addEntry(c.idx, e)
 		return true
@@ -558,8 +550,7 @@ func (e *cacheEntry[T]) json() (jsonItem, error) {
 	return jsonItem{enc: e.enc}, e.encErr
 }
 
-// matchesEntry is matches for a cached object, using the selectable fields
-// computed when it was cached when the predicate selects on the kind's own.
+// matchesEntry is matches for a cached object.
 func matchesEntry[T resource.Object](p predicate, e *cacheEntry[T]) (bool, error) {
 	if !p.label.Empty() && !p.label.Matches(labels.Set(e.obj.GetLabels())) {
 		return false, nil
@@ -567,11 +558,8 @@ func matchesEntry[T resource.Object](p predicate, e *cacheEntry[T]) (bool, error
 	if p.field.Empty() {
 		return true, nil
 	}
-	switch {
-	case p.fieldsOf == nil:
+	if p.fieldsOf == nil {
 		return p.field.Matches(metadataFields(e.obj)), nil
-	case p.own && e.fields != nil:
-		return p.field.Matches(e.fields), nil
 	}
 	set, err := p.fieldsOf(e.obj)
 	if err != nil {

@@ -3,6 +3,7 @@ package storage
 import (
 	"slices"
 
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/kubeforge/kubeforge/runtime/resource"
@@ -14,10 +15,26 @@ import (
 // the collection. The caller holds the cache's lock.
 type cacheIndex struct {
 	sets map[string]map[string]struct{}
+	// fieldsOf is the kind's selectable field set function (any type:
+	// Strategy.SelectableFields), nil when it selects on metadata only.
+	fieldsOf any
 }
 
-func newCacheIndex() *cacheIndex {
-	return &cacheIndex{sets: map[string]map[string]struct{}{}}
+func newCacheIndex[T resource.Object](fieldsOf func(T) fields.Set) *cacheIndex {
+	x := &cacheIndex{sets: map[string]map[string]struct{}{}}
+	if fieldsOf != nil {
+		x.fieldsOf = fieldsOf
+	}
+	return x
+}
+
+// fieldsOfEntry is e's selectable field set, computed again (it is cheap)
+// rather than kept with every cached object.
+func fieldsOfEntry[T resource.Object](x *cacheIndex, e *cacheEntry[T]) fields.Set {
+	if f, ok := x.fieldsOf.(func(T) fields.Set); ok {
+		return f(e.obj)
+	}
+	return nil
 }
 
 func labelTerm(k, v string) string { return "l\x00" + k + "\x00" + v }
@@ -38,7 +55,7 @@ func (x *cacheIndex) terms(labels, fields map[string]string, f func(term string)
 }
 
 func addEntry[T resource.Object](x *cacheIndex, e *cacheEntry[T]) {
-	x.terms(e.obj.GetLabels(), e.fields, func(t string) {
+	x.terms(e.obj.GetLabels(), fieldsOfEntry(x, e), func(t string) {
 		s := x.sets[t]
 		if s == nil {
 			s = map[string]struct{}{}
@@ -49,7 +66,7 @@ func addEntry[T resource.Object](x *cacheIndex, e *cacheEntry[T]) {
 }
 
 func removeEntry[T resource.Object](x *cacheIndex, e *cacheEntry[T]) {
-	x.terms(e.obj.GetLabels(), e.fields, func(t string) {
+	x.terms(e.obj.GetLabels(), fieldsOfEntry(x, e), func(t string) {
 		if s := x.sets[t]; s != nil {
 			delete(s, e.key)
 			if len(s) == 0 {
@@ -91,7 +108,7 @@ func (x *cacheIndex) lookup(p predicate, limit int) (keys []string, ok bool) {
 			}
 		}
 	}
-	if p.fieldsOf == nil || p.own {
+	if x.fieldsOf != nil && (p.fieldsOf == nil || p.own) {
 		for _, r := range p.field.Requirements() {
 			if (r.Operator == selection.Equals || r.Operator == selection.DoubleEquals) && indexedField(r.Field) {
 				consider([]string{fieldTerm(r.Field, r.Value)})

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
 // cacheCounts records what the watch cache reports.
@@ -49,7 +51,7 @@ func (c *cacheCounts) read(key string) int {
 
 // cacheFixture is a store with a watch cache on its own prefix; prefix
 // "" picks a new one (give another fixture's to share its data).
-func cacheFixture(t testing.TB, prefix string, opts BackendOptions) (*fixture, *cacheCounts) {
+func cacheFixture(t testing.TB, prefix string, opts BackendOptions, tweak ...func(*resource.Strategy[*Widget, *WidgetList])) (*fixture, *cacheCounts) {
 	t.Helper()
 	if prefix == "" {
 		prefix = fmt.Sprintf("/t%d", prefixSeq.Add(1))
@@ -61,7 +63,11 @@ func cacheFixture(t testing.TB, prefix string, opts BackendOptions) (*fixture, *
 	}
 	b := NewBackend(testEtcd.Client(), prefix, opts)
 	t.Cleanup(b.Close)
-	f := &fixture{b: b, st: NewStore(b, widgetStrategy(true, false)), prefix: prefix}
+	s := widgetStrategy(true, false)
+	for _, f := range tweak {
+		f(s)
+	}
+	f := &fixture{b: b, st: NewStore(b, s), prefix: prefix}
 	waitFor(t, func() bool {
 		f.st.cache.mu.RLock()
 		defer f.st.cache.mu.RUnlock()
@@ -333,11 +339,12 @@ func TestCacheReplicas(t *testing.T) {
 // TestCacheIndexedSelectors: equality selectors on labels and selectable
 // fields read the index; results equal a scan's, in key order.
 func TestCacheIndexedSelectors(t *testing.T) {
-	f, _ := cacheFixture(t, "", BackendOptions{})
-	f.st.s.SelectableFields = func(w *Widget) fields.Set {
-		return fields.Set{"metadata.name": w.Name, "metadata.namespace": w.Namespace, "spec.color": w.Spec.Color}
-	}
-	f.st.s.Info.SelectableFields = []string{"spec.color"}
+	f, _ := cacheFixture(t, "", BackendOptions{}, func(s *resource.Strategy[*Widget, *WidgetList]) {
+		s.SelectableFields = func(w *Widget) fields.Set {
+			return fields.Set{"metadata.name": w.Name, "metadata.namespace": w.Namespace, "spec.color": w.Spec.Color}
+		}
+		s.Info.SelectableFields = []string{"spec.color"}
+	})
 	for i := range 40 {
 		w := widget(fmt.Sprintf("ns%d", i%2), fmt.Sprintf("w%02d", i), i)
 		w.Labels = map[string]string{"tier": []string{"web", "db", "cache", "queue"}[i%4], "n": strconv.Itoa(i)}

@@ -7,10 +7,9 @@ import (
 )
 
 // Interface is what the HTTP handlers need from the storage of one resource:
-// exactly the method set of *Store. *Store serves it straight from etcd;
-// NewConverted serves a non-storage (spoke) version over the store of the
-// storage (hub) version. A watch cache can later implement it in front of
-// a *Store without the handlers or the generated code changing.
+// exactly the method set of *Store. *Store serves it from etcd and, with
+// BackendOptions.WatchCache, its watch cache; NewConverted serves a
+// non-storage (spoke) version over the store of the storage (hub) version.
 type Interface[T resource.Object, L resource.ListObject] interface {
 	// Create stores a new object; in is not modified.
 	Create(ctx context.Context, in T, opts CreateOptions) (T, error)

@@ -522,24 +522,58 @@ func (st *Store[T, L]) GuaranteedUpdate(ctx context.Context, namespace, name str
 	if err != nil {
 		return zero, err
 	}
+	guess := !opts.DryRun // a dry run writes nothing that would catch a stale guess
 	for attempt := 0; ; attempt++ {
-		cur, curData, curRev, err := st.current(ctx, "update", key, name)
-		if err != nil {
-			return zero, err
+		cur, curData, curRev, cached := st.cachedCurrent(key, guess)
+		guess = false
+		if !cached {
+			if cur, curData, curRev, err = st.current(ctx, "update", key, name); err != nil {
+				return zero, err
+			}
 		}
 		newObj, err := tryUpdate(st.copyObj(cur))
-		if err != nil {
-			return zero, err
+		if err == nil {
+			err = checkResourceVersion(st.s.Info, newObj, cur, opts.RequireResourceVersion)
 		}
-		if err := checkResourceVersion(st.s.Info, newObj, cur, opts.RequireResourceVersion); err != nil {
+		if err != nil {
+			if cached {
+				continue // maybe stale: decide on etcd's object
+			}
 			return zero, err
 		}
 		out, raced, err := st.writeUpdate(ctx, key, cur, curData, curRev, newObj, opts)
+		if cached && (raced || err != nil || any(out) == any(cur)) {
+			// A lost compare-and-swap, an error or no change at all
+			// may come from a stale guess: again, from etcd.
+			attempt--
+			continue
+		}
 		if raced && attempt < maxUpdateRetries {
 			continue
 		}
 		return out, err
 	}
+}
+
+// cachedCurrent is the watch cache's copy of the object at key, the first
+// guess of a write when guess is set (kube's cachedExistingObject): a
+// current one saves the write its etcd read and decode; a stale one costs
+// a failed compare-and-swap, after which the write reads etcd. Not for
+// encrypted resources, whose rewrite on key rotation needs etcd's value.
+func (st *Store[T, L]) cachedCurrent(key string, guess bool) (T, []byte, int64, bool) {
+	var zero T
+	if !guess || st.cache == nil || st.tx != nil {
+		return zero, nil, 0, false
+	}
+	c := st.cache
+	c.mu.RLock()
+	e, ok := c.tree.Get(&cacheEntry[T]{key: key})
+	ok = ok && c.ready && !c.closed
+	c.mu.RUnlock()
+	if !ok {
+		return zero, nil, 0, false
+	}
+	return st.copyObj(e.obj), e.raw, e.rev, true
 }
 
 // writeUpdate applies the update rules to newObj against cur (stored at
@@ -684,10 +718,19 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			return obj, deleted, err
 		}
 	}
+	guess := !opts.DryRun // a dry run writes nothing that would catch a stale guess
 	for attempt := 0; ; attempt++ {
-		cur, _, curRev, err := st.current(ctx, "delete", key, name)
-		if err != nil {
-			return zero, false, err
+		cur, _, curRev, cached := st.cachedCurrent(key, guess)
+		guess = false
+		if !cached {
+			if cur, _, curRev, err = st.current(ctx, "delete", key, name); err != nil {
+				return zero, false, err
+			}
+		}
+		// Anything but a plain delete is decided on etcd's object.
+		if cached && (opts.Preconditions != nil || st.hooks.BeforeDelete != nil || st.hasFinalizers(cur)) {
+			attempt--
+			continue
 		}
 		if msg := checkPreconditions(opts.Preconditions, cur); msg != "" {
 			return zero, false, st.conflict(name, msg)
@@ -746,6 +789,9 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			return zero, false, st.etcdError(ctx, "delete", name, err)
 		}
 		if !resp.Succeeded {
+			if cached {
+				attempt--
+			}
 			if attempt < maxUpdateRetries {
 				continue
 			}
