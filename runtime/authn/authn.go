@@ -41,6 +41,8 @@ type Authenticator struct {
 	// Anonymous allows requests without credentials, as system:anonymous
 	// in system:unauthenticated (kube's --anonymous-auth).
 	Anonymous bool
+
+	verified certCache
 }
 
 // Authenticate returns the request's user: from its client certificate,
@@ -80,6 +82,9 @@ func (a *Authenticator) certificateUser(chain []*x509.Certificate) (*auth.User, 
 		inter.AddCert(c)
 	}
 	leaf := chain[0]
+	if u := a.verified.get(a.ClientCAs, chain); u != nil {
+		return u, nil
+	}
 	if _, err := leaf.Verify(x509.VerifyOptions{
 		Roots:         a.ClientCAs,
 		Intermediates: inter,
@@ -90,7 +95,9 @@ func (a *Authenticator) certificateUser(chain []*x509.Certificate) (*auth.User, 
 	if leaf.Subject.CommonName == "" {
 		return nil, fmt.Errorf("%w: client certificate has no common name", ErrUnauthorized)
 	}
-	return &auth.User{Name: leaf.Subject.CommonName, Groups: slices.Clone(leaf.Subject.Organization)}, nil
+	u := &auth.User{Name: leaf.Subject.CommonName, Groups: slices.Clone(leaf.Subject.Organization)}
+	a.verified.put(a.ClientCAs, chain, u)
+	return u, nil
 }
 
 // authenticated adds system:authenticated to u's groups, as kube-apiserver

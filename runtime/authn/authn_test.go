@@ -2,14 +2,19 @@ package authn
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/pki"
 )
 
 // TestTokenFileAndAnonymous: kube's CSV token file; a known token is its
@@ -54,5 +59,47 @@ func TestTokenFileAndAnonymous(t *testing.T) {
 		if _, err := LoadTokenFile(p); err == nil {
 			t.Errorf("token file %q: want an error", bad)
 		}
+	}
+}
+
+// TestCertificateVerdictsCached: a chain verified once is not verified
+// again against the same CA pool, but is against another (a client CA
+// that does not sign it refuses it though the first accepted it), and the
+// remembered user is a copy the caller may change.
+func TestCertificateVerdictsCached(t *testing.T) {
+	dir := t.TempDir()
+	ca, err := pki.EnsureCA(filepath.Join(dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := pki.EnsureCA(filepath.Join(dir, "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := pki.IssueClient(ca, "carol", []string{"devs"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(pair.CertPEM)
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &http.Request{TLS: &tls.ConnectionState{PeerCertificates: []*x509.Certificate{leaf}}, Header: http.Header{}}
+	a := &Authenticator{ClientCAs: ca.Pool()}
+	for range 2 {
+		u, err := a.Authenticate(req)
+		if err != nil || u.Name != "carol" || !u.InGroup("devs") || !u.InGroup(auth.AllAuthenticated) {
+			t.Fatalf("authenticate: %+v %v", u, err)
+		}
+		u.Groups[0] = "changed"
+	}
+	if len(a.verified.m) != 1 {
+		t.Fatalf("%d remembered verdicts", len(a.verified.m))
+	}
+	b := &Authenticator{ClientCAs: other.Pool()}
+	b.verified.m = a.verified.m // even a shared memory does not carry over to another pool
+	if _, err := b.Authenticate(req); !errors.Is(err, ErrUnauthorized) {
+		t.Fatalf("another CA: %v", err)
 	}
 }
