@@ -42,6 +42,9 @@ type result struct {
 	ops  int
 	wall time.Duration
 	lat  []time.Duration
+	// cpuPerOp is the apiserver's CPU time (user and system) per
+	// operation during the phase.
+	cpuPerOp time.Duration
 }
 
 func (r result) opsPerSec() float64 {
@@ -141,9 +144,13 @@ func run(ctx context.Context, c config) error {
 		if !c.selected(name) {
 			return nil
 		}
+		cpu0, _ := cpuTime(child.cmd.Process.Pid)
 		a, err := f(api)
 		if err != nil {
 			return fmt.Errorf("%s against the apiserver: %w", name, err)
+		}
+		if cpu1, err := cpuTime(child.cmd.Process.Pid); err == nil && a.ops > 0 {
+			a.cpuPerOp = (cpu1 - cpu0) / time.Duration(a.ops)
 		}
 		r, err := f(raw)
 		if err != nil {
@@ -329,8 +336,8 @@ type row struct {
 }
 
 func header() {
-	fmt.Printf("%-14s | %12s %10s %10s | %12s %10s %10s | %8s\n", "phase", "api ops/s", "api p50", "api p99", "etcd ops/s", "etcd p50", "etcd p99", "api/etcd")
-	fmt.Println(strings.Repeat("-", 106))
+	fmt.Printf("%-14s | %12s %10s %10s | %12s %10s %10s | %8s | %10s\n", "phase", "api ops/s", "api p50", "api p99", "etcd ops/s", "etcd p50", "etcd p99", "api/etcd", "api CPU/op")
+	fmt.Println(strings.Repeat("-", 119))
 }
 
 func (r row) print() {
@@ -338,9 +345,9 @@ func (r row) print() {
 	if r.etcd.opsPerSec() > 0 {
 		ratio = r.api.opsPerSec() / r.etcd.opsPerSec()
 	}
-	fmt.Printf("%-14s | %12.0f %10s %10s | %12.0f %10s %10s | %7.0f%%\n", r.name,
+	fmt.Printf("%-14s | %12.0f %10s %10s | %12.0f %10s %10s | %7.0f%% | %10s\n", r.name,
 		r.api.opsPerSec(), round(r.api.pct(0.5)), round(r.api.pct(0.99)),
-		r.etcd.opsPerSec(), round(r.etcd.pct(0.5)), round(r.etcd.pct(0.99)), ratio*100)
+		r.etcd.opsPerSec(), round(r.etcd.pct(0.5)), round(r.etcd.pct(0.99)), ratio*100, round(r.api.cpuPerOp))
 }
 
 func round(d time.Duration) string {
@@ -388,6 +395,30 @@ func targets(rows []row, c config, hwm int64) {
 	if c.objects != 10000 {
 		fmt.Println("  (the targets are stated for 10k objects; this run used", c.objects, "objects)")
 	}
+}
+
+// cpuTime is the user plus system CPU time of process pid so far
+// (/proc/<pid>/stat, in clock ticks of 10 ms).
+func cpuTime(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read process stat: %w", err)
+	}
+	// The command name, in parentheses, may hold spaces: fields start after it.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, errors.New("read process stat: no command name")
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("read process stat: too few fields")
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("read process stat: bad cpu times")
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
 }
 
 // readStatus reads a "VmXXX: N kB" line of /proc/<pid>/status, in bytes.
