@@ -9,6 +9,7 @@ import (
 	"github.com/google/btree"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
@@ -26,8 +27,9 @@ type view[E any] struct {
 }
 
 // stateAt returns the cache's state at rev (0: its current one) with the
-// keys an index names for pred (live state only); ok is false when the
-// cache has no state at rev.
+// keys an index names for pred (current state only): the current tree, a
+// snapshot kept for continue tokens, or the current tree with the window's
+// later events undone; ok is false when the cache cannot rebuild rev.
 func (c *watchCache[T, L]) stateAt(rev int64, pred predicate) (v view[*cacheEntry[T]], ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -46,6 +48,20 @@ func (c *watchCache[T, L]) stateAt(rev int64, pred predicate) (v view[*cacheEntr
 		if s.rev == rev && now.Before(s.expires) {
 			return view[*cacheEntry[T]]{tree: s.tree, rev: rev}, true
 		}
+	}
+	if rev >= c.windowStart && rev < c.rev {
+		// The window holds every change since rev: undo them, newest
+		// first, on a clone of the current state.
+		t := c.tree.Clone()
+		for i := len(c.window) - 1; i >= 0 && c.window[i].rev > rev; i-- {
+			switch ev := c.window[i]; ev.typ {
+			case watch.Added:
+				t.Delete(ev.cur)
+			case watch.Modified, watch.Deleted:
+				t.ReplaceOrInsert(ev.old)
+			}
+		}
+		return view[*cacheEntry[T]]{tree: t, rev: rev}, true
 	}
 	return v, false
 }

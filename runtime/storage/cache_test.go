@@ -127,13 +127,49 @@ func TestCacheServesReads(t *testing.T) {
 	if len(l.Items) != 6 {
 		t.Fatalf("consistent list after a write behind the store: %d items", len(l.Items))
 	}
-	// An exact resourceVersion the cache has moved past: etcd answers.
-	before := m.read("list/etcd")
-	if _, err := f.st.List(ctx, "ns", ListOptions{ResourceVersion: last.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact}); err != nil {
+	// An exact resourceVersion the cache has moved past, but its window
+	// covers: rebuilt in memory, the same as etcd's answer.
+	last.Spec.Size = 40
+	if _, err := put(ctx, f.st, last, UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if m.read("list/etcd") != before+1 {
-		t.Fatalf("exact list: reads %v", m.reads)
+	if _, _, err := f.st.Delete(ctx, "ns", "w0", DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil { // caught up
+		t.Fatal(err)
+	}
+	before := m.read("list/cache")
+	exact, err := f.st.List(ctx, "ns", ListOptions{ResourceVersion: last.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.read("list/cache") != before+1 {
+		t.Fatalf("exact list in the window: reads %v", m.reads)
+	}
+	pred, _ := f.st.newPredicate(ListOptions{})
+	fromEtcd, _, _, _, err := f.st.list(ctx, f.st.listPrefix("ns"), f.st.listPrefix("ns"), mustInt(t, last.ResourceVersion), false, 0, pred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exact.Items) != 5 || widgetNames(ptrs(exact.Items)) != widgetNames(fromEtcd) || exact.ResourceVersion != last.ResourceVersion {
+		t.Fatalf("exact list from the window %s at %s, etcd %s", widgetNames(ptrs(exact.Items)), exact.ResourceVersion, widgetNames(fromEtcd))
+	}
+	for i, w := range exact.Items {
+		if w.ResourceVersion != fromEtcd[i].ResourceVersion || w.Spec.Size != fromEtcd[i].Spec.Size {
+			t.Fatalf("%s: cache %s size %d, etcd %s size %d", w.Name, w.ResourceVersion, w.Spec.Size, fromEtcd[i].ResourceVersion, fromEtcd[i].Spec.Size)
+		}
+	}
+	// Older than the window (here: before the cache was built): etcd.
+	f.st.cache.mu.RLock()
+	start := f.st.cache.windowStart
+	f.st.cache.mu.RUnlock()
+	if start > 1 {
+		before = m.read("list/etcd")
+		_, _ = f.st.List(ctx, "ns", ListOptions{ResourceVersion: strconv.FormatInt(start-1, 10), ResourceVersionMatch: metav1.ResourceVersionMatchExact}) // 410 if compacted
+		if m.read("list/etcd") != before+1 {
+			t.Fatalf("exact list before the window: reads %v", m.reads)
+		}
 	}
 }
 
