@@ -219,52 +219,70 @@ func (l *loader) kind(t *Type) *Kind {
 var segRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)((\[[^\]]*\])*)$`)
 
 // resolvePath resolves a simple JSONPath (.spec.a.b, .spec.items[0].name)
-// against t's fields. Paths under .metadata are checked against ObjectMeta
-// and return an empty path.
+// against t's fields, for printer columns. It returns the named fields
+// (inline ones on the way left out); paths under .metadata are checked
+// against ObjectMeta and return an empty path.
 func resolvePath(t *Type, jp string) ([]*Field, string) {
-	if !strings.HasPrefix(jp, ".") || len(jp) < 2 {
-		return nil, "must start with . and name a field (.spec.size)"
+	chain, _, msg := walkJSONPath(t, jp, true)
+	if msg != "" {
+		return nil, msg
 	}
-	segs := strings.Split(jp[1:], ".")
-	fields := t.Fields
 	var path []*Field
-	for i, s := range segs {
-		m := segRE.FindStringSubmatch(s)
-		if m == nil {
-			return nil, "unsupported segment " + strconv.Quote(s) + " (only .field and [index] are supported)"
-		}
-		if fields == nil {
-			return nil, "segment " + strconv.Quote(s) + " is below a field that is not a struct"
-		}
-		f := findJSON(fields, m[1])
-		if f == nil {
-			var names []string
-			collectJSONNames(fields, &names)
-			msg := "no field " + strconv.Quote(m[1])
-			if c := markers.Closest(m[1], names); c != "" {
-				msg += ": did you mean " + strconv.Quote(c) + "?"
-			}
-			return nil, msg
-		}
-		path = append(path, f)
-		typ := f.Type
-		if m[2] != "" {
-			for n := strings.Count(m[2], "["); n > 0; n-- {
-				e := sliceElem(typ)
-				if e == nil {
-					return nil, "index on " + strconv.Quote(m[1]) + ", which is not a list"
-				}
-				typ = e
-			}
-		}
-		if i < len(segs)-1 {
-			fields = structFields(typ)
+	for _, f := range chain {
+		if !f.Inline {
+			path = append(path, f)
 		}
 	}
 	if len(path) > 0 && path[0].JSONName == "metadata" {
 		return nil, ""
 	}
 	return path, ""
+}
+
+// walkJSONPath follows a simple JSONPath (.a.b, and with indexes .a[0].b)
+// through t's fields, descending into inline (embedded) fields. It returns
+// the chain of fields, the inline ones on the way included, and the type
+// the path ends at, or a message saying what is wrong. Printer columns and
+// selectable fields both resolve their paths with it.
+func walkJSONPath(t *Type, jp string, indexes bool) (chain []*Field, end *TypeRef, msg string) {
+	if !strings.HasPrefix(jp, ".") || len(jp) < 2 {
+		return nil, nil, "must start with . and name a field (.spec.size)"
+	}
+	segs := strings.Split(jp[1:], ".")
+	fields := t.Fields
+	for i, s := range segs {
+		m := segRE.FindStringSubmatch(s)
+		if m == nil || (!indexes && m[2] != "") {
+			if indexes {
+				return nil, nil, "unsupported segment " + strconv.Quote(s) + " (only .field and [index] are supported)"
+			}
+			return nil, nil, "unsupported segment " + strconv.Quote(s) + " (only .field is supported)"
+		}
+		if i > 0 && fields == nil {
+			return nil, nil, "segment " + strconv.Quote(s) + " is below " + strings.Join(jsonNames(chain), ".") + ", which is " + describeShape(end) + ", not a struct"
+		}
+		got := findJSONChain(fields, m[1])
+		if got == nil {
+			var names []string
+			collectJSONNames(fields, &names)
+			msg := "no field " + strconv.Quote(m[1])
+			if c := markers.Closest(m[1], names); c != "" {
+				msg += ": did you mean " + strconv.Quote(c) + "?"
+			}
+			return nil, nil, msg
+		}
+		chain = append(chain, got...)
+		end = got[len(got)-1].Type
+		for n := strings.Count(m[2], "["); n > 0; n-- {
+			e := sliceElem(end)
+			if e == nil {
+				return nil, nil, "index on " + strconv.Quote(m[1]) + ", which is not a list"
+			}
+			end = e
+		}
+		fields = structFields(end)
+	}
+	return chain, end, ""
 }
 
 // storage decides the storage version of every kind of g.

@@ -313,20 +313,49 @@ func (l *loader) position(p token.Pos) Position {
 }
 
 func (l *loader) run() error {
-	dirs, err := l.findPackages()
+	dirs, decls, err := l.discover()
 	if err != nil {
 		return err
+	}
+	dirs, loaded, err := l.loadPackages(dirs, decls)
+	if err != nil {
+		return err
+	}
+	if err := l.groupVersions(dirs, loaded); err != nil {
+		return err
+	}
+	l.build()
+	if err := l.typesPackage(); err != nil {
+		return err
+	}
+	return l.errs.Err()
+}
+
+// discover finds the user's types packages and the external packages
+// types/doc.go names (+kubeforge:external).
+func (l *loader) discover() ([]*Version, []*externalDecl, error) {
+	dirs, err := l.findPackages()
+	if err != nil {
+		return nil, nil, err
 	}
 	decls, err := l.declarations()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if len(dirs) == 0 && len(decls) == 0 {
 		if err := l.errs.Err(); err != nil {
-			return err
+			return nil, nil, err
 		}
-		return fmt.Errorf("find types packages: none under %s/<group>/<version>", l.opts.TypesDir)
+		return nil, nil, fmt.Errorf("find types packages: none under %s/<group>/<version>", l.opts.TypesDir)
 	}
+	return dirs, decls, nil
+}
+
+// loadPackages loads the types packages from source and the external ones
+// (their declarations checked against what types/doc.go asks), in one
+// go/packages call. It returns every version, external ones added, and
+// its package.
+func (l *loader) loadPackages(dirs []*Version, decls []*externalDecl) ([]*Version, map[*Version]*packages.Package, error) {
 	l.hidden = map[string]bool{}
 	l.extPkgs, l.extDirs = map[string]*extPackage{}, map[string]string{}
 	l.storedElsewhere = map[*Kind]bool{}
@@ -336,17 +365,7 @@ func (l *loader) run() error {
 		byDir[filepath.Join(l.root, filepath.FromSlash(v.Dir))] = v
 		patterns = append(patterns, "./"+v.Dir)
 	}
-	var extPaths []string
-	for _, d := range decls {
-		x := l.extPkgs[d.pkg]
-		if x == nil {
-			x = &extPackage{keep: map[string]bool{}}
-			l.extPkgs[d.pkg] = x
-			extPaths = append(extPaths, d.pkg)
-			patterns = append(patterns, d.pkg)
-		}
-		x.decls = append(x.decls, d)
-	}
+	patterns = append(patterns, l.externalPackages(decls)...)
 	cfg := &packages.Config{
 		Mode:      loadMode,
 		Dir:       l.root,
@@ -355,7 +374,7 @@ func (l *loader) run() error {
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
-		return fmt.Errorf("list packages: %w", err)
+		return nil, nil, fmt.Errorf("list packages: %w", err)
 	}
 	loaded := map[*Version]*packages.Package{}
 	var msgs []string
@@ -391,9 +410,31 @@ func (l *loader) run() error {
 	}
 	if len(msgs) > 0 {
 		sort.Strings(msgs)
-		return fmt.Errorf("parse packages:\n%s", strings.Join(msgs, "\n"))
+		return nil, nil, fmt.Errorf("parse packages:\n%s", strings.Join(msgs, "\n"))
 	}
 
+	return dirs, loaded, nil
+}
+
+// externalPackages records the external packages decls name, each with
+// its declarations, and returns their import paths.
+func (l *loader) externalPackages(decls []*externalDecl) []string {
+	var paths []string
+	for _, d := range decls {
+		x := l.extPkgs[d.pkg]
+		if x == nil {
+			x = &extPackage{keep: map[string]bool{}}
+			l.extPkgs[d.pkg] = x
+			paths = append(paths, d.pkg)
+		}
+		x.decls = append(x.decls, d)
+	}
+	return paths
+}
+
+// groupVersions puts the versions into groups and reads each package's
+// markers.
+func (l *loader) groupVersions(dirs []*Version, loaded map[*Version]*packages.Package) error {
 	groups := map[string]*Group{}
 	for _, v := range dirs {
 		p := loaded[v]
@@ -431,8 +472,13 @@ func (l *loader) run() error {
 	}
 	sort.Slice(l.api.Groups, func(i, j int) bool { return l.api.Groups[i].Name < l.api.Groups[j].Name })
 
-	// Types first (all packages), then fields (which may reference other
-	// packages' types), then kinds.
+	return nil
+}
+
+// build fills the model: types first (all packages), then fields (which
+// may reference other packages' types), then defaults, kinds and storage
+// versions.
+func (l *loader) build() {
 	for _, pi := range l.pkgs {
 		l.declareTypes(pi)
 	}
@@ -464,10 +510,6 @@ func (l *loader) run() error {
 	for _, g := range l.api.Groups {
 		l.storage(g)
 	}
-	if err := l.typesPackage(); err != nil {
-		return err
-	}
-	return l.errs.Err()
 }
 
 // findPackages lists root/types/<group>/<version> directories with Go files.

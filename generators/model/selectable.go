@@ -3,10 +3,7 @@ package model
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
-
-	"github.com/kubeforge/kubeforge/generators/markers"
 )
 
 // MaxSelectableFields is how many +kubebuilder:selectablefield markers a
@@ -81,34 +78,12 @@ func resolveSelectable(t *Type, jp string) ([]*Field, string) {
 	case "apiVersion", "kind":
 		return nil, "must not point to " + segs[0]
 	}
-	fields := t.Fields
-	var path []*Field
-	for i, s := range segs {
-		if !segRE.MatchString(s) {
-			return nil, "unsupported segment " + strconv.Quote(s) + " (only .field is supported)"
-		}
-		chain := findJSONChain(fields, s)
-		if chain == nil {
-			var names []string
-			collectJSONNames(fields, &names)
-			msg := "no field " + strconv.Quote(s)
-			if c := markers.Closest(s, names); c != "" {
-				msg += ": did you mean " + strconv.Quote(c) + "?"
-			}
-			return nil, msg
-		}
-		path = append(path, chain...)
-		f := chain[len(chain)-1]
-		if i == len(segs)-1 {
-			if !selectableType(f.Type) {
-				return nil, "must point to a field of type string, boolean or integer (a pointer to one, or a named type of one); " + strings.Join(jsonNames(path), ".") + " is " + describeShape(f.Type)
-			}
-			return path, ""
-		}
-		fields = structFields(f.Type)
-		if fields == nil {
-			return nil, "segment " + strconv.Quote(segs[i+1]) + " is below " + strings.Join(jsonNames(path), ".") + ", which is " + describeShape(f.Type) + ", not a struct"
-		}
+	path, end, msg := walkJSONPath(t, jp, false)
+	if msg != "" {
+		return nil, msg
+	}
+	if !selectableType(end) {
+		return nil, "must point to a field of type string, boolean or integer (a pointer to one, or a named type of one); " + strings.Join(jsonNames(path), ".") + " is " + describeShape(end)
 	}
 	return path, ""
 }

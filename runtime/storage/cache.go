@@ -37,8 +37,10 @@ const (
 )
 
 // freshTimeout bounds how long a read waits for the cache to reach the
-// revision it needs before it goes to etcd instead.
-const freshTimeout = 3 * time.Second
+// revision it needs before it goes to etcd instead (kube-apiserver waits
+// 3 s; an etcd read is what the request would cost without the cache, so
+// waiting longer than that costs never pays).
+const freshTimeout = time.Second
 
 // progressRetry is how often a waiting read asks etcd for progress again.
 const progressRetry = 50 * time.Millisecond

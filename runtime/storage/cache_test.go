@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -185,18 +186,20 @@ func TestCacheConsistentWithoutWrites(t *testing.T) {
 	if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 3 {
+	var took []time.Duration
+	for i := range 5 {
 		mustCreate(t, other, widget("ns", fmt.Sprintf("o%d", i), 1))
 		start := time.Now()
 		if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if d := time.Since(start); d > time.Second {
-			t.Fatalf("consistent list took %s", d)
-		}
+		took = append(took, time.Since(start))
 	}
-	if m.read("list/cache") != 4 {
-		t.Fatalf("reads %v", m.reads)
+	// On a loaded machine etcd may answer a progress request late (and
+	// the list then reads etcd after freshTimeout): most must not.
+	slices.Sort(took)
+	if took[2] > 500*time.Millisecond || m.read("list/cache") < 4 {
+		t.Fatalf("consistent lists took %v; reads %v", took, m.reads)
 	}
 }
 
