@@ -201,6 +201,9 @@ func (l *loader) finishField(pi *pkgInfo, f *Field) {
 				if !kf.Required && kf.Default == nil && !hasDefaultMarker(kf) {
 					l.errorf(pos, "%s: +listMapKey=%s names an optional field without a default; map keys must be required or defaulted", subject, key)
 				}
+				if !scalarType(kf.Type) {
+					l.errorf(pos, "%s: +listMapKey=%s must name a string, integer or boolean field, not %s", subject, key, describeShape(kf.Type))
+				}
 			}
 		}
 	}

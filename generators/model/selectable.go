@@ -131,6 +131,19 @@ func selectableType(r *TypeRef) bool {
 	return false
 }
 
+// scalarType reports whether r is a string, boolean, integer or number
+// in JSON (a Go scalar, a named type of one, or a pointer to either): what
+// a list map key must be, as kube-apiserver requires of
+// x-kubernetes-list-map-keys.
+func scalarType(r *TypeRef) bool {
+	if selectableType(r) {
+		return true
+	}
+	d := deref(r)
+	return d != nil && d.Kind != SliceRef && d.Kind != ArrayRef && jsonShape(r) == "number" &&
+		(d.Kind != NamedRef || d.External == nil)
+}
+
 // describeShape names what a field is in an error message.
 func describeShape(r *TypeRef) string {
 	d := deref(r)

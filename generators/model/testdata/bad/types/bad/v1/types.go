@@ -81,3 +81,17 @@ type Thing struct {
 
 	Spec ThingSpec `json:"spec"`
 }
+
+// Keyed is a list item keyed by a list.
+type Keyed struct {
+	// +required
+	Tags []string `json:"tags"`
+}
+
+// Other has a list map whose key is not a scalar.
+type Other struct {
+	// +listType=map
+	// +listMapKey=tags
+	// +optional
+	N []Keyed `json:"n,omitempty"`
+}
