@@ -70,7 +70,7 @@ func (*Generator) Generate(api *model.API) ([]genall.File, error) {
 	var cross []*planner
 	for _, g := range api.Groups {
 		for _, v := range g.Versions {
-			if v.External && !storedElsewhere(v) {
+			if v.External && !v.StoredElsewhere() {
 				// External packages (k8s.io/api, +kubeforge:external)
 				// carry their own conversions.
 				continue
@@ -115,17 +115,6 @@ func (*Generator) Generate(api *model.API) ([]genall.File, error) {
 		files = append(files, tf)
 	}
 	return files, nil
-}
-
-// storedElsewhere reports whether v has a kind stored as another group's
-// kind (+kubeforge:external storedAs=).
-func storedElsewhere(v *model.Version) bool {
-	for _, k := range v.Kinds {
-		if k.StoredAs != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // planVersion plans the conversions of spoke v, or returns nil when v

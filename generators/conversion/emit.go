@@ -7,6 +7,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/ids"
 	"github.com/kubeforge/kubeforge/generators/model"
 )
 
@@ -384,7 +385,7 @@ func (p *planner) kindFuncs(f *jen.File, kp *kindPair) error {
 	}
 	toHub = append(toHub, jen.Return(jen.Id("out"), jen.Nil()))
 	f.Commentf("%sToHub converts a %s %s to the hub (storage) version %s, restoring the %s-only fields kept in the %s annotation, which it removes.", name, pr.sl, name, pr.hl, pr.hl, annotationDoc)
-	f.Func().Id(name+"ToHub").Params(jen.Id("in").Op("*").Add(sT.Clone())).Params(jen.Op("*").Add(hT.Clone()), jen.Error()).Block(toHub...)
+	f.Func().Id(ids.ToHub(name)).Params(jen.Id("in").Op("*").Add(sT.Clone())).Params(jen.Op("*").Add(hT.Clone()), jen.Error()).Block(toHub...)
 	f.Line()
 
 	// FromHub.
@@ -407,7 +408,7 @@ func (p *planner) kindFuncs(f *jen.File, kp *kindPair) error {
 	}
 	fromHub = append(fromHub, jen.Return(jen.Id("out"), jen.Nil()))
 	f.Commentf("%sFromHub converts a %s %s from the hub (storage) version to %s, keeping the fields %s cannot express in the %s annotation.", name, pr.hl, name, pr.sl, pr.sl, annotationDoc)
-	f.Func().Id(name+"FromHub").Params(jen.Id("in").Op("*").Add(hT.Clone())).Params(jen.Op("*").Add(sT.Clone()), jen.Error()).Block(fromHub...)
+	f.Func().Id(ids.FromHub(name)).Params(jen.Id("in").Op("*").Add(hT.Clone())).Params(jen.Op("*").Add(sT.Clone()), jen.Error()).Block(fromHub...)
 	f.Line()
 
 	if kp.list == nil {
@@ -419,8 +420,8 @@ func (p *planner) kindFuncs(f *jen.File, kp *kindPair) error {
 		fn, conv, item string
 		from, to       *model.Version
 	}{
-		{name + "ListToHub", lp.s2h(), name + "ToHub", sv, hv},
-		{name + "ListFromHub", lp.h2s(), name + "FromHub", hv, sv},
+		{ids.ToHub(name + "List"), lp.s2h(), ids.ToHub(name), sv, hv},
+		{ids.FromHub(name + "List"), lp.h2s(), ids.FromHub(name), hv, sv},
 	} {
 		body := []jen.Code{
 			jen.Id("out").Op(":=").New(jen.Qual(dir.to.Package, lp.name)),
@@ -649,7 +650,7 @@ func (p *planner) restoreFunc(f *jen.File, pr *pair) {
 func (p *planner) register(f *jen.File) {
 	kindFn := map[*pair][2]string{}
 	for _, kp := range p.kinds {
-		kindFn[kp.kind] = [2]string{kp.kind.name + "ToHub", kp.kind.name + "FromHub"}
+		kindFn[kp.kind] = [2]string{ids.ToHub(kp.kind.name), ids.FromHub(kp.kind.name)}
 		if kp.list != nil {
 			kindFn[kp.list] = [2]string{kp.sk.Name + "ListToHub", kp.sk.Name + "ListFromHub"}
 		}
@@ -711,8 +712,8 @@ func (p *planner) conversions(f *jen.File) {
 			jen.Line().Add(gvkLit(kp.hk)),
 			jen.Line().Func().Params().Op("*").Add(sT.Clone()).Block(jen.Return(jen.New(sT.Clone()))),
 			jen.Line().Func().Params().Op("*").Add(hT.Clone()).Block(jen.Return(jen.New(hT.Clone()))),
-			jen.Line().Id(pr.name+"ToHub"),
-			jen.Line().Id(pr.name+"FromHub").Op(",").Line(),
+			jen.Line().Id(ids.ToHub(pr.name)),
+			jen.Line().Id(ids.FromHub(pr.name)).Op(",").Line(),
 		))
 	}
 	f.Line()
@@ -731,19 +732,4 @@ func (p *planner) conversions(f *jen.File) {
 			}
 		})),
 	)
-}
-
-// HasConversions reports whether the generated package of v gets a
-// Conversions function (it serves a kind stored in another version), so
-// that the install generator passes them to the server.
-func HasConversions(v *model.Version) bool {
-	if v.External && !storedElsewhere(v) {
-		return false
-	}
-	for _, k := range v.Kinds {
-		if !k.Storage && k.Served && k.Hub() != nil && k.Hub() != k {
-			return true
-		}
-	}
-	return false
 }

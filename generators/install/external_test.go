@@ -116,15 +116,15 @@ func TestExternalGolden(t *testing.T) {
 		}
 	}
 	contains("generated/core/v1/zz_generated.register.go",
-		"package corev1", `const GroupName = ""`, "AddToScheme = types.AddToScheme", "SchemeBuilder = types.SchemeBuilder",
+		"package corev1", `const GroupName = ""`, "AddToScheme = v1.AddToScheme", "SchemeBuilder = v1.SchemeBuilder",
 		"var ConfigMapInfo = resource.Info{", `ShortNames: []string{"cm"}`,
-		`{Name: "Data", Type: "string", Description: types.ConfigMap{}.SwaggerDoc()["data"]}`, "PrinterColumnsWithName:",
+		`{Name: "Data", Type: "string", Description: v1.ConfigMap{}.SwaggerDoc()["data"]}`, "PrinterColumnsWithName:",
 		// ConfigMap has kube-apiserver's default field label conversion.
 		"DefaultFieldLabelConversion: true")
 	lacks("generated/core/v1/zz_generated.register.go", "addKnownTypes", "Subresources")
 	contains("generated/coordination/v1/zz_generated.register.go",
-		"package coordinationv1", `const GroupName = "coordination.k8s.io"`, "AddToScheme = types.AddToScheme", `Plural:     "leases"`,
-		`{Name: "Holder", Type: "string", Description: types.LeaseSpec{}.SwaggerDoc()["holderIdentity"]}`)
+		"package coordinationv1", `const GroupName = "coordination.k8s.io"`, "AddToScheme = v1.AddToScheme", `Plural:     "leases"`,
+		`{Name: "Holder", Type: "string", Description: v1.LeaseSpec{}.SwaggerDoc()["holderIdentity"]}`)
 	contains("generated/core/v1/zz_generated.routes.go",
 		`Operation("listNamespacedConfigMap")`, `Operation("createNamespacedConfigMap")`, `Operation("readNamespacedConfigMap")`,
 		`Operation("listConfigMapForAllNamespaces")`, `"io.k8s.api.core.v1.ConfigMap"`, `"io.k8s.api.core.v1.ConfigMapList"`,

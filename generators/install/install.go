@@ -18,10 +18,9 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/kubeforge/kubeforge/generators/conversion"
 	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/ids"
 	"github.com/kubeforge/kubeforge/generators/model"
-	"github.com/kubeforge/kubeforge/generators/storage"
 )
 
 const (
@@ -57,7 +56,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 				continue
 			}
 			importPath, _, name := genall.GeneratedPackage(api, v)
-			gvs = append(gvs, gv{v: v, importPath: importPath, name: name, served: len(storage.ServedKinds(v)) > 0})
+			gvs = append(gvs, gv{v: v, importPath: importPath, name: name, served: len(v.ServedKinds()) > 0})
 		}
 	}
 	sort.Slice(gvs, func(i, j int) bool { return gvs[i].v.GroupVersion() < gvs[j].v.GroupVersion() })
@@ -78,7 +77,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 		var names []string
 		hubs := map[string]*model.Kind{}
 		for _, v := range g.Versions {
-			for _, k := range storage.ServedKinds(v) {
+			for _, k := range v.ServedKinds() {
 				if k.StoredAs != nil {
 					continue // served over the store of another group's kind
 				}
@@ -98,7 +97,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 			hk := hubs[n]
 			id := g.Short + n + "Store"
 			storeVar[g.Name+"/"+n] = id
-			stmt := jen.Id(id).Op(":=").Qual(pkgOf[hk.Version], storage.StoreFunc(hk)).Call(jen.Id("b"))
+			stmt := jen.Id(id).Op(":=").Qual(pkgOf[hk.Version], ids.Store(hk)).Call(jen.Id("b"))
 			if i == 0 {
 				label := g.Name
 				if label == "" {
@@ -125,7 +124,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	for _, x := range gvs {
 		if x.served {
 			dict := jen.Dict{}
-			for _, k := range storage.ServedKinds(x.v) {
+			for _, k := range x.v.ServedKinds() {
 				hk := k.Hub()
 				id := ""
 				if hk != nil {
@@ -140,7 +139,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 			install = append(install, jen.If(jen.Err().Op(":=").Qual(x.importPath, "Install").Call(jen.Id("s"), stores), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+x.v.GroupVersion()+": %w"), jen.Err())),
 			))
-			if conversion.HasConversions(x.v) {
+			if x.v.HasConversions() {
 				install = append(install,
 					jen.Comment("Server-side apply converts managedFields entries between "+x.v.GroupVersion()+" and the storage versions."),
 					jen.If(jen.Err().Op(":=").Id("s").Dot("AddConversions").Call(jen.Qual(x.importPath, "Conversions").Call().Op("...")), jen.Err().Op("!=").Nil()).Block(

@@ -517,3 +517,57 @@ func (k *Kind) HasRules() bool {
 	}
 	return k.Type != nil && typ(k.Type)
 }
+
+// ServedKinds returns the kinds of v that are served (get routes).
+func (v *Version) ServedKinds() []*Kind {
+	var out []*Kind
+	for _, k := range v.Kinds {
+		if k.Served {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// StrategyKinds returns the kinds of v that get a strategy: the served
+// ones and the stored ones (a storage version that is not served still
+// stores the kind for its other versions).
+func (v *Version) StrategyKinds() []*Kind {
+	var out []*Kind
+	for _, k := range v.Kinds {
+		if k.Served || k.Storage {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// StoredElsewhere reports whether a kind of v is stored as a kind of
+// another group (+kubeforge:external storedAs=).
+func (v *Version) StoredElsewhere() bool {
+	for _, k := range v.Kinds {
+		if k.StoredAs != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// HasConversions reports whether v serves a kind stored in another
+// version, so that its package gets conversion functions to and from the
+// hub.
+func (v *Version) HasConversions() bool {
+	if v.External && !v.StoredElsewhere() {
+		return false
+	}
+	for _, k := range v.Kinds {
+		if !k.Storage && k.Served && k.Hub() != nil && k.Hub() != k {
+			return true
+		}
+	}
+	return false
+}
+
+// CompilesRules reports whether k's package declares its compiled CEL
+// rules: a kind of the user's with rules (external kinds have none).
+func (k *Kind) CompilesRules() bool { return !k.Version.External && k.HasRules() }

@@ -30,15 +30,13 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/ids"
 	"github.com/kubeforge/kubeforge/generators/model"
 	"github.com/kubeforge/kubeforge/runtime/openapidefs"
 )
 
 // FileName is the base name of the file written into each generated package.
 const FileName = "zz_generated.openapi.go"
-
-// FuncName is the generated function returning the schemas.
-const FuncName = "OpenAPISchemas"
 
 const (
 	descAPIVersion   = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"
@@ -151,8 +149,8 @@ func render(api *model.API, v *model.Version, schemas map[string]json.RawMessage
 		items = append(items, jen.Line().Lit(n).Op(":").Qual("encoding/json", "RawMessage").Call(jsonLit(schemas[n])))
 	}
 	items = append(items, jen.Line())
-	f.Commentf("%s returns the OpenAPI v3 component schemas of %s: every kind, its list and every type they reach, by name. References are %q.", FuncName, v.GroupVersion(), schemaRefPrefix+"<name>")
-	f.Func().Id(FuncName).Params().Map(jen.String()).Qual("encoding/json", "RawMessage").Block(
+	f.Commentf("%s returns the OpenAPI v3 component schemas of %s: every kind, its list and every type they reach, by name. References are %q.", ids.OpenAPISchemas, v.GroupVersion(), schemaRefPrefix+"<name>")
+	f.Func().Id(ids.OpenAPISchemas).Params().Map(jen.String()).Qual("encoding/json", "RawMessage").Block(
 		jen.Return(jen.Map(jen.String()).Qual("encoding/json", "RawMessage").Values(items...)),
 	)
 	var buf bytes.Buffer

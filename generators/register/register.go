@@ -25,6 +25,7 @@ import (
 	"github.com/kubeforge/kubeforge/generators/builtinfields"
 	"github.com/kubeforge/kubeforge/generators/builtinprinters"
 	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/ids"
 	"github.com/kubeforge/kubeforge/generators/model"
 )
 
@@ -49,13 +50,11 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	return genall.PerVersion(api, "register", generateVersion)
 }
 
-// TypesAlias is the import alias of the types package in generated files.
-const TypesAlias = "types"
-
 func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 	importPath, dir, name := genall.GeneratedPackage(api, v)
 	f := genall.NewFile(name, importPath)
-	f.ImportAlias(v.Package, TypesAlias)
+	// The types package goes by its own name (v1, v1alpha1), as in every
+	// other generated file of the package.
 	f.ImportAlias(metav1Pkg, "metav1")
 	f.ImportAlias(runtimePkg, "runtime")
 	f.ImportAlias(schemaPkg, "schema")
@@ -137,8 +136,8 @@ func resourceTable(f *jen.File, v *model.Version, dir string) (genall.File, erro
 		if v.Group.Name != "" {
 			gr += "." + v.Group.Name
 		}
-		f.Commentf("%s is the resource table row of %s.", InfoName(k), gr)
-		f.Var().Id(InfoName(k)).Op("=").Qual(resourcePkg, "Info").Values(info...)
+		f.Commentf("%s is the resource table row of %s.", ids.Info(k), gr)
+		f.Var().Id(ids.Info(k)).Op("=").Qual(resourcePkg, "Info").Values(info...)
 		if k.Served {
 			served = append(served, k)
 		}
@@ -146,7 +145,7 @@ func resourceTable(f *jen.File, v *model.Version, dir string) (genall.File, erro
 	sort.Slice(served, func(i, j int) bool { return served[i].Plural < served[j].Plural })
 	var rows []jen.Code
 	for _, k := range served {
-		rows = append(rows, jen.Op("&").Id(InfoName(k)))
+		rows = append(rows, jen.Op("&").Id(ids.Info(k)))
 	}
 	f.Line()
 	f.Comment("Resources lists the served resources of " + v.GroupVersion() + ", sorted by plural.")
@@ -158,9 +157,6 @@ func resourceTable(f *jen.File, v *model.Version, dir string) (genall.File, erro
 	}
 	return genall.File{Path: dir + "/" + FileName, Content: buf.Bytes()}, nil
 }
-
-// InfoName is the name of the resource.Info variable of k: "<Kind>Info".
-func InfoName(k *model.Kind) string { return k.Name + "Info" }
 
 func listName(k *model.Kind) string {
 	if k.ListName != "" {

@@ -19,8 +19,8 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/ids"
 	"github.com/kubeforge/kubeforge/generators/model"
-	"github.com/kubeforge/kubeforge/generators/storage"
 	"github.com/kubeforge/kubeforge/runtime/openapidefs"
 )
 
@@ -69,7 +69,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	var files []genall.File
 	for _, g := range api.Groups {
 		for _, v := range g.Versions {
-			kinds := storage.ServedKinds(v)
+			kinds := v.ServedKinds()
 			if len(kinds) == 0 {
 				continue
 			}
@@ -149,16 +149,16 @@ func install(v *model.Version, kinds []*model.Kind, hubs map[*model.Kind]*model.
 		))
 	}
 	for _, k := range kinds {
-		if storage.HasRules(k) {
+		if k.CompilesRules() {
 			// A rule that does not compile fails the start, not a request.
-			body = append(body, jen.If(jen.Err().Op(":=").Id(storage.RulesVar(k)).Dot("Compile").Call(), jen.Err().Op("!=").Nil()).Block(
+			body = append(body, jen.If(jen.Err().Op(":=").Id(ids.Rules(k)).Dot("Compile").Call(), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Err()),
 			))
 		}
 	}
 	body = append(body, jen.Id("ws").Op(":=").Qual(serverPkg, "NewWebService").Call(jen.Id("GroupName"), jen.Lit(v.Name)))
 	for _, k := range kinds {
-		strategy := jen.Id(k.Name + "Strategy")
+		strategy := jen.Id(ids.Strategy(k))
 		store := jen.Id("stores").Dot(k.Name)
 		if hk := hubs[k]; !k.Storage {
 			t, l := hubTypes(hk)
@@ -168,8 +168,8 @@ func install(v *model.Version, kinds []*model.Kind, hubs map[*model.Kind]*model.
 				jen.Qual(storagePkg, "Converter").Types(
 					jen.Op("*").Qual(v.Package, k.Name), jen.Op("*").Qual(v.Package, k.ListName), t, l,
 				).Values(jen.Dict{
-					jen.Id("ToHub"):       jen.Id(k.Name + "ToHub"),
-					jen.Id("FromHub"):     jen.Id(k.Name + "FromHub"),
+					jen.Id("ToHub"):       jen.Id(ids.ToHub(k.Name)),
+					jen.Id("FromHub"):     jen.Id(ids.FromHub(k.Name)),
 					jen.Id("ListFromHub"): jen.Id(k.Name + "ListFromHub"),
 				}),
 			)
@@ -189,11 +189,11 @@ func install(v *model.Version, kinds []*model.Kind, hubs map[*model.Kind]*model.
 			jen.Id("Version"): jen.Lit(v.Name),
 			jen.Id("Resources"): jen.Index().Op("*").Qual(resourcePkg, "Info").ValuesFunc(func(g *jen.Group) {
 				for _, k := range byPlural {
-					g.Op("&").Id(k.Name + "Info")
+					g.Op("&").Id(ids.Info(k))
 				}
 			}),
 			jen.Id("WebService"): jen.Id("ws"),
-			jen.Id("Schemas"):    jen.Id("OpenAPISchemas").Call(),
+			jen.Id("Schemas"):    jen.Id(ids.OpenAPISchemas).Call(),
 		})), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("add group-version "+v.GroupVersion()+": %w"), jen.Err())),
 		),

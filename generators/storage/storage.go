@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/generators/builtinprinters"
 	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/ids"
 	"github.com/kubeforge/kubeforge/generators/model"
 	"github.com/kubeforge/kubeforge/runtime/openapidefs"
 )
@@ -50,7 +51,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	var files []genall.File
 	for _, g := range api.Groups {
 		for _, v := range g.Versions {
-			kinds := StrategyKinds(v)
+			kinds := v.StrategyKinds()
 			if len(kinds) == 0 {
 				continue
 			}
@@ -87,45 +88,15 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	return files, nil
 }
 
-// ServedKinds returns the kinds v serves (every kind without
-// +kubebuilder:unservedversion), whether v stores them or converts them to
-// their storage version. The routes and install generators use the same rule.
-func ServedKinds(v *model.Version) []*model.Kind {
-	var out []*model.Kind
-	for _, k := range v.Kinds {
-		if k.Served {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// StrategyKinds returns the kinds of v that get a strategy: the served ones
-// and the stored ones (a storage version that is not served still stores
-// the kind for its other versions).
-func StrategyKinds(v *model.Version) []*model.Kind {
-	var out []*model.Kind
-	for _, k := range v.Kinds {
-		if k.Served || k.Storage {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// StoreFunc is the name of the function the storage version of kind k
-// exposes to build the kind's one store.
-func StoreFunc(k *model.Kind) string { return "New" + k.Name + "Store" }
-
 // newStore writes New<Kind>Store(b *storage.Backend).
 func newStore(k *model.Kind) jen.Code {
 	pkg := k.Version.Package
-	return jen.Commentf("%s returns the store of %s.%s, stored in %s. Build it once per", StoreFunc(k), k.Plural, k.Version.Group.Name, k.Version.Name).Line().
+	return jen.Commentf("%s returns the store of %s.%s, stored in %s. Build it once per", ids.Store(k), k.Plural, k.Version.Group.Name, k.Version.Name).Line().
 		Comment("server: every served version of the kind shares it (the others convert).").Line().
-		Func().Id(StoreFunc(k)).Params(jen.Id("b").Op("*").Qual(storagePkg, "Backend")).Op("*").Qual(storagePkg, "Store").Types(
+		Func().Id(ids.Store(k)).Params(jen.Id("b").Op("*").Qual(storagePkg, "Backend")).Op("*").Qual(storagePkg, "Store").Types(
 		jen.Op("*").Qual(pkg, k.Name), jen.Op("*").Qual(pkg, k.ListName),
 	).Block(
-		jen.Return(jen.Qual(storagePkg, "NewStore").Call(jen.Id("b"), jen.Id(k.Name+"Strategy"))),
+		jen.Return(jen.Qual(storagePkg, "NewStore").Call(jen.Id("b"), jen.Id(ids.Strategy(k)))),
 	)
 }
 
@@ -134,7 +105,7 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 	list := jen.Op("*").Qual(pkg, k.ListName)
 
 	fields := []jen.Code{
-		jen.Id("Info").Op(":").Op("&").Id(k.Name + "Info"),
+		jen.Id("Info").Op(":").Op("&").Id(ids.Info(k)),
 		jen.Id("New").Op(":").Func().Params().Op("*").Qual(pkg, k.Name).Block(
 			jen.Return(jen.Op("&").Qual(pkg, k.Name).Values()),
 		),
@@ -164,7 +135,7 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 		jen.Id("ValidateHooks").Op(":").Id("Validate" + k.Name + "Hooks"),
 		jen.Id("Ratchet").Op(":").Lit(!k.Version.External),
 	}
-	if HasRules(k) {
+	if k.CompilesRules() {
 		// Rules compiled once (Install compiles them, failing the start on
 		// a bad rule); the closure passes a nil old object as nil.
 		fields = append(fields, jen.Id("Rules").Op(":").Func().Params(
@@ -172,9 +143,9 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 			jen.List(jen.Id("obj"), jen.Id("old")).Op("*").Qual(pkg, k.Name),
 		).Qual("k8s.io/apimachinery/pkg/util/validation/field", "ErrorList").Block(
 			jen.If(jen.Id("old").Op("==").Nil()).Block(
-				jen.Return(jen.Id(RulesVar(k)).Dot("Validate").Call(jen.Id("ctx"), jen.Id("obj"), jen.Nil())),
+				jen.Return(jen.Id(ids.Rules(k)).Dot("Validate").Call(jen.Id("ctx"), jen.Id("obj"), jen.Nil())),
 			),
-			jen.Return(jen.Id(RulesVar(k)).Dot("Validate").Call(jen.Id("ctx"), jen.Id("obj"), jen.Id("old"))),
+			jen.Return(jen.Id(ids.Rules(k)).Dot("Validate").Call(jen.Id("ctx"), jen.Id("obj"), jen.Id("old"))),
 		))
 	}
 
@@ -259,7 +230,7 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 	if sel != nil {
 		fields = append(fields, jen.Id("SelectableFields").Op(":").Id(SelectableFunc(k)))
 	}
-	if HasRules(k) {
+	if k.CompilesRules() {
 		after = append(after, rulesVar(k, openapidefs.LocalName(k.Version.Group.Name, k.Version.Name, k.Name)))
 	}
 	return append([]jen.Code{strategyVar(k, fields)}, after...), nil
@@ -284,7 +255,7 @@ func strategyDoc(k *model.Kind) *jen.Statement {
 
 func strategyVar(k *model.Kind, fields []jen.Code) jen.Code {
 	pkg := k.Version.Package
-	return strategyDoc(k).Line().Var().Id(k.Name+"Strategy").Op("=").Op("&").Qual(resourcePkg, "Strategy").Types(
+	return strategyDoc(k).Line().Var().Id(ids.Strategy(k)).Op("=").Op("&").Qual(resourcePkg, "Strategy").Types(
 		jen.Op("*").Qual(pkg, k.Name), jen.Op("*").Qual(pkg, k.ListName),
 	).ValuesFunc(func(g *jen.Group) {
 		for _, f := range fields {
@@ -649,18 +620,11 @@ func scaleFuncs(k *model.Kind) (get, set jen.Code, err error) {
 	return get, set, nil
 }
 
-// HasRules reports whether the kind gets CEL rules: one of the user's
-// kinds with a +kubebuilder:validation:XValidation rule in reach.
-func HasRules(k *model.Kind) bool { return !k.Version.External && k.HasRules() }
-
-// RulesVar is the generated *cel.Rules of a kind with rules.
-func RulesVar(k *model.Kind) string { return k.Name + "Rules" }
-
-// rulesVar declares RulesVar(k) over the version's generated OpenAPI schemas.
+// rulesVar declares the kind's rules variable (ids.Rules) over the version's generated OpenAPI schemas.
 func rulesVar(k *model.Kind, schemaName string) jen.Code {
-	return jen.Commentf("%s are the CEL rules of %s, compiled once (Install compiles them).", RulesVar(k), k.Name).Line().
-		Var().Id(RulesVar(k)).Op("=").Op("&").Qual(celPkg, "Rules").Values(jen.Dict{
+	return jen.Commentf("%s are the CEL rules of %s, compiled once (Install compiles them).", ids.Rules(k), k.Name).Line().
+		Var().Id(ids.Rules(k)).Op("=").Op("&").Qual(celPkg, "Rules").Values(jen.Dict{
 		jen.Id("Root"):    jen.Lit(schemaName),
-		jen.Id("Schemas"): jen.Id("OpenAPISchemas"),
+		jen.Id("Schemas"): jen.Id(ids.OpenAPISchemas),
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 
@@ -181,7 +182,14 @@ func TestAuditWatchAndRotation(t *testing.T) {
 	for range 400 { // about 4 MB
 		a.Start(audit.Request{Verb: "get"}, ev).Stage(auditv1.StageResponseComplete, ev.StageTimestamp)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "audit*.log"))
+	// lumberjack removes old backups in a goroutine of its own: wait for it.
+	var files []string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		files, _ = filepath.Glob(filepath.Join(dir, "audit*.log"))
+		if len(files) == 3 || time.Now().After(deadline) {
+			break
+		}
+	}
 	if len(files) != 3 {
 		t.Fatalf("files after rotation: %v, want the log and 2 backups", files)
 	}

@@ -7,7 +7,7 @@ package coordinationv1
 
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
-	types "k8s.io/api/coordination/v1"
+	v1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -23,10 +23,10 @@ var SchemeGroupVersion = schema.GroupVersion{
 
 var (
 	// SchemeBuilder is the types package's own: k8s.io/api/coordination/v1 registers its kinds itself.
-	SchemeBuilder = types.SchemeBuilder
+	SchemeBuilder = v1.SchemeBuilder
 	// AddToScheme is the types package's own AddToScheme: every kind of k8s.io/api/coordination/v1,
 	// served or not, and its list.
-	AddToScheme = types.AddToScheme
+	AddToScheme = v1.AddToScheme
 )
 
 // Kind takes an unqualified kind and returns a group-qualified GroupKind.
@@ -50,7 +50,7 @@ var LeaseInfo = resource.Info{
 	Namespaced: true,
 	PrinterColumns: []resource.PrinterColumn{
 		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
-		{Name: "Holder", Type: "string", Description: types.LeaseSpec{}.SwaggerDoc()["holderIdentity"]},
+		{Name: "Holder", Type: "string", Description: v1.LeaseSpec{}.SwaggerDoc()["holderIdentity"]},
 		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
 	},
 	PrinterColumnsWithName:      true,

@@ -7,8 +7,8 @@ package eventsv1
 
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
-	v1 "k8s.io/api/core/v1"
-	types "k8s.io/api/events/v1"
+	v11 "k8s.io/api/core/v1"
+	v1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -24,10 +24,10 @@ var SchemeGroupVersion = schema.GroupVersion{
 
 var (
 	// SchemeBuilder is the types package's own: k8s.io/api/events/v1 registers its kinds itself.
-	SchemeBuilder = types.SchemeBuilder
+	SchemeBuilder = v1.SchemeBuilder
 	// AddToScheme is the types package's own AddToScheme: every kind of k8s.io/api/events/v1,
 	// served or not, and its list.
-	AddToScheme = types.AddToScheme
+	AddToScheme = v1.AddToScheme
 )
 
 // Kind takes an unqualified kind and returns a group-qualified GroupKind.
@@ -51,15 +51,15 @@ var EventInfo = resource.Info{
 	Namespaced: true,
 	ShortNames: []string{"ev"},
 	PrinterColumns: []resource.PrinterColumn{
-		{Name: "Last Seen", Type: "string", Description: v1.Event{}.SwaggerDoc()["lastTimestamp"]},
-		{Name: "Type", Type: "string", Description: v1.Event{}.SwaggerDoc()["type"]},
-		{Name: "Reason", Type: "string", Description: v1.Event{}.SwaggerDoc()["reason"]},
-		{Name: "Object", Type: "string", Description: v1.Event{}.SwaggerDoc()["involvedObject"]},
-		{Name: "Subobject", Type: "string", Description: v1.ObjectReference{}.SwaggerDoc()["fieldPath"], Priority: 1},
-		{Name: "Source", Type: "string", Description: v1.Event{}.SwaggerDoc()["source"], Priority: 1},
-		{Name: "Message", Type: "string", Description: v1.Event{}.SwaggerDoc()["message"]},
-		{Name: "First Seen", Type: "string", Description: v1.Event{}.SwaggerDoc()["firstTimestamp"], Priority: 1},
-		{Name: "Count", Type: "string", Description: v1.Event{}.SwaggerDoc()["count"], Priority: 1},
+		{Name: "Last Seen", Type: "string", Description: v11.Event{}.SwaggerDoc()["lastTimestamp"]},
+		{Name: "Type", Type: "string", Description: v11.Event{}.SwaggerDoc()["type"]},
+		{Name: "Reason", Type: "string", Description: v11.Event{}.SwaggerDoc()["reason"]},
+		{Name: "Object", Type: "string", Description: v11.Event{}.SwaggerDoc()["involvedObject"]},
+		{Name: "Subobject", Type: "string", Description: v11.ObjectReference{}.SwaggerDoc()["fieldPath"], Priority: 1},
+		{Name: "Source", Type: "string", Description: v11.Event{}.SwaggerDoc()["source"], Priority: 1},
+		{Name: "Message", Type: "string", Description: v11.Event{}.SwaggerDoc()["message"]},
+		{Name: "First Seen", Type: "string", Description: v11.Event{}.SwaggerDoc()["firstTimestamp"], Priority: 1},
+		{Name: "Count", Type: "string", Description: v11.Event{}.SwaggerDoc()["count"], Priority: 1},
 		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"], Priority: 1},
 	},
 	PrinterColumnsWithName: true,

@@ -7,7 +7,7 @@ package infrav1
 
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
-	types "github.com/kubeforge/kubeforge/types/infra/v1"
+	v1 "github.com/kubeforge/kubeforge/types/infra/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,8 +32,8 @@ var (
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(
 		SchemeGroupVersion,
-		&types.Warehouse{},
-		&types.WarehouseList{},
+		&v1.Warehouse{},
+		&v1.WarehouseList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -7,7 +7,7 @@ package rbacv1
 
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
-	types "k8s.io/api/rbac/v1"
+	v1 "k8s.io/api/rbac/v1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -22,10 +22,10 @@ var SchemeGroupVersion = schema.GroupVersion{
 
 var (
 	// SchemeBuilder is the types package's own: k8s.io/api/rbac/v1 registers its kinds itself.
-	SchemeBuilder = types.SchemeBuilder
+	SchemeBuilder = v1.SchemeBuilder
 	// AddToScheme is the types package's own AddToScheme: every kind of k8s.io/api/rbac/v1,
 	// served or not, and its list.
-	AddToScheme = types.AddToScheme
+	AddToScheme = v1.AddToScheme
 )
 
 // Kind takes an unqualified kind and returns a group-qualified GroupKind.

@@ -7,7 +7,7 @@ package shippingv1alpha1
 
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
-	types "github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
+	v1alpha1 "github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,8 +32,8 @@ var (
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(
 		SchemeGroupVersion,
-		&types.Shipment{},
-		&types.ShipmentList{},
+		&v1alpha1.Shipment{},
+		&v1alpha1.ShipmentList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

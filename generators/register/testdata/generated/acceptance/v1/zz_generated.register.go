@@ -6,7 +6,7 @@
 package acceptancev1
 
 import (
-	types "github.com/kubeforge/kubeforge/generators/register/testdata/types/acceptance/v1"
+	v1 "github.com/kubeforge/kubeforge/generators/register/testdata/types/acceptance/v1"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -32,10 +32,10 @@ var (
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(
 		SchemeGroupVersion,
-		&types.Gadget{},
-		&types.GadgetList{},
-		&types.Zone{},
-		&types.ZoneList{},
+		&v1.Gadget{},
+		&v1.GadgetList{},
+		&v1.Zone{},
+		&v1.ZoneList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -6,7 +6,7 @@
 package acceptancev1alpha1
 
 import (
-	types "github.com/kubeforge/kubeforge/generators/register/testdata/types/acceptance/v1alpha1"
+	v1alpha1 "github.com/kubeforge/kubeforge/generators/register/testdata/types/acceptance/v1alpha1"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -32,8 +32,8 @@ var (
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(
 		SchemeGroupVersion,
-		&types.Gadget{},
-		&types.GadgetList{},
+		&v1alpha1.Gadget{},
+		&v1alpha1.GadgetList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

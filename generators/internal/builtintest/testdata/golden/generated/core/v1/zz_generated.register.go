@@ -7,7 +7,7 @@ package corev1
 
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
-	types "k8s.io/api/core/v1"
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -23,10 +23,10 @@ var SchemeGroupVersion = schema.GroupVersion{
 
 var (
 	// SchemeBuilder is the types package's own: k8s.io/api/core/v1 registers its kinds itself.
-	SchemeBuilder = types.SchemeBuilder
+	SchemeBuilder = v1.SchemeBuilder
 	// AddToScheme is the types package's own AddToScheme: every kind of k8s.io/api/core/v1,
 	// served or not, and its list.
-	AddToScheme = types.AddToScheme
+	AddToScheme = v1.AddToScheme
 )
 
 // Kind takes an unqualified kind and returns a group-qualified GroupKind.
@@ -51,7 +51,7 @@ var ConfigMapInfo = resource.Info{
 	ShortNames: []string{"cm"},
 	PrinterColumns: []resource.PrinterColumn{
 		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
-		{Name: "Data", Type: "string", Description: types.ConfigMap{}.SwaggerDoc()["data"]},
+		{Name: "Data", Type: "string", Description: v1.ConfigMap{}.SwaggerDoc()["data"]},
 		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
 	},
 	PrinterColumnsWithName:      true,
@@ -71,15 +71,15 @@ var EventInfo = resource.Info{
 	Namespaced: true,
 	ShortNames: []string{"ev"},
 	PrinterColumns: []resource.PrinterColumn{
-		{Name: "Last Seen", Type: "string", Description: types.Event{}.SwaggerDoc()["lastTimestamp"]},
-		{Name: "Type", Type: "string", Description: types.Event{}.SwaggerDoc()["type"]},
-		{Name: "Reason", Type: "string", Description: types.Event{}.SwaggerDoc()["reason"]},
-		{Name: "Object", Type: "string", Description: types.Event{}.SwaggerDoc()["involvedObject"]},
-		{Name: "Subobject", Type: "string", Description: types.ObjectReference{}.SwaggerDoc()["fieldPath"], Priority: 1},
-		{Name: "Source", Type: "string", Description: types.Event{}.SwaggerDoc()["source"], Priority: 1},
-		{Name: "Message", Type: "string", Description: types.Event{}.SwaggerDoc()["message"]},
-		{Name: "First Seen", Type: "string", Description: types.Event{}.SwaggerDoc()["firstTimestamp"], Priority: 1},
-		{Name: "Count", Type: "string", Description: types.Event{}.SwaggerDoc()["count"], Priority: 1},
+		{Name: "Last Seen", Type: "string", Description: v1.Event{}.SwaggerDoc()["lastTimestamp"]},
+		{Name: "Type", Type: "string", Description: v1.Event{}.SwaggerDoc()["type"]},
+		{Name: "Reason", Type: "string", Description: v1.Event{}.SwaggerDoc()["reason"]},
+		{Name: "Object", Type: "string", Description: v1.Event{}.SwaggerDoc()["involvedObject"]},
+		{Name: "Subobject", Type: "string", Description: v1.ObjectReference{}.SwaggerDoc()["fieldPath"], Priority: 1},
+		{Name: "Source", Type: "string", Description: v1.Event{}.SwaggerDoc()["source"], Priority: 1},
+		{Name: "Message", Type: "string", Description: v1.Event{}.SwaggerDoc()["message"]},
+		{Name: "First Seen", Type: "string", Description: v1.Event{}.SwaggerDoc()["firstTimestamp"], Priority: 1},
+		{Name: "Count", Type: "string", Description: v1.Event{}.SwaggerDoc()["count"], Priority: 1},
 		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"], Priority: 1},
 	},
 	PrinterColumnsWithName: true,
@@ -121,8 +121,8 @@ var SecretInfo = resource.Info{
 	Namespaced: true,
 	PrinterColumns: []resource.PrinterColumn{
 		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
-		{Name: "Type", Type: "string", Description: types.Secret{}.SwaggerDoc()["type"]},
-		{Name: "Data", Type: "string", Description: types.Secret{}.SwaggerDoc()["data"]},
+		{Name: "Type", Type: "string", Description: v1.Secret{}.SwaggerDoc()["type"]},
+		{Name: "Data", Type: "string", Description: v1.Secret{}.SwaggerDoc()["data"]},
 		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
 	},
 	PrinterColumnsWithName: true,
