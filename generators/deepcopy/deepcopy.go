@@ -22,7 +22,6 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/kubeforge/kubeforge/generators/genall"
-	"github.com/kubeforge/kubeforge/generators/lists"
 	"github.com/kubeforge/kubeforge/generators/model"
 )
 
@@ -65,7 +64,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 // the declared types plus the lists the lists generator writes.
 func Types(v *model.Version) []*model.Type {
 	out := append([]*model.Type(nil), v.Types...)
-	for _, k := range lists.Missing(v) {
+	for _, k := range v.KindsWithGeneratedLists() {
 		if v.Type(k.ListName) != nil {
 			continue // the loader already added the generated list
 		}

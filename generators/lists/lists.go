@@ -9,10 +9,9 @@
 //		Items           []<Kind> `json:"items"`
 //	}
 //
-// A package whose lists are all hand-written gets no file.
-//
-// ListType describes the same type in model terms, so other generators
-// (deepcopy) can treat generated lists like declared types.
+// A package whose lists are all hand-written gets no file. The model holds
+// the same type (model.GeneratedList), so other generators treat generated
+// lists like declared types.
 package lists
 
 import (
@@ -56,20 +55,9 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	return files, nil
 }
 
-// Missing returns the kinds of v whose list the generator writes, sorted by
-// kind name.
-func Missing(v *model.Version) []*model.Kind {
-	var out []*model.Kind
-	for _, k := range v.Kinds {
-		if k.List == nil {
-			out = append(out, k)
-		}
-	}
-	return out // v.Kinds is sorted by name already
-}
 
 func generateVersion(v *model.Version) (genall.File, bool, error) {
-	kinds := Missing(v)
+	kinds := v.KindsWithGeneratedLists()
 	if len(kinds) == 0 {
 		return genall.File{}, false, nil
 	}

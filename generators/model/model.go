@@ -571,3 +571,15 @@ func (v *Version) HasConversions() bool {
 // CompilesRules reports whether k's package declares its compiled CEL
 // rules: a kind of the user's with rules (external kinds have none).
 func (k *Kind) CompilesRules() bool { return !k.Version.External && k.HasRules() }
+
+// KindsWithGeneratedLists returns the kinds of v whose <Kind>List is not
+// written by hand (the lists generator writes it), sorted by kind name.
+func (v *Version) KindsWithGeneratedLists() []*Kind {
+	var out []*Kind
+	for _, k := range v.Kinds {
+		if k.List == nil || k.List.Generated {
+			out = append(out, k)
+		}
+	}
+	return out // v.Kinds is sorted by name already
+}
