@@ -669,8 +669,7 @@ func (h *httpSide) createNamespaces(ctx context.Context) error {
 }
 
 func (h *httpSide) create(ctx context.Context, i int) error {
-	ns := namespaceOf(i, h.cfg)
-	return h.do(ctx, "POST", h.collection(ns), shipmentJSON(ns, objectName(i), "Normal", ""), http.StatusCreated, nil)
+	return h.createIn(ctx, namespaceOf(i, h.cfg), objectName(i))
 }
 
 func (h *httpSide) get(ctx context.Context, i int) error {
@@ -843,18 +842,7 @@ func (e *etcdSide) key(i int) string {
 var errExists = errors.New("already exists")
 
 func (e *etcdSide) create(ctx context.Context, i int) error {
-	k := e.key(i)
-	resp, err := e.c.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
-		Then(clientv3.OpPut(k, string(shipmentJSON(namespaceOf(i, e.cfg), objectName(i), "Normal", "")))).
-		Commit()
-	if err != nil {
-		return err
-	}
-	if !resp.Succeeded {
-		return fmt.Errorf("%s: %w", k, errExists)
-	}
-	return nil
+	return e.createIn(ctx, namespaceOf(i, e.cfg), objectName(i))
 }
 
 func (e *etcdSide) get(ctx context.Context, i int) error {
