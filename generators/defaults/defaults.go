@@ -168,18 +168,8 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 
 // underlying looks through named non-struct types (type Size string).
 func underlying(r *model.TypeRef) *model.TypeRef {
-	for i := 0; i < maxNestDepth && r != nil && r.Kind == model.NamedRef; i++ {
-		if r.Local != nil && r.Local.Kind != model.StructKind && r.Local.Underlying != nil {
-			r = r.Local.Underlying
-			continue
-		}
-		if e := r.External; e != nil && e.Known == "" && e.Fields == nil && e.Underlying != nil {
-			r = e.Underlying
-			continue
-		}
-		break
-	}
-	return r
+	shape, _ := r.LookThrough()
+	return shape
 }
 
 func known(r *model.TypeRef) string {

@@ -65,9 +65,13 @@ func validationFrom(ms Markers) Validation {
 	return v
 }
 
-// merge returns field validation with unset attributes taken from the
-// named type's validation (field markers win).
-func merge(f, t Validation) Validation {
+// MergeValidation returns field validation f with unset attributes taken
+// from the named type's validation t (field markers win; an exclusive
+// bound flag on either side applies to the bound the field ends up with,
+// as controller-gen flattens a named type's schema into the field's).
+// The model merges a field with its named type once; the validation
+// generator merges the same way through further named types.
+func MergeValidation(f, t Validation) Validation {
 	if f.Minimum == nil {
 		f.Minimum, f.ExclusiveMinimum = t.Minimum, f.ExclusiveMinimum || t.ExclusiveMinimum
 	}
@@ -134,7 +138,7 @@ func (l *loader) finishField(pi *pkgInfo, f *Field) {
 	f.Validation = validationFrom(f.Markers)
 	l.checkValidation(&f.Validation, f.Markers, subject)
 	if lt := namedLocal(f.Type); lt != nil {
-		f.Validation = merge(f.Validation, lt.Validation)
+		f.Validation = MergeValidation(f.Validation, lt.Validation)
 	}
 	f.EmbeddedResource = f.Markers.Has("kubebuilder:validation:EmbeddedResource")
 	f.PreserveUnknownFields = f.Markers.Has("kubebuilder:pruning:PreserveUnknownFields")

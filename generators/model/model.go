@@ -583,3 +583,31 @@ func (v *Version) KindsWithGeneratedLists() []*Kind {
 	}
 	return out // v.Kinds is sorted by name already
 }
+
+// maxNamedDepth bounds LookThrough on a chain of named types.
+const maxNamedDepth = 32
+
+// LookThrough follows r through named non-struct types, of this model
+// (type Size string, type Tags []string) or external ones, to the shape
+// they stand for. It returns that shape and the outermost named reference
+// it looked through (nil when r is not one). Defaulting and validation
+// read values by their shape; validation also applies the named type's
+// own markers and Validate_ hook.
+func (r *TypeRef) LookThrough() (shape, named *TypeRef) {
+	for i := 0; i < maxNamedDepth && r != nil && r.Kind == NamedRef; i++ {
+		var next *TypeRef
+		switch {
+		case r.Local != nil && r.Local.Kind != StructKind && r.Local.Underlying != nil:
+			next = r.Local.Underlying
+		case r.External != nil && r.External.Known == "" && r.External.Fields == nil && r.External.Underlying != nil:
+			next = r.External.Underlying
+		default:
+			return r, named
+		}
+		if named == nil {
+			named = r
+		}
+		r = next
+	}
+	return r, named
+}

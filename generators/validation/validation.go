@@ -260,29 +260,14 @@ type resolved struct {
 // resolve looks through named non-struct types (type Size string, type Tags
 // []string), collecting their validation markers and hooks.
 func resolve(r *model.TypeRef) resolved {
-	res := resolved{ref: r}
-	for i := 0; i < maxNestDepth && r != nil && r.Kind == model.NamedRef; i++ {
-		if t := r.Local; t != nil && t.Kind != model.StructKind && t.Underlying != nil {
-			if res.named == nil {
-				res.named = r
-				res.val = t.Validation
-				if t.Version != nil && t.Version.Funcs["Validate_"+t.Name] {
-					res.hookPkg, res.hook = r.Package, "Validate_"+t.Name
-				}
-			}
-			r = t.Underlying
-			res.ref = r
-			continue
+	shape, named := r.LookThrough()
+	res := resolved{ref: shape, named: named}
+	if named != nil && named.Local != nil {
+		t := named.Local
+		res.val = t.Validation
+		if t.Version != nil && t.Version.Funcs["Validate_"+t.Name] {
+			res.hookPkg, res.hook = named.Package, "Validate_"+t.Name
 		}
-		if e := r.External; e != nil && e.Known == "" && e.Fields == nil && e.Underlying != nil {
-			if res.named == nil {
-				res.named = r
-			}
-			r = e.Underlying
-			res.ref = r
-			continue
-		}
-		break
 	}
 	return res
 }
@@ -435,7 +420,7 @@ func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement) ([]jen.Co
 		path = func() *jen.Statement { return parent().Dot("Child").Call(jen.Lit(f.JSONName)) }
 	}
 	r := resolve(f.Type)
-	val := merge(f.Validation, r.val)
+	val := model.MergeValidation(f.Validation, r.val)
 	checks, err := g.value(r, val, f, x, path)
 	if err != nil {
 		return nil, err
@@ -462,50 +447,6 @@ func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement) ([]jen.Co
 	return checks, nil
 }
 
-// merge overlays the field's markers on the named type's (field wins).
-func merge(field, typ model.Validation) model.Validation {
-	out := typ
-	if field.Minimum != nil {
-		out.Minimum, out.ExclusiveMinimum = field.Minimum, field.ExclusiveMinimum
-	}
-	if field.Maximum != nil {
-		out.Maximum, out.ExclusiveMaximum = field.Maximum, field.ExclusiveMaximum
-	}
-	if field.MultipleOf != nil {
-		out.MultipleOf = field.MultipleOf
-	}
-	if field.MinLength != nil {
-		out.MinLength = field.MinLength
-	}
-	if field.MaxLength != nil {
-		out.MaxLength = field.MaxLength
-	}
-	if field.Pattern != "" {
-		out.Pattern = field.Pattern
-	}
-	if len(field.Enum) > 0 {
-		out.Enum = field.Enum
-	}
-	if field.MinItems != nil {
-		out.MinItems = field.MinItems
-	}
-	if field.MaxItems != nil {
-		out.MaxItems = field.MaxItems
-	}
-	if field.UniqueItems {
-		out.UniqueItems = true
-	}
-	if field.MinProperties != nil {
-		out.MinProperties = field.MinProperties
-	}
-	if field.MaxProperties != nil {
-		out.MaxProperties = field.MaxProperties
-	}
-	if field.Format != "" {
-		out.Format = field.Format
-	}
-	return out
-}
 
 // scalarOnly keeps the markers that apply to a scalar value.
 func scalarOnly(v model.Validation) model.Validation {
@@ -531,7 +472,7 @@ func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path fu
 			}
 		} else {
 			var err error
-			inner, err = g.value(er, merge(val, er.val), nil, deref(er.ref, x), path)
+			inner, err = g.value(er, model.MergeValidation(val, er.val), nil, deref(er.ref, x), path)
 			if err != nil {
 				return nil, err
 			}
@@ -651,7 +592,7 @@ func (g *gen) list(r resolved, val model.Validation, f *model.Field, x, path fun
 // item checks a slice item or map value: the element type's own markers
 // and the scalar markers of the field.
 func (g *gen) item(er resolved, fieldScalar model.Validation, x, path func() *jen.Statement) ([]jen.Code, error) {
-	return g.value(er, merge(fieldScalar, er.val), nil, x, path)
+	return g.value(er, model.MergeValidation(fieldScalar, er.val), nil, x, path)
 }
 
 func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Statement) ([]jen.Code, error) {
