@@ -55,7 +55,6 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	return files, nil
 }
 
-
 func generateVersion(v *model.Version) (genall.File, bool, error) {
 	kinds := v.KindsWithGeneratedLists()
 	if len(kinds) == 0 {

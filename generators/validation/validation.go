@@ -447,7 +447,6 @@ func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement) ([]jen.Co
 	return checks, nil
 }
 
-
 // scalarOnly keeps the markers that apply to a scalar value.
 func scalarOnly(v model.Validation) model.Validation {
 	return model.Validation{
