@@ -547,7 +547,13 @@ func TestCacheSlowWatcherAlone(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("fast watcher stalled")
 	}
-	ended.Wait()
+	endedCh := make(chan struct{})
+	go func() { ended.Wait(); close(endedCh) }()
+	select {
+	case <-endedCh:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the slow watcher was not ended")
+	}
 	got := 0
 	for range slow {
 		got++
