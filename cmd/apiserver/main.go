@@ -3,6 +3,8 @@
 //
 //	go run ./cmd/apiserver                       # data in ./.data/apiserver, https on port 6443
 //	go run ./cmd/apiserver --port 0 --data-dir /tmp/kf
+//	go run ./cmd/apiserver --mode aggregated --kubeconfig ~/.kube/config   # behind kube-apiserver
+//	go run ./cmd/apiserver certs --dir deploy/certs --service S --namespace N
 //
 // It serves HTTPS with a CA and certificates it generates in <data-dir>/pki,
 // authenticates every request and authorizes it with RBAC. Once ready it
@@ -13,6 +15,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,7 +26,9 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
+	"github.com/kubeforge/kubeforge/runtime/authn"
 	"github.com/kubeforge/kubeforge/runtime/server"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -33,6 +38,9 @@ func main() {
 }
 
 func run(args []string, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "certs" {
+		return runCerts(args[1:], stderr)
+	}
 	fs := flag.NewFlagSet("apiserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data-dir", ".data/apiserver", "directory for the embedded etcd data and admin.kubeconfig")
@@ -76,6 +84,18 @@ func run(args []string, stderr io.Writer) int {
 	watchCacheEvents := fs.Int("watch-cache-events", storage.DefaultWatchCacheEvents, "the most recent events per resource a watch can resume from without etcd")
 	watchCacheBytes := fs.Int("watch-cache-bytes", storage.DefaultWatchCacheBytes, "the most stored bytes of recent events kept per resource for resuming watches")
 	eventTTL := fs.Duration("event-ttl", server.DefaultEventTTL, "how long events (core and events.k8s.io) are kept; each write attaches them to an etcd lease")
+	mode := fs.String("mode", "standalone", "standalone: the server authenticates and authorizes itself and serves namespaces; aggregated: it runs behind kube-apiserver as an APIService, which authenticates (front-proxy headers, TokenReview), authorizes (SubjectAccessReview) and owns namespaces")
+	kubeconfig := fs.String("kubeconfig", "", "aggregated mode: kubeconfig of the main cluster (empty: the in-cluster ServiceAccount)")
+	rhCA := fs.String("requestheader-client-ca-file", "", "CA bundle verifying the front proxy's client certificate, whose request headers then name the user; in aggregated mode default: the main cluster's extension-apiserver-authentication ConfigMap")
+	var rhNames, rhUser, rhUID, rhGroup, rhExtra stringList
+	fs.Var(&rhNames, "requestheader-allowed-names", "common names the front proxy's certificate may have (empty: any the CA signed)")
+	fs.Var(&rhUser, "requestheader-username-headers", "headers holding the user name (default X-Remote-User)")
+	fs.Var(&rhUID, "requestheader-uid-headers", "headers holding the user's UID (none by default; X-Remote-Uid is usual)")
+	fs.Var(&rhGroup, "requestheader-group-headers", "headers holding the user's groups (default X-Remote-Group)")
+	fs.Var(&rhExtra, "requestheader-extra-headers-prefix", "prefixes of the headers holding the user's extra values (default X-Remote-Extra-)")
+	tokenTTL := fs.Duration("authentication-token-webhook-cache-ttl", 10*time.Second, "aggregated mode: how long a TokenReview answer is remembered")
+	allowedTTL := fs.Duration("authorization-webhook-cache-authorized-ttl", 10*time.Second, "aggregated mode: how long an allowed SubjectAccessReview answer is remembered")
+	deniedTTL := fs.Duration("authorization-webhook-cache-unauthorized-ttl", 10*time.Second, "aggregated mode: how long a denied SubjectAccessReview answer is remembered")
 	profiling := fs.String("profiling-address", "", "serve net/http/pprof on this address (for example 127.0.0.1:6060); off when empty; loopback only unless --profiling-allow-remote")
 	profilingRemote := fs.Bool("profiling-allow-remote", false, "allow --profiling-address on a non-loopback address: pprof has no authentication, and its profiles show request contents")
 	if err := fs.Parse(args); err != nil {
@@ -161,6 +181,40 @@ func run(args []string, stderr io.Writer) int {
 		ServiceAccountKeyFiles:       saKeys,
 		APIAudiences:                 audiences,
 	}
+	switch *mode {
+	case "standalone":
+		if *kubeconfig != "" {
+			fmt.Fprintf(stderr, "apiserver: --kubeconfig is for --mode=aggregated\n")
+			return 2
+		}
+	case "aggregated":
+		cfg.Aggregated = true
+		cfg.Kubeconfig = *kubeconfig
+		if *plainHTTP {
+			fmt.Fprintf(stderr, "apiserver: --mode=aggregated needs TLS: drop --insecure-plain-http-no-auth\n")
+			return 2
+		}
+	default:
+		fmt.Fprintf(stderr, "apiserver: --mode %q: want standalone or aggregated\n", *mode)
+		return 2
+	}
+	if *tokenTTL < 0 || *allowedTTL < 0 || *deniedTTL < 0 {
+		fmt.Fprintf(stderr, "apiserver: the webhook cache TTLs must not be negative\n")
+		return 2
+	}
+	// 0 means no caching to the user, the default to Config.
+	cfg.TokenCacheTTL, cfg.AllowedCacheTTL, cfg.DeniedCacheTTL = orNoCache(*tokenTTL), orNoCache(*allowedTTL), orNoCache(*deniedTTL)
+	if *rhCA != "" {
+		rh, err := requestHeader(*rhCA, rhNames, rhUser, rhUID, rhGroup, rhExtra)
+		if err != nil {
+			fmt.Fprintf(stderr, "apiserver: %v\n", err)
+			return 2
+		}
+		cfg.RequestHeader = rh
+	} else if len(rhNames)+len(rhUser)+len(rhUID)+len(rhGroup)+len(rhExtra) > 0 {
+		fmt.Fprintf(stderr, "apiserver: the --requestheader-* flags need --requestheader-client-ca-file\n")
+		return 2
+	}
 	if *eventTTL <= 0 {
 		fmt.Fprintf(stderr, "apiserver: --event-ttl must be positive\n")
 		return 2
@@ -205,6 +259,42 @@ func run(args []string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// orNoCache maps a TTL flag of 0 (no caching) to the smallest duration
+// Config takes as "remember nothing"; Config's 0 is the default.
+func orNoCache(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// requestHeader is the front proxy of the --requestheader-* flags.
+func requestHeader(caFile string, names, user, uid, group, extra []string) (*authn.RequestHeader, error) {
+	data, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("--requestheader-client-ca-file: %w", err)
+	}
+	rh := &authn.RequestHeader{
+		CAs:                 x509.NewCertPool(),
+		AllowedNames:        names,
+		UsernameHeaders:     orDefault(user, authn.DefaultUsernameHeaders),
+		UIDHeaders:          uid,
+		GroupHeaders:        orDefault(group, authn.DefaultGroupHeaders),
+		ExtraHeaderPrefixes: orDefault(extra, authn.DefaultExtraHeaderPrefixes),
+	}
+	if !rh.CAs.AppendCertsFromPEM(data) {
+		return nil, fmt.Errorf("--requestheader-client-ca-file %s: no PEM certificates", caFile)
+	}
+	return rh, nil
+}
+
+func orDefault(v, def []string) []string {
+	if len(v) == 0 {
+		return def
+	}
+	return v
 }
 
 // stringList is a repeatable, comma-separated string flag.

@@ -6,6 +6,7 @@ import (
 	"github.com/kubeforge/kubeforge/generators/conversion"
 	"github.com/kubeforge/kubeforge/generators/deepcopy"
 	"github.com/kubeforge/kubeforge/generators/defaults"
+	"github.com/kubeforge/kubeforge/generators/deploy"
 	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/install"
 	"github.com/kubeforge/kubeforge/generators/lists"
@@ -35,6 +36,7 @@ func Generators() []genall.Generator {
 		install.New(),
 		markersDoc,
 		apidocs.Generator{},
+		deploy.Generator{},
 		celcheck.Generator{},
 	}
 }

@@ -1,6 +1,7 @@
 // Package authn authenticates requests as kube-apiserver does, in its
-// order: a client certificate signed by the client CA (CN is the user, O
-// the groups), then a bearer token (the static token file, then
+// order: a front proxy's client certificate with the user in request
+// headers (when a front proxy is trusted), a client certificate signed by
+// the client CA (CN is the user, O the groups), then a bearer token (the static token file, then
 // ServiceAccount tokens), and otherwise, when allowed, the anonymous user.
 // A request whose credentials fail is refused (401) whether or not
 // anonymous requests are allowed.
@@ -41,14 +42,33 @@ type Authenticator struct {
 	// Anonymous allows requests without credentials, as system:anonymous
 	// in system:unauthenticated (kube's --anonymous-auth).
 	Anonymous bool
+	// FrontProxy, when set and not nil, is asked first: a front proxy's
+	// client certificate with the user in request headers (an aggregated
+	// server behind kube-apiserver). A function, because the main
+	// cluster's ConfigMap may change it at any time.
+	FrontProxy func() *RequestHeader
+	// MoreClientCAs, when set, verifies client certificates that
+	// ClientCAs does not (the main cluster's client CA, kept current).
+	MoreClientCAs func() *x509.CertPool
 
-	verified certCache
+	verified, verifiedMore, verifiedProxy certCache
 }
 
 // Authenticate returns the request's user: from its client certificate,
 // its bearer token, or anonymous. Any error is a 401.
 func (a *Authenticator) Authenticate(req *http.Request) (*auth.User, error) {
 	if req.TLS != nil && len(req.TLS.PeerCertificates) > 0 {
+		if a.FrontProxy != nil {
+			rh := a.FrontProxy()
+			u, ok, err := rh.user(req.TLS.PeerCertificates, req.Header, &a.verifiedProxy)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				rh.strip(req.Header)
+				return authenticated(u), nil
+			}
+		}
 		u, err := a.certificateUser(req.TLS.PeerCertificates)
 		if err != nil {
 			return nil, err
@@ -74,19 +94,39 @@ func (a *Authenticator) Authenticate(req *http.Request) (*auth.User, error) {
 }
 
 func (a *Authenticator) certificateUser(chain []*x509.Certificate) (*auth.User, error) {
-	if a.ClientCAs == nil {
+	var more *x509.CertPool
+	if a.MoreClientCAs != nil {
+		more = a.MoreClientCAs()
+	}
+	if a.ClientCAs == nil && more == nil {
 		return nil, fmt.Errorf("%w: client certificates are not accepted", ErrUnauthorized)
+	}
+	u, err := verifyClient(a.ClientCAs, chain, &a.verified)
+	if err != nil && more != nil {
+		var merr error
+		if u, merr = verifyClient(more, chain, &a.verifiedMore); merr == nil {
+			err = nil
+		}
+	}
+	return u, err
+}
+
+// verifyClient verifies a client certificate chain against pool (nil
+// accepts none) and returns its user: CN the name, O the groups.
+func verifyClient(pool *x509.CertPool, chain []*x509.Certificate, verified *certCache) (*auth.User, error) {
+	if pool == nil {
+		return nil, fmt.Errorf("%w: client certificates are not accepted", ErrUnauthorized)
+	}
+	if u := verified.get(pool, chain); u != nil {
+		return u, nil
 	}
 	inter := x509.NewCertPool()
 	for _, c := range chain[1:] {
 		inter.AddCert(c)
 	}
 	leaf := chain[0]
-	if u := a.verified.get(a.ClientCAs, chain); u != nil {
-		return u, nil
-	}
 	if _, err := leaf.Verify(x509.VerifyOptions{
-		Roots:         a.ClientCAs,
+		Roots:         pool,
 		Intermediates: inter,
 		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}); err != nil {
@@ -96,7 +136,7 @@ func (a *Authenticator) certificateUser(chain []*x509.Certificate) (*auth.User, 
 		return nil, fmt.Errorf("%w: client certificate has no common name", ErrUnauthorized)
 	}
 	u := &auth.User{Name: leaf.Subject.CommonName, Groups: slices.Clone(leaf.Subject.Organization)}
-	a.verified.put(a.ClientCAs, chain, u)
+	verified.put(pool, chain, u)
 	return u, nil
 }
 

@@ -168,10 +168,19 @@ func terminating(ns *corev1.Namespace) bool {
 // otherwise) and not to be terminating (403). Namespaces are read with a
 // quorum read, so every replica sees a deletion at once.
 func (l *Lifecycle) Admit(ctx context.Context, a endpoints.Attributes) error {
+	return Admit(ctx, a, func(ctx context.Context, name string) (*corev1.Namespace, error) {
+		return l.store.Get(ctx, "", name, storage.GetOptions{})
+	})
+}
+
+// Admit is the NamespaceLifecycle check over any source of namespaces:
+// get returns the namespace or kube's NotFound error. An aggregated
+// server checks the main cluster's namespaces with it.
+func Admit(ctx context.Context, a endpoints.Attributes, get func(ctx context.Context, name string) (*corev1.Namespace, error)) error {
 	if a.Operation != endpoints.OperationCreate || a.Info == nil || !a.Info.Namespaced || a.Namespace == "" {
 		return nil
 	}
-	ns, err := l.store.Get(ctx, "", a.Namespace, storage.GetOptions{})
+	ns, err := get(ctx, a.Namespace)
 	if apierrors.IsNotFound(err) {
 		return apierrors.NewNotFound(namespacesResource, a.Namespace)
 	}

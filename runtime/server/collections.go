@@ -71,6 +71,9 @@ func (s *Server) AddCollection(c storage.Collection) error {
 	if s.running {
 		return fmt.Errorf("add collection %s: server already running", gr)
 	}
+	if s.skipped(info.Group) {
+		return nil
+	}
 	for _, o := range s.collections {
 		if o.Info().GroupResource() == gr {
 			return fmt.Errorf("add collection %s: already added", gr)

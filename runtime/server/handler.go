@@ -107,6 +107,9 @@ func (s *Server) healthChecks(kind string) []healthCheck {
 			}
 			return nil
 		}})
+		if s.delegation != nil {
+			checks = append(checks, healthCheck{name: "main-cluster-authentication", check: s.delegationCheck})
+		}
 		checks = append(checks, healthCheck{name: "shutdown", check: func(context.Context) error {
 			select {
 			case <-s.stopCh:

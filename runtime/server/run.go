@@ -22,6 +22,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/audit"
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/delegate"
 	"github.com/kubeforge/kubeforge/runtime/encryption"
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/etcd"
@@ -93,6 +94,11 @@ type Server struct {
 	rbacAuthorizer  *rbac.Authorizer
 	// saCache holds the ServiceAccounts tokens are checked against.
 	saCache *informer.Cache[*corev1.ServiceAccount, *corev1.ServiceAccountList]
+	// delegation is the main cluster in aggregated mode, else nil.
+	delegation *delegation
+	// skippedGroups are the group-versions aggregated mode leaves to the
+	// main cluster.
+	skippedGroups []string
 }
 
 func (c *Config) complete() error {
@@ -143,6 +149,18 @@ func (c *Config) complete() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.TokenCacheTTL == 0 {
+		c.TokenCacheTTL = delegate.DefaultTokenCacheTTL
+	}
+	if c.AllowedCacheTTL == 0 {
+		c.AllowedCacheTTL = delegate.DefaultAllowedCacheTTL
+	}
+	if c.DeniedCacheTTL == 0 {
+		c.DeniedCacheTTL = delegate.DefaultDeniedCacheTTL
+	}
+	if c.Aggregated && c.PlainHTTP {
+		return errors.New("aggregated mode needs TLS and authentication: it cannot serve plain HTTP")
 	}
 	return nil
 }
@@ -284,6 +302,9 @@ func (s *Server) admit(ctx context.Context, a endpoints.Attributes) error {
 			return err
 		}
 	}
+	if s.delegation != nil {
+		return s.delegation.admitNamespace(ctx, a)
+	}
 	if s.lifecycle == nil {
 		return nil
 	}
@@ -325,6 +346,10 @@ func (s *Server) AddGroupVersion(gv GroupVersion) error {
 		if g.Group == gv.Group && g.Version == gv.Version {
 			return fmt.Errorf("add group-version %q: already added", gv.String())
 		}
+	}
+	if s.skipped(gv.Group) {
+		s.skippedGroups = append(s.skippedGroups, gv.String())
+		return nil
 	}
 	sgv := schema.GroupVersion{Group: gv.Group, Version: gv.Version}
 	if err := s.fieldManagers.AddSchemas(sgv, gv.Schemas); err != nil {
@@ -378,6 +403,7 @@ func (s *Server) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	s.stopOnce.Do(func() { close(s.stopCh) })
+	s.delegation.close()
 	var errs []error
 	if err := s.auditor.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close audit log: %w", err))
@@ -422,7 +448,10 @@ func (s *Server) Run(ctx context.Context) (err error) {
 		_ = s.Close()
 		return fmt.Errorf("run apiserver: %w", err)
 	}
-	if s.sec != nil {
+	if len(s.skippedGroups) > 0 {
+		s.log.Info("aggregated mode: built-in groups are left to the main cluster", "skipped", s.skippedGroups)
+	}
+	if s.sec != nil && !s.cfg.Aggregated {
 		if err := s.addReviewGroups(); err != nil {
 			_ = s.Close()
 			return fmt.Errorf("run apiserver: %w", err)
@@ -513,6 +542,10 @@ func (s *Server) Run(ctx context.Context) (err error) {
 			return nil
 		}
 		return fmt.Errorf("run apiserver: %w", err)
+	}
+	if err := s.waitForDelegation(ctx, s.cfg.RequestTimeout); err != nil {
+		_ = srv.Close()
+		return nil
 	}
 	if s.lifecycle != nil {
 		nsCtx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)

@@ -141,6 +141,14 @@ func (s *Server) setupSecurity() error {
 		}
 		sec.authn.Tokens = append(sec.authn.Tokens, sec.tokens)
 	}
+	if s.cfg.RequestHeader != nil {
+		static := s.cfg.RequestHeader
+		sec.authn.FrontProxy = func() *authn.RequestHeader { return static }
+	}
+	if s.cfg.Aggregated {
+		s.sec = sec
+		return s.setupDelegation(sec)
+	}
 	switch s.cfg.AuthorizationMode {
 	case AuthorizationAlwaysAllow:
 		sec.authorizer = auth.AlwaysAllow

@@ -60,6 +60,7 @@ import (
 
 	restful "github.com/emicklei/go-restful/v3"
 
+	"github.com/kubeforge/kubeforge/runtime/authn"
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
@@ -265,4 +266,22 @@ type Config struct {
 	// keys tokens are verified with.
 	ServiceAccountSigningKeyFile string
 	ServiceAccountKeyFiles       []string
+
+	// Aggregated runs the server behind kube-apiserver as an aggregated
+	// API server (--mode=aggregated, aggregated.go): the main cluster
+	// authenticates, authorizes and owns namespaces, and the server serves
+	// only the user's own groups.
+	Aggregated bool
+	// Kubeconfig reaches the main cluster in aggregated mode; empty is the
+	// in-cluster configuration.
+	Kubeconfig string
+	// RequestHeader, when set, is the front proxy trusted (the
+	// --requestheader-* flags), in either mode; in aggregated mode without
+	// it, the main cluster's extension-apiserver-authentication ConfigMap
+	// says.
+	RequestHeader *authn.RequestHeader
+	// TokenCacheTTL is how long a TokenReview answer is remembered;
+	// AllowedCacheTTL and DeniedCacheTTL those of SubjectAccessReview
+	// (aggregated mode; defaults kube's, 10 s each).
+	TokenCacheTTL, AllowedCacheTTL, DeniedCacheTTL time.Duration
 }
