@@ -52,7 +52,12 @@ GO
   done < <(sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/.*#\1#p' "$modfile")
   run go mod edit "${edits[@]}"
   run go mod tidy
-  run go build -trimpath -o "$bin.tmp.$$" k8s.io/kubernetes/cmd/kube-apiserver
+  minor=$(sed -E 's/^v1\.([0-9]+)\..*/\1/' <<<"$KUBERNETES_VERSION")
+  # the version kube-apiserver reports (/version, kubectl version), which a
+  # release build stamps the same way
+  ver=k8s.io/component-base/version
+  run go build -trimpath -ldflags "-X $ver.gitVersion=$KUBERNETES_VERSION -X $ver.gitMajor=1 -X $ver.gitMinor=$minor -X $ver.gitTreeState=clean" \
+    -o "$bin.tmp.$$" k8s.io/kubernetes/cmd/kube-apiserver
   mv -f "$bin.tmp.$$" "$bin" || die "cannot install $bin"
 fi
 
