@@ -104,6 +104,14 @@ spec:
 		if out := k.ok(t, "", "explain", "shipments.spec.origin"); !strings.Contains(out, "city") {
 			t.Errorf("explain shipments.spec.origin:\n%s", out)
 		}
+		// The main apiserver merged our OpenAPI: v3 lists our
+		// group-versions, v2 has our definitions.
+		if out := k.ok(t, "", "get", "--raw", "/openapi/v3"); !strings.Contains(out, `"apis/shipping.kubeforge.dev/v1"`) || !strings.Contains(out, `"apis/infra.kubeforge.dev/v1"`) {
+			t.Errorf("/openapi/v3 of the main apiserver lacks our group-versions:\n%.2000s", out)
+		}
+		if out := k.ok(t, "", "get", "--raw", "/openapi/v2"); !strings.Contains(out, `"/apis/shipping.kubeforge.dev/v1/namespaces/{namespace}/shipments"`) {
+			t.Errorf("/openapi/v2 of the main apiserver lacks our paths")
+		}
 		direct := newKubectl(t, s)
 		if r := direct.run(t, "", "get", "--raw", "/api/v1/namespaces"); r.code == 0 || !strings.Contains(r.stderr, "NotFound") {
 			t.Errorf("the aggregated server serves namespaces itself: %s", r)

@@ -5,7 +5,9 @@
 #   3. unit, golden, property and storage tests (real embedded etcd), then
 #      each fuzz target for FUZZTIME (default 10s)
 #   4. e2e tests: client-go dynamic client and informer, controller-runtime,
-#      the bad-input table, against a built cmd/apiserver
+#      the bad-input table, against a built cmd/apiserver; and behind a real
+#      kube-apiserver as an aggregated API server (built by
+#      hack/kube-apiserver.sh, about 11 minutes the first time)
 #   5. the shared kubectl acceptance scenarios (--require full,smp,crd,secure: core,
 #      full, strategic merge patch, CEL rules and the scale subresource, TLS,
 #      authentication, RBAC and ServiceAccount tokens)
@@ -38,6 +40,11 @@ for target in FuzzContinue FuzzNames; do
 done
 
 if [[ -z ${SKIP_E2E:-} && -f e2e/go.mod ]]; then
+  step "kube-apiserver ${KUBERNETES_VERSION:-v1.37.2} for the aggregation test (built from k8s.io/kubernetes once per machine)"
+  start=$SECONDS
+  KUBE_APISERVER=$(hack/kube-apiserver.sh)
+  export KUBE_APISERVER
+  echo "$KUBE_APISERVER ($((SECONDS - start)) s)"
   step "go test (e2e module)"
   (cd e2e && go test -count=1 -timeout 15m ./...)
 fi
