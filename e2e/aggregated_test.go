@@ -11,6 +11,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -216,6 +217,44 @@ spec:
 				t.Errorf("%s: anonymous list: %d %s", name, resp.StatusCode, body)
 			}
 		}
+		// Straight to our server: a bearer token is checked with the main
+		// cluster's TokenReview, then authorized there; a certificate of
+		// the main cluster's client CA is its user.
+		direct := func(name, token string, certPEM, keyPEM []byte) *kubectl {
+			kc := filepath.Join(mc.dir, name+"-direct.kubeconfig")
+			writeKubeconfigFile(t, kc, fmt.Sprintf("https://127.0.0.1:%d", s.port), caBundle, certPEM, keyPEM, token)
+			return &kubectl{bin: k.bin, kubeconfig: kc, cacheDir: kubectlTempDir(t)}
+		}
+		viewerDirect := direct("viewer", mc.tokens["viewer"], nil, nil)
+		if out := viewerDirect.ok(t, "", "get", "shipments", "-n", "agg", "-o", "name"); !strings.Contains(out, "shipment.shipping.kubeforge.dev/s1") {
+			t.Errorf("viewer's token straight to the aggregated server: %q", out)
+		}
+		if r := viewerDirect.run(t, second, "create", "-f", "-"); r.code == 0 || !strings.Contains(r.stderr, "Forbidden") {
+			t.Errorf("viewer's token, create straight to the aggregated server: %s", r)
+		}
+		if r := direct("forged", "not-a-token-of-the-cluster", nil, nil).run(t, "", "get", "shipments", "-n", "agg"); r.code == 0 || !strings.Contains(r.stderr, "provide credentials") {
+			t.Errorf("a token the cluster does not know: %s", r)
+		}
+		adminDirect := direct("admin", "", mc.adminCert.CertPEM, mc.adminCert.KeyPEM)
+		adminDirect.ok(t, strings.Replace(manifest, "name: s1", "name: by-admin", 1), "create", "-f", "-")
+		if out := k.ok(t, "", "get", "shipment", "by-admin", "-n", "agg", "-o", "jsonpath={.metadata.managedFields[0].manager}", "--show-managed-fields"); out != "kubectl-create" {
+			t.Errorf("created straight to the aggregated server with the main cluster's client certificate, read through the main apiserver: manager %q", out)
+		}
+		// Health is open to anyone, as kubelet probes it (kube's
+		// delegated authorization allows the paths without asking).
+		for _, path := range []string{"/readyz", "/livez", "/healthz"} {
+			c := mc.client(emptyCert)
+			c.Transport.(*http.Transport).TLSClientConfig.InsecureSkipVerify = true
+			resp, err := c.Get(fmt.Sprintf("https://127.0.0.1:%d%s?verbose", s.port, path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || (path == "/readyz" && !strings.Contains(string(body), "main-cluster-authentication ok")) {
+				t.Errorf("anonymous %s: %d %s", path, resp.StatusCode, body)
+			}
+		}
 		// Front-proxy headers sent straight to our server without the
 		// front proxy's certificate are not believed.
 		c := mc.client(emptyCert)
@@ -392,7 +431,7 @@ func deleteNamespaceContent(t *testing.T, kubeconfig, ns string) {
 			t.Fatal(err)
 		}
 		for _, r := range l.APIResources {
-			if !contains(r.Verbs, "deletecollection") || !contains(r.Verbs, "list") {
+			if !slices.Contains(r.Verbs, "deletecollection") || !slices.Contains(r.Verbs, "list") {
 				continue
 			}
 			gvr := gv.WithResource(r.Name)
@@ -435,11 +474,3 @@ func deleteNamespaceContent(t *testing.T, kubeconfig, ns string) {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

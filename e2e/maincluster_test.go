@@ -47,6 +47,9 @@ type mainCluster struct {
 	frontProxy tls.Certificate
 	// tokens of the static users: viewer, nobody.
 	tokens map[string]string
+	// adminCert is a client certificate of the cluster's client CA in
+	// system:masters.
+	adminCert pki.Pair
 }
 
 // kubeAPIServerPath is the kube-apiserver binary: $KUBE_APISERVER, else
@@ -110,6 +113,7 @@ func startMainCluster(t *testing.T) *mainCluster {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mc.adminCert = admin
 	frontCA, err := pki.EnsureCA(frontDir)
 	if err != nil {
 		t.Fatal(err)

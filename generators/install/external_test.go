@@ -126,12 +126,12 @@ func TestExternalGolden(t *testing.T) {
 		"package coordinationv1", `const GroupName = "coordination.k8s.io"`, "AddToScheme = v1.AddToScheme", `Plural:     "leases"`,
 		`{Name: "Holder", Type: "string", Description: v1.LeaseSpec{}.SwaggerDoc()["holderIdentity"]}`)
 	contains("generated/core/v1/zz_generated.routes.go",
-		`Operation("listNamespacedConfigMap")`, `Operation("createNamespacedConfigMap")`, `Operation("readNamespacedConfigMap")`,
-		`Operation("listConfigMapForAllNamespaces")`, `"io.k8s.api.core.v1.ConfigMap"`, `"io.k8s.api.core.v1.ConfigMapList"`,
+		`Operation: "listNamespacedConfigMap"`, `Operation: "createNamespacedConfigMap"`, `Operation: "readNamespacedConfigMap"`,
+		`Operation: "listConfigMapForAllNamespaces"`, `"io.k8s.api.core.v1.ConfigMap"`, `"io.k8s.api.core.v1.ConfigMapList"`,
 		`ws := server.NewWebService(GroupName, "v1")`, "/api/v1")
 	lacks("generated/core/v1/zz_generated.routes.go", "/status\"") // no status subresource
 	contains("generated/coordination/v1/zz_generated.routes.go",
-		`Operation("listNamespacedLease")`, `Operation("listLeaseForAllNamespaces")`, `"io.k8s.api.coordination.v1.Lease"`)
+		`Operation: "listNamespacedLease"`, `Operation: "listLeaseForAllNamespaces"`, `"io.k8s.api.coordination.v1.Lease"`)
 	contains("generated/core/v1/zz_generated.openapi.go", `"io.k8s.api.core.v1.ConfigMap": json.RawMessage(`)
 	contains("generated/coordination/v1/zz_generated.openapi.go", `"io.k8s.api.coordination.v1.LeaseSpec": json.RawMessage(`)
 	lacks("generated/coordination/v1/zz_generated.openapi.go", "dev.", "io.k8s.api.coordination.v1.coordination")

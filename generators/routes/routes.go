@@ -1,8 +1,9 @@
 // Package routes is the "routes" generator: for every group-version that
 // serves kinds it writes generated/<group>/<version>/zz_generated.routes.go
-// with one Install<Kind>Routes per kind, registering every route explicitly
-// (one ws.Route statement per route, with Kubernetes operation IDs,
-// parameters, request and response types and the OpenAPI route metadata),
+// with one Install<Kind>Routes per kind: the kind's route table, one row
+// per route (method, path, handler, action, Kubernetes operation ID and
+// summary), which endpoints.InstallRoutes registers with each action's
+// parameters and OpenAPI metadata,
 // Stores, the stores of the kinds it serves (the storage version's store of
 // each kind, shared by every version), and Install, which wires handlers
 // over those stores (directly in the storage version, through
@@ -30,26 +31,7 @@ const (
 	serverPkg    = "github.com/kubeforge/kubeforge/runtime/server"
 	storagePkg   = "github.com/kubeforge/kubeforge/runtime/storage"
 	resourcePkg  = "github.com/kubeforge/kubeforge/runtime/resource"
-	openapiPkg   = "github.com/kubeforge/kubeforge/runtime/openapi"
 	metav1Pkg    = "k8s.io/apimachinery/pkg/apis/meta/v1"
-	// autoscalingv1Pkg holds Scale, the scale subresource's body.
-	autoscalingv1Pkg = "k8s.io/api/autoscaling/v1"
-)
-
-// Route metadata keys, declared in runtime/openapi.
-const (
-	keyGVK            = "GroupVersionKindKey"
-	keyAction         = "ActionKey"
-	keyRequestSchema  = "RequestSchemaKey"
-	keyResponseSchema = "ResponseSchemaKey"
-)
-
-// Schema names of the meta types (docs/contributing.md).
-const (
-	schemaStatus        = "io.k8s.apimachinery.pkg.apis.meta.v1.Status"
-	schemaScale         = "io.k8s.api.autoscaling.v1.Scale"
-	schemaDeleteOptions = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"
-	schemaPatch         = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
 )
 
 // FileName is the name of the generated file in each generated package.
@@ -209,188 +191,97 @@ func install(v *model.Version, kinds []*model.Kind, hubs map[*model.Kind]*model.
 		Func().Id("Install").Params(jen.Id("s").Op("*").Qual(serverPkg, "Server"), jen.Id("stores").Id("Stores")).Error().Block(body...)
 }
 
-// route is one registered route.
+// route is one row of a kind's route table (endpoints.Route): the runtime
+// derives the query parameters, request and response schemas from the
+// action, so the table lists only what differs between routes.
 type route struct {
 	method    string // GET, POST, PUT, PATCH, DELETE
 	path      string
 	handler   string // method of endpoints.Handler
+	action    string // x-kubernetes-action
 	operation string
 	doc       string
-	action    string // x-kubernetes-action
-	params    []param
-	reads     *body // request body
-	writes    *body // response body
-	codes     []int // response codes, all with writes as the body
-	// gvk overrides the kind's group, version and kind in the route's
-	// x-kubernetes-group-version-kind (the scale subresource's Scale).
-	gvk *[3]string
-}
-
-// body is a request or response type: a Go sample value and its schema name.
-type body struct {
-	sample jen.Code
-	schema string
 }
 
 func routesFor(k *model.Kind) []route {
-	pkg := k.Version.Package
-	objSchema := SchemaName(k.Version, k.Name)
-	listSchema := SchemaName(k.Version, k.ListName)
-	obj := func() *body { return &body{jen.Qual(pkg, k.Name).Values(), objSchema} }
-	list := func() *body { return &body{jen.Qual(pkg, k.ListName).Values(), listSchema} }
-	status := func() *body { return &body{jen.Qual(metav1Pkg, "Status").Values(), schemaStatus} }
-	delOpts := func() *body { return &body{jen.Qual(metav1Pkg, "DeleteOptions").Values(), schemaDeleteOptions} }
-	patch := func() *body { return &body{jen.Qual(metav1Pkg, "Patch").Values(), schemaPatch} }
-
 	scope, collection := "", "/"+k.Plural
-	var scopeParams []param
 	if k.Namespaced {
 		scope = "Namespaced"
 		collection = "/namespaces/{namespace}/" + k.Plural
-		scopeParams = []param{pNamespace}
 	}
 	item := collection + "/{name}"
-	pName := param{name: "name", path: true, dataType: "string", desc: "name of the " + k.Name}
-	itemParams := append(append([]param(nil), scopeParams...), pName)
-	with := func(base, rest []param) []param { return append(append([]param(nil), base...), rest...) }
 	kind := k.Name
-
 	rs := []route{
-		{method: "GET", path: collection, handler: "List", operation: "list" + scope + kind,
-			doc: "list or watch objects of kind " + kind, action: "list",
-			params: with(scopeParams, listParams), writes: list(), codes: []int{200}},
-		{method: "POST", path: collection, handler: "Create", operation: "create" + scope + kind,
-			doc: "create " + genall.Article(kind) + " " + kind, action: "post",
-			params: with(scopeParams, createParams), reads: obj(), writes: obj(), codes: []int{200, 201, 202}},
-		{method: "DELETE", path: collection, handler: "DeleteCollection", operation: "deleteCollection" + scope + kind,
-			doc: "delete collection of " + kind, action: "deletecollection",
-			params: with(scopeParams, deleteCollectionParams), reads: delOpts(), writes: status(), codes: []int{200}},
-		{method: "GET", path: item, handler: "Get", operation: "read" + scope + kind,
-			doc: "read the specified " + kind, action: "get",
-			params: with(itemParams, readParams), writes: obj(), codes: []int{200}},
-		{method: "PUT", path: item, handler: "Update", operation: "replace" + scope + kind,
-			doc: "replace the specified " + kind, action: "put",
-			params: with(itemParams, replaceParams), reads: obj(), writes: obj(), codes: []int{200, 201}},
-		{method: "PATCH", path: item, handler: "Patch", operation: "patch" + scope + kind,
-			doc: "partially update the specified " + kind, action: "patch",
-			params: with(itemParams, patchParams), reads: patch(), writes: obj(), codes: []int{200, 201}},
-		{method: "DELETE", path: item, handler: "Delete", operation: "delete" + scope + kind,
-			doc: "delete " + genall.Article(kind) + " " + kind, action: "delete",
-			params: with(itemParams, deleteParams), reads: delOpts(), writes: status(), codes: []int{200, 202}},
+		{"GET", collection, "List", "list", "list" + scope + kind, "list or watch objects of kind " + kind},
+		{"POST", collection, "Create", "post", "create" + scope + kind, "create " + genall.Article(kind) + " " + kind},
+		{"DELETE", collection, "DeleteCollection", "deletecollection", "deleteCollection" + scope + kind, "delete collection of " + kind},
+		{"GET", item, "Get", "get", "read" + scope + kind, "read the specified " + kind},
+		{"PUT", item, "Update", "put", "replace" + scope + kind, "replace the specified " + kind},
+		{"PATCH", item, "Patch", "patch", "patch" + scope + kind, "partially update the specified " + kind},
+		{"DELETE", item, "Delete", "delete", "delete" + scope + kind, "delete " + genall.Article(kind) + " " + kind},
 	}
 	if k.StatusSubresource {
 		st := item + "/status"
 		rs = append(rs,
-			route{method: "GET", path: st, handler: "GetStatus", operation: "read" + scope + kind + "Status",
-				doc: "read status of the specified " + kind, action: "get",
-				params: with(itemParams, readParams), writes: obj(), codes: []int{200}},
-			route{method: "PUT", path: st, handler: "UpdateStatus", operation: "replace" + scope + kind + "Status",
-				doc: "replace status of the specified " + kind, action: "put",
-				params: with(itemParams, replaceParams), reads: obj(), writes: obj(), codes: []int{200, 201}},
-			route{method: "PATCH", path: st, handler: "PatchStatus", operation: "patch" + scope + kind + "Status",
-				doc: "partially update status of the specified " + kind, action: "patch",
-				params: with(itemParams, patchParams), reads: patch(), writes: obj(), codes: []int{200, 201}},
+			route{"GET", st, "GetStatus", "get", "read" + scope + kind + "Status", "read status of the specified " + kind},
+			route{"PUT", st, "UpdateStatus", "put", "replace" + scope + kind + "Status", "replace status of the specified " + kind},
+			route{"PATCH", st, "PatchStatus", "patch", "patch" + scope + kind + "Status", "partially update status of the specified " + kind},
 		)
 	}
 	if k.Scale != nil {
 		sc := item + "/scale"
-		scale := func() *body { return &body{jen.Qual(autoscalingv1Pkg, "Scale").Values(), schemaScale} }
-		scaleGVK := &[3]string{"autoscaling", "v1", "Scale"}
 		rs = append(rs,
-			route{method: "GET", path: sc, handler: "GetScale", operation: "read" + scope + kind + "Scale",
-				doc: "read scale of the specified " + kind, action: "get", gvk: scaleGVK,
-				params: with(itemParams, readParams), writes: scale(), codes: []int{200}},
-			route{method: "PUT", path: sc, handler: "UpdateScale", operation: "replace" + scope + kind + "Scale",
-				doc: "replace scale of the specified " + kind, action: "put", gvk: scaleGVK,
-				params: with(itemParams, replaceParams), reads: scale(), writes: scale(), codes: []int{200, 201}},
-			route{method: "PATCH", path: sc, handler: "PatchScale", operation: "patch" + scope + kind + "Scale",
-				doc: "partially update scale of the specified " + kind, action: "patch", gvk: scaleGVK,
-				params: with(itemParams, patchParams), reads: patch(), writes: scale(), codes: []int{200, 201}},
+			route{"GET", sc, "GetScale", "get", "read" + scope + kind + "Scale", "read scale of the specified " + kind},
+			route{"PUT", sc, "UpdateScale", "put", "replace" + scope + kind + "Scale", "replace scale of the specified " + kind},
+			route{"PATCH", sc, "PatchScale", "patch", "patch" + scope + kind + "Scale", "partially update scale of the specified " + kind},
 		)
 	}
 	if k.Namespaced {
-		rs = append(rs, route{method: "GET", path: "/" + k.Plural, handler: "List", operation: "list" + kind + "ForAllNamespaces",
-			doc: "list or watch objects of kind " + kind + " across all namespaces", action: "list",
-			params: listParams, writes: list(), codes: []int{200}})
+		rs = append(rs, route{"GET", "/" + k.Plural, "List", "list", "list" + kind + "ForAllNamespaces",
+			"list or watch objects of kind " + kind + " across all namespaces"})
 	}
 	return rs
 }
 
-// installKind writes Install<Kind>Routes.
+// installKind writes Install<Kind>Routes: the kind's route table, one
+// line per route, handed to endpoints.InstallRoutes.
 func installKind(k *model.Kind) jen.Code {
 	pkg := k.Version.Package
-	var stmts []jen.Code
+	var rows []jen.Code
 	for _, r := range routesFor(k) {
-		stmts = append(stmts, jen.Commentf("%s %s", r.method, r.path), routeStmt(k, r))
+		rows = append(rows, jen.Line().Values(
+			jen.Id("Method").Op(":").Lit(r.method),
+			jen.Id("Path").Op(":").Lit(r.path),
+			jen.Id("To").Op(":").Id("h").Dot(r.handler),
+			jen.Id("Action").Op(":").Lit(r.action),
+			jen.Id("Operation").Op(":").Lit(r.operation),
+			jen.Id("Doc").Op(":").Lit(r.doc),
+		))
 	}
+	rows = append(rows, jen.Line())
 	scope := "cluster-scoped"
 	if k.Namespaced {
 		scope = "namespaced"
 	}
-	return jen.Commentf("Install%sRoutes registers every route of %s (%s, %s) on ws,", k.Name, k.Plural, scope, k.Version.GroupVersion()).Line().
-		Commentf("served by h. Paths are relative to ws's root, %s.", rootPath(k.Version)).Line().
+	kindLit := jen.Qual(endpointsPkg, "RouteKind").Values(
+		jen.Line().Id("GVK").Op(":").Qual(metav1Pkg, "GroupVersionKind").Values(
+			jen.Id("Group").Op(":").Lit(k.Version.Group.Name),
+			jen.Id("Version").Op(":").Lit(k.Version.Name),
+			jen.Id("Kind").Op(":").Lit(k.Name),
+		),
+		jen.Line().Id("Object").Op(":").Lit(SchemaName(k.Version, k.Name)),
+		jen.Line().Id("List").Op(":").Lit(SchemaName(k.Version, k.ListName)),
+		jen.Line(),
+	)
+	return jen.Commentf("Install%sRoutes registers the routes of %s (%s, %s) on ws,", k.Name, k.Plural, scope, k.Version.GroupVersion()).Line().
+		Commentf("served by h. Paths are relative to ws's root, %s; endpoints.InstallRoutes", rootPath(k.Version)).Line().
+		Comment("adds each action's parameters and OpenAPI metadata.").Line().
 		Func().Id("Install"+k.Name+"Routes").Params(
 		jen.Id("ws").Op("*").Qual(restfulPkg, "WebService"),
 		jen.Id("h").Op("*").Qual(endpointsPkg, "Handler").Types(jen.Op("*").Qual(pkg, k.Name), jen.Op("*").Qual(pkg, k.ListName)),
-	).Block(stmts...)
-}
-
-// routeStmt writes ws.Route(ws.METHOD(path).To(h.X).Operation(...)...), one
-// builder call per line.
-func routeStmt(k *model.Kind, r route) jen.Code {
-	b := jen.Id("ws").Dot(r.method).Call(jen.Lit(r.path)).Dot("To").Call(jen.Id("h").Dot(r.handler))
-	next := func(name string, args ...jen.Code) {
-		b = b.Op(".").Line().Id(name).Call(args...)
-	}
-	next("Operation", jen.Lit(r.operation))
-	next("Doc", jen.Lit(r.doc))
-	for _, p := range r.params {
-		ctor := "QueryParameter"
-		if p.path {
-			ctor = "PathParameter"
-		}
-		next("Param", jen.Id("ws").Dot(ctor).Call(jen.Lit(p.name), jen.Lit(p.desc)).Dot("DataType").Call(jen.Lit(p.dataType)))
-	}
-	if r.method == "PATCH" {
-		// Every patch type reaches the handler, which answers the ones it
-		// does not implement with a 415 Status.
-		next("Consumes", jen.Qual(endpointsPkg, "ConsumesPatch").Op("..."))
-	}
-	next("Produces", jen.Qual(endpointsPkg, "Produces").Op("..."))
-	if r.reads != nil {
-		next("Reads", r.reads.sample)
-	}
-	next("Writes", r.writes.sample)
-	for _, c := range r.codes {
-		next("Returns", jen.Lit(c), jen.Lit(httpText(c)), r.writes.sample)
-	}
-	gvk := [3]string{k.Version.Group.Name, k.Version.Name, k.Name}
-	if r.gvk != nil {
-		gvk = *r.gvk
-	}
-	next("Metadata", jen.Qual(openapiPkg, keyGVK), jen.Qual(metav1Pkg, "GroupVersionKind").Values(jen.Dict{
-		jen.Id("Group"):   jen.Lit(gvk[0]),
-		jen.Id("Version"): jen.Lit(gvk[1]),
-		jen.Id("Kind"):    jen.Lit(gvk[2]),
-	}))
-	next("Metadata", jen.Qual(openapiPkg, keyAction), jen.Lit(r.action))
-	if r.reads != nil {
-		next("Metadata", jen.Qual(openapiPkg, keyRequestSchema), jen.Lit(r.reads.schema))
-	}
-	next("Metadata", jen.Qual(openapiPkg, keyResponseSchema), jen.Lit(r.writes.schema))
-	return jen.Id("ws").Dot("Route").Call(b)
-}
-
-func httpText(code int) string {
-	switch code {
-	case 200:
-		return "OK"
-	case 201:
-		return "Created"
-	case 202:
-		return "Accepted"
-	}
-	return fmt.Sprint(code)
+	).Block(
+		jen.Qual(endpointsPkg, "InstallRoutes").Call(jen.Id("ws"), kindLit, jen.Index().Qual(endpointsPkg, "Route").Values(rows...)),
+	)
 }
 
 // SchemaName is the OpenAPI component name of a local type:

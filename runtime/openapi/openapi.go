@@ -13,16 +13,14 @@
 // Paths are built from the go-restful routes of each group-version's
 // WebService: method, path, Operation (operationId), Doc, ParameterDocs
 // (path, query and header parameters), Consumes and Produces, plus the route
-// metadata below, which the route generator attaches with
-// RouteBuilder.Metadata:
+// metadata below, which endpoints.InstallRoutes attaches to each route of a
+// generated route table with RouteBuilder.Metadata; for the patch route of
+// shipments:
 //
-//	ws.Route(ws.PATCH("/namespaces/{namespace}/shipments/{name}").To(h.Patch).
-//		Operation("patchNamespacedShipment").
-//		Consumes("application/json-patch+json", "application/merge-patch+json").
-//		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{Group: "shipping.kubeforge.dev", Version: "v1", Kind: "Shipment"}).
-//		Metadata(openapi.ActionKey, "patch").
-//		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-//		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.shipping.v1.Shipment"))
+//	Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{Group: "shipping.kubeforge.dev", Version: "v1", Kind: "Shipment"}).
+//	Metadata(openapi.ActionKey, "patch").
+//	Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
+//	Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.shipping.v1.Shipment")
 //
 // Component schemas are the group-version's generated schemas plus the
 // well-known apimachinery schemas (runtime/openapidefs) they, the common

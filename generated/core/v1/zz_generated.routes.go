@@ -9,7 +9,6 @@ import (
 
 	"github.com/emicklei/go-restful/v3"
 	endpoints "github.com/kubeforge/kubeforge/runtime/endpoints"
-	openapi "github.com/kubeforge/kubeforge/runtime/openapi"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	server "github.com/kubeforge/kubeforge/runtime/server"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
@@ -70,1012 +69,104 @@ func Install(s *server.Server, stores Stores) error {
 	return nil
 }
 
-// InstallConfigMapRoutes registers every route of configmaps (namespaced, v1) on ws,
-// served by h. Paths are relative to ws's root, /api/v1.
+// InstallConfigMapRoutes registers the routes of configmaps (namespaced, v1) on ws,
+// served by h. Paths are relative to ws's root, /api/v1; endpoints.InstallRoutes
+// adds each action's parameters and OpenAPI metadata.
 func InstallConfigMapRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.ConfigMap, *v1.ConfigMapList]) {
-	// GET /namespaces/{namespace}/configmaps
-	ws.Route(ws.GET("/namespaces/{namespace}/configmaps").To(h.List).
-		Operation("listNamespacedConfigMap").
-		Doc("list or watch objects of kind ConfigMap").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.ConfigMapList{}).
-		Returns(200, "OK", v1.ConfigMapList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ConfigMap",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ConfigMapList"))
-	// POST /namespaces/{namespace}/configmaps
-	ws.Route(ws.POST("/namespaces/{namespace}/configmaps").To(h.Create).
-		Operation("createNamespacedConfigMap").
-		Doc("create a ConfigMap").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.ConfigMap{}).
-		Writes(v1.ConfigMap{}).
-		Returns(200, "OK", v1.ConfigMap{}).
-		Returns(201, "Created", v1.ConfigMap{}).
-		Returns(202, "Accepted", v1.ConfigMap{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ConfigMap",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "post").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.ConfigMap").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ConfigMap"))
-	// DELETE /namespaces/{namespace}/configmaps
-	ws.Route(ws.DELETE("/namespaces/{namespace}/configmaps").To(h.DeleteCollection).
-		Operation("deleteCollectionNamespacedConfigMap").
-		Doc("delete collection of ConfigMap").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ConfigMap",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "deletecollection").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /namespaces/{namespace}/configmaps/{name}
-	ws.Route(ws.GET("/namespaces/{namespace}/configmaps/{name}").To(h.Get).
-		Operation("readNamespacedConfigMap").
-		Doc("read the specified ConfigMap").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the ConfigMap").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.ConfigMap{}).
-		Returns(200, "OK", v1.ConfigMap{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ConfigMap",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ConfigMap"))
-	// PUT /namespaces/{namespace}/configmaps/{name}
-	ws.Route(ws.PUT("/namespaces/{namespace}/configmaps/{name}").To(h.Update).
-		Operation("replaceNamespacedConfigMap").
-		Doc("replace the specified ConfigMap").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the ConfigMap").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.ConfigMap{}).
-		Writes(v1.ConfigMap{}).
-		Returns(200, "OK", v1.ConfigMap{}).
-		Returns(201, "Created", v1.ConfigMap{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ConfigMap",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.ConfigMap").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ConfigMap"))
-	// PATCH /namespaces/{namespace}/configmaps/{name}
-	ws.Route(ws.PATCH("/namespaces/{namespace}/configmaps/{name}").To(h.Patch).
-		Operation("patchNamespacedConfigMap").
-		Doc("partially update the specified ConfigMap").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the ConfigMap").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.ConfigMap{}).
-		Returns(200, "OK", v1.ConfigMap{}).
-		Returns(201, "Created", v1.ConfigMap{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ConfigMap",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ConfigMap"))
-	// DELETE /namespaces/{namespace}/configmaps/{name}
-	ws.Route(ws.DELETE("/namespaces/{namespace}/configmaps/{name}").To(h.Delete).
-		Operation("deleteNamespacedConfigMap").
-		Doc("delete a ConfigMap").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the ConfigMap").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Returns(202, "Accepted", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ConfigMap",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "delete").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /configmaps
-	ws.Route(ws.GET("/configmaps").To(h.List).
-		Operation("listConfigMapForAllNamespaces").
-		Doc("list or watch objects of kind ConfigMap across all namespaces").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.ConfigMapList{}).
-		Returns(200, "OK", v1.ConfigMapList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ConfigMap",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ConfigMapList"))
+	endpoints.InstallRoutes(ws, endpoints.RouteKind{
+		GVK:    metav1.GroupVersionKind{Group: "", Version: "v1", Kind: "ConfigMap"},
+		Object: "io.k8s.api.core.v1.ConfigMap",
+		List:   "io.k8s.api.core.v1.ConfigMapList",
+	}, []endpoints.Route{
+		{Method: "GET", Path: "/namespaces/{namespace}/configmaps", To: h.List, Action: "list", Operation: "listNamespacedConfigMap", Doc: "list or watch objects of kind ConfigMap"},
+		{Method: "POST", Path: "/namespaces/{namespace}/configmaps", To: h.Create, Action: "post", Operation: "createNamespacedConfigMap", Doc: "create a ConfigMap"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/configmaps", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionNamespacedConfigMap", Doc: "delete collection of ConfigMap"},
+		{Method: "GET", Path: "/namespaces/{namespace}/configmaps/{name}", To: h.Get, Action: "get", Operation: "readNamespacedConfigMap", Doc: "read the specified ConfigMap"},
+		{Method: "PUT", Path: "/namespaces/{namespace}/configmaps/{name}", To: h.Update, Action: "put", Operation: "replaceNamespacedConfigMap", Doc: "replace the specified ConfigMap"},
+		{Method: "PATCH", Path: "/namespaces/{namespace}/configmaps/{name}", To: h.Patch, Action: "patch", Operation: "patchNamespacedConfigMap", Doc: "partially update the specified ConfigMap"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/configmaps/{name}", To: h.Delete, Action: "delete", Operation: "deleteNamespacedConfigMap", Doc: "delete a ConfigMap"},
+		{Method: "GET", Path: "/configmaps", To: h.List, Action: "list", Operation: "listConfigMapForAllNamespaces", Doc: "list or watch objects of kind ConfigMap across all namespaces"},
+	})
 }
 
-// InstallEventRoutes registers every route of events (namespaced, v1) on ws,
-// served by h. Paths are relative to ws's root, /api/v1.
+// InstallEventRoutes registers the routes of events (namespaced, v1) on ws,
+// served by h. Paths are relative to ws's root, /api/v1; endpoints.InstallRoutes
+// adds each action's parameters and OpenAPI metadata.
 func InstallEventRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.Event, *v1.EventList]) {
-	// GET /namespaces/{namespace}/events
-	ws.Route(ws.GET("/namespaces/{namespace}/events").To(h.List).
-		Operation("listNamespacedEvent").
-		Doc("list or watch objects of kind Event").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.EventList{}).
-		Returns(200, "OK", v1.EventList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Event",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.EventList"))
-	// POST /namespaces/{namespace}/events
-	ws.Route(ws.POST("/namespaces/{namespace}/events").To(h.Create).
-		Operation("createNamespacedEvent").
-		Doc("create an Event").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Event{}).
-		Writes(v1.Event{}).
-		Returns(200, "OK", v1.Event{}).
-		Returns(201, "Created", v1.Event{}).
-		Returns(202, "Accepted", v1.Event{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Event",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "post").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.Event").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Event"))
-	// DELETE /namespaces/{namespace}/events
-	ws.Route(ws.DELETE("/namespaces/{namespace}/events").To(h.DeleteCollection).
-		Operation("deleteCollectionNamespacedEvent").
-		Doc("delete collection of Event").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Event",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "deletecollection").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /namespaces/{namespace}/events/{name}
-	ws.Route(ws.GET("/namespaces/{namespace}/events/{name}").To(h.Get).
-		Operation("readNamespacedEvent").
-		Doc("read the specified Event").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Event").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.Event{}).
-		Returns(200, "OK", v1.Event{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Event",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Event"))
-	// PUT /namespaces/{namespace}/events/{name}
-	ws.Route(ws.PUT("/namespaces/{namespace}/events/{name}").To(h.Update).
-		Operation("replaceNamespacedEvent").
-		Doc("replace the specified Event").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Event").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Event{}).
-		Writes(v1.Event{}).
-		Returns(200, "OK", v1.Event{}).
-		Returns(201, "Created", v1.Event{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Event",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.Event").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Event"))
-	// PATCH /namespaces/{namespace}/events/{name}
-	ws.Route(ws.PATCH("/namespaces/{namespace}/events/{name}").To(h.Patch).
-		Operation("patchNamespacedEvent").
-		Doc("partially update the specified Event").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Event").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.Event{}).
-		Returns(200, "OK", v1.Event{}).
-		Returns(201, "Created", v1.Event{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Event",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Event"))
-	// DELETE /namespaces/{namespace}/events/{name}
-	ws.Route(ws.DELETE("/namespaces/{namespace}/events/{name}").To(h.Delete).
-		Operation("deleteNamespacedEvent").
-		Doc("delete an Event").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Event").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Returns(202, "Accepted", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Event",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "delete").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /events
-	ws.Route(ws.GET("/events").To(h.List).
-		Operation("listEventForAllNamespaces").
-		Doc("list or watch objects of kind Event across all namespaces").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.EventList{}).
-		Returns(200, "OK", v1.EventList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Event",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.EventList"))
+	endpoints.InstallRoutes(ws, endpoints.RouteKind{
+		GVK:    metav1.GroupVersionKind{Group: "", Version: "v1", Kind: "Event"},
+		Object: "io.k8s.api.core.v1.Event",
+		List:   "io.k8s.api.core.v1.EventList",
+	}, []endpoints.Route{
+		{Method: "GET", Path: "/namespaces/{namespace}/events", To: h.List, Action: "list", Operation: "listNamespacedEvent", Doc: "list or watch objects of kind Event"},
+		{Method: "POST", Path: "/namespaces/{namespace}/events", To: h.Create, Action: "post", Operation: "createNamespacedEvent", Doc: "create an Event"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/events", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionNamespacedEvent", Doc: "delete collection of Event"},
+		{Method: "GET", Path: "/namespaces/{namespace}/events/{name}", To: h.Get, Action: "get", Operation: "readNamespacedEvent", Doc: "read the specified Event"},
+		{Method: "PUT", Path: "/namespaces/{namespace}/events/{name}", To: h.Update, Action: "put", Operation: "replaceNamespacedEvent", Doc: "replace the specified Event"},
+		{Method: "PATCH", Path: "/namespaces/{namespace}/events/{name}", To: h.Patch, Action: "patch", Operation: "patchNamespacedEvent", Doc: "partially update the specified Event"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/events/{name}", To: h.Delete, Action: "delete", Operation: "deleteNamespacedEvent", Doc: "delete an Event"},
+		{Method: "GET", Path: "/events", To: h.List, Action: "list", Operation: "listEventForAllNamespaces", Doc: "list or watch objects of kind Event across all namespaces"},
+	})
 }
 
-// InstallNamespaceRoutes registers every route of namespaces (cluster-scoped, v1) on ws,
-// served by h. Paths are relative to ws's root, /api/v1.
+// InstallNamespaceRoutes registers the routes of namespaces (cluster-scoped, v1) on ws,
+// served by h. Paths are relative to ws's root, /api/v1; endpoints.InstallRoutes
+// adds each action's parameters and OpenAPI metadata.
 func InstallNamespaceRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.Namespace, *v1.NamespaceList]) {
-	// GET /namespaces
-	ws.Route(ws.GET("/namespaces").To(h.List).
-		Operation("listNamespace").
-		Doc("list or watch objects of kind Namespace").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.NamespaceList{}).
-		Returns(200, "OK", v1.NamespaceList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Namespace",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.NamespaceList"))
-	// POST /namespaces
-	ws.Route(ws.POST("/namespaces").To(h.Create).
-		Operation("createNamespace").
-		Doc("create a Namespace").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Namespace{}).
-		Writes(v1.Namespace{}).
-		Returns(200, "OK", v1.Namespace{}).
-		Returns(201, "Created", v1.Namespace{}).
-		Returns(202, "Accepted", v1.Namespace{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Namespace",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "post").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.Namespace").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Namespace"))
-	// DELETE /namespaces
-	ws.Route(ws.DELETE("/namespaces").To(h.DeleteCollection).
-		Operation("deleteCollectionNamespace").
-		Doc("delete collection of Namespace").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Namespace",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "deletecollection").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /namespaces/{name}
-	ws.Route(ws.GET("/namespaces/{name}").To(h.Get).
-		Operation("readNamespace").
-		Doc("read the specified Namespace").
-		Param(ws.PathParameter("name", "name of the Namespace").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.Namespace{}).
-		Returns(200, "OK", v1.Namespace{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Namespace",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Namespace"))
-	// PUT /namespaces/{name}
-	ws.Route(ws.PUT("/namespaces/{name}").To(h.Update).
-		Operation("replaceNamespace").
-		Doc("replace the specified Namespace").
-		Param(ws.PathParameter("name", "name of the Namespace").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Namespace{}).
-		Writes(v1.Namespace{}).
-		Returns(200, "OK", v1.Namespace{}).
-		Returns(201, "Created", v1.Namespace{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Namespace",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.Namespace").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Namespace"))
-	// PATCH /namespaces/{name}
-	ws.Route(ws.PATCH("/namespaces/{name}").To(h.Patch).
-		Operation("patchNamespace").
-		Doc("partially update the specified Namespace").
-		Param(ws.PathParameter("name", "name of the Namespace").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.Namespace{}).
-		Returns(200, "OK", v1.Namespace{}).
-		Returns(201, "Created", v1.Namespace{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Namespace",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Namespace"))
-	// DELETE /namespaces/{name}
-	ws.Route(ws.DELETE("/namespaces/{name}").To(h.Delete).
-		Operation("deleteNamespace").
-		Doc("delete a Namespace").
-		Param(ws.PathParameter("name", "name of the Namespace").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Returns(202, "Accepted", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Namespace",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "delete").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /namespaces/{name}/status
-	ws.Route(ws.GET("/namespaces/{name}/status").To(h.GetStatus).
-		Operation("readNamespaceStatus").
-		Doc("read status of the specified Namespace").
-		Param(ws.PathParameter("name", "name of the Namespace").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.Namespace{}).
-		Returns(200, "OK", v1.Namespace{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Namespace",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Namespace"))
-	// PUT /namespaces/{name}/status
-	ws.Route(ws.PUT("/namespaces/{name}/status").To(h.UpdateStatus).
-		Operation("replaceNamespaceStatus").
-		Doc("replace status of the specified Namespace").
-		Param(ws.PathParameter("name", "name of the Namespace").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Namespace{}).
-		Writes(v1.Namespace{}).
-		Returns(200, "OK", v1.Namespace{}).
-		Returns(201, "Created", v1.Namespace{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Namespace",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.Namespace").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Namespace"))
-	// PATCH /namespaces/{name}/status
-	ws.Route(ws.PATCH("/namespaces/{name}/status").To(h.PatchStatus).
-		Operation("patchNamespaceStatus").
-		Doc("partially update status of the specified Namespace").
-		Param(ws.PathParameter("name", "name of the Namespace").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.Namespace{}).
-		Returns(200, "OK", v1.Namespace{}).
-		Returns(201, "Created", v1.Namespace{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Namespace",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Namespace"))
+	endpoints.InstallRoutes(ws, endpoints.RouteKind{
+		GVK:    metav1.GroupVersionKind{Group: "", Version: "v1", Kind: "Namespace"},
+		Object: "io.k8s.api.core.v1.Namespace",
+		List:   "io.k8s.api.core.v1.NamespaceList",
+	}, []endpoints.Route{
+		{Method: "GET", Path: "/namespaces", To: h.List, Action: "list", Operation: "listNamespace", Doc: "list or watch objects of kind Namespace"},
+		{Method: "POST", Path: "/namespaces", To: h.Create, Action: "post", Operation: "createNamespace", Doc: "create a Namespace"},
+		{Method: "DELETE", Path: "/namespaces", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionNamespace", Doc: "delete collection of Namespace"},
+		{Method: "GET", Path: "/namespaces/{name}", To: h.Get, Action: "get", Operation: "readNamespace", Doc: "read the specified Namespace"},
+		{Method: "PUT", Path: "/namespaces/{name}", To: h.Update, Action: "put", Operation: "replaceNamespace", Doc: "replace the specified Namespace"},
+		{Method: "PATCH", Path: "/namespaces/{name}", To: h.Patch, Action: "patch", Operation: "patchNamespace", Doc: "partially update the specified Namespace"},
+		{Method: "DELETE", Path: "/namespaces/{name}", To: h.Delete, Action: "delete", Operation: "deleteNamespace", Doc: "delete a Namespace"},
+		{Method: "GET", Path: "/namespaces/{name}/status", To: h.GetStatus, Action: "get", Operation: "readNamespaceStatus", Doc: "read status of the specified Namespace"},
+		{Method: "PUT", Path: "/namespaces/{name}/status", To: h.UpdateStatus, Action: "put", Operation: "replaceNamespaceStatus", Doc: "replace status of the specified Namespace"},
+		{Method: "PATCH", Path: "/namespaces/{name}/status", To: h.PatchStatus, Action: "patch", Operation: "patchNamespaceStatus", Doc: "partially update status of the specified Namespace"},
+	})
 }
 
-// InstallSecretRoutes registers every route of secrets (namespaced, v1) on ws,
-// served by h. Paths are relative to ws's root, /api/v1.
+// InstallSecretRoutes registers the routes of secrets (namespaced, v1) on ws,
+// served by h. Paths are relative to ws's root, /api/v1; endpoints.InstallRoutes
+// adds each action's parameters and OpenAPI metadata.
 func InstallSecretRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.Secret, *v1.SecretList]) {
-	// GET /namespaces/{namespace}/secrets
-	ws.Route(ws.GET("/namespaces/{namespace}/secrets").To(h.List).
-		Operation("listNamespacedSecret").
-		Doc("list or watch objects of kind Secret").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.SecretList{}).
-		Returns(200, "OK", v1.SecretList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Secret",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.SecretList"))
-	// POST /namespaces/{namespace}/secrets
-	ws.Route(ws.POST("/namespaces/{namespace}/secrets").To(h.Create).
-		Operation("createNamespacedSecret").
-		Doc("create a Secret").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Secret{}).
-		Writes(v1.Secret{}).
-		Returns(200, "OK", v1.Secret{}).
-		Returns(201, "Created", v1.Secret{}).
-		Returns(202, "Accepted", v1.Secret{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Secret",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "post").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.Secret").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Secret"))
-	// DELETE /namespaces/{namespace}/secrets
-	ws.Route(ws.DELETE("/namespaces/{namespace}/secrets").To(h.DeleteCollection).
-		Operation("deleteCollectionNamespacedSecret").
-		Doc("delete collection of Secret").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Secret",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "deletecollection").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /namespaces/{namespace}/secrets/{name}
-	ws.Route(ws.GET("/namespaces/{namespace}/secrets/{name}").To(h.Get).
-		Operation("readNamespacedSecret").
-		Doc("read the specified Secret").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Secret").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.Secret{}).
-		Returns(200, "OK", v1.Secret{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Secret",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Secret"))
-	// PUT /namespaces/{namespace}/secrets/{name}
-	ws.Route(ws.PUT("/namespaces/{namespace}/secrets/{name}").To(h.Update).
-		Operation("replaceNamespacedSecret").
-		Doc("replace the specified Secret").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Secret").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Secret{}).
-		Writes(v1.Secret{}).
-		Returns(200, "OK", v1.Secret{}).
-		Returns(201, "Created", v1.Secret{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Secret",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.Secret").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Secret"))
-	// PATCH /namespaces/{namespace}/secrets/{name}
-	ws.Route(ws.PATCH("/namespaces/{namespace}/secrets/{name}").To(h.Patch).
-		Operation("patchNamespacedSecret").
-		Doc("partially update the specified Secret").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Secret").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.Secret{}).
-		Returns(200, "OK", v1.Secret{}).
-		Returns(201, "Created", v1.Secret{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Secret",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.Secret"))
-	// DELETE /namespaces/{namespace}/secrets/{name}
-	ws.Route(ws.DELETE("/namespaces/{namespace}/secrets/{name}").To(h.Delete).
-		Operation("deleteNamespacedSecret").
-		Doc("delete a Secret").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Secret").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Returns(202, "Accepted", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Secret",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "delete").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /secrets
-	ws.Route(ws.GET("/secrets").To(h.List).
-		Operation("listSecretForAllNamespaces").
-		Doc("list or watch objects of kind Secret across all namespaces").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.SecretList{}).
-		Returns(200, "OK", v1.SecretList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "Secret",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.SecretList"))
+	endpoints.InstallRoutes(ws, endpoints.RouteKind{
+		GVK:    metav1.GroupVersionKind{Group: "", Version: "v1", Kind: "Secret"},
+		Object: "io.k8s.api.core.v1.Secret",
+		List:   "io.k8s.api.core.v1.SecretList",
+	}, []endpoints.Route{
+		{Method: "GET", Path: "/namespaces/{namespace}/secrets", To: h.List, Action: "list", Operation: "listNamespacedSecret", Doc: "list or watch objects of kind Secret"},
+		{Method: "POST", Path: "/namespaces/{namespace}/secrets", To: h.Create, Action: "post", Operation: "createNamespacedSecret", Doc: "create a Secret"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/secrets", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionNamespacedSecret", Doc: "delete collection of Secret"},
+		{Method: "GET", Path: "/namespaces/{namespace}/secrets/{name}", To: h.Get, Action: "get", Operation: "readNamespacedSecret", Doc: "read the specified Secret"},
+		{Method: "PUT", Path: "/namespaces/{namespace}/secrets/{name}", To: h.Update, Action: "put", Operation: "replaceNamespacedSecret", Doc: "replace the specified Secret"},
+		{Method: "PATCH", Path: "/namespaces/{namespace}/secrets/{name}", To: h.Patch, Action: "patch", Operation: "patchNamespacedSecret", Doc: "partially update the specified Secret"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/secrets/{name}", To: h.Delete, Action: "delete", Operation: "deleteNamespacedSecret", Doc: "delete a Secret"},
+		{Method: "GET", Path: "/secrets", To: h.List, Action: "list", Operation: "listSecretForAllNamespaces", Doc: "list or watch objects of kind Secret across all namespaces"},
+	})
 }
 
-// InstallServiceAccountRoutes registers every route of serviceaccounts (namespaced, v1) on ws,
-// served by h. Paths are relative to ws's root, /api/v1.
+// InstallServiceAccountRoutes registers the routes of serviceaccounts (namespaced, v1) on ws,
+// served by h. Paths are relative to ws's root, /api/v1; endpoints.InstallRoutes
+// adds each action's parameters and OpenAPI metadata.
 func InstallServiceAccountRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.ServiceAccount, *v1.ServiceAccountList]) {
-	// GET /namespaces/{namespace}/serviceaccounts
-	ws.Route(ws.GET("/namespaces/{namespace}/serviceaccounts").To(h.List).
-		Operation("listNamespacedServiceAccount").
-		Doc("list or watch objects of kind ServiceAccount").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.ServiceAccountList{}).
-		Returns(200, "OK", v1.ServiceAccountList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ServiceAccount",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ServiceAccountList"))
-	// POST /namespaces/{namespace}/serviceaccounts
-	ws.Route(ws.POST("/namespaces/{namespace}/serviceaccounts").To(h.Create).
-		Operation("createNamespacedServiceAccount").
-		Doc("create a ServiceAccount").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.ServiceAccount{}).
-		Writes(v1.ServiceAccount{}).
-		Returns(200, "OK", v1.ServiceAccount{}).
-		Returns(201, "Created", v1.ServiceAccount{}).
-		Returns(202, "Accepted", v1.ServiceAccount{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ServiceAccount",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "post").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.ServiceAccount").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ServiceAccount"))
-	// DELETE /namespaces/{namespace}/serviceaccounts
-	ws.Route(ws.DELETE("/namespaces/{namespace}/serviceaccounts").To(h.DeleteCollection).
-		Operation("deleteCollectionNamespacedServiceAccount").
-		Doc("delete collection of ServiceAccount").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ServiceAccount",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "deletecollection").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /namespaces/{namespace}/serviceaccounts/{name}
-	ws.Route(ws.GET("/namespaces/{namespace}/serviceaccounts/{name}").To(h.Get).
-		Operation("readNamespacedServiceAccount").
-		Doc("read the specified ServiceAccount").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the ServiceAccount").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.ServiceAccount{}).
-		Returns(200, "OK", v1.ServiceAccount{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ServiceAccount",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ServiceAccount"))
-	// PUT /namespaces/{namespace}/serviceaccounts/{name}
-	ws.Route(ws.PUT("/namespaces/{namespace}/serviceaccounts/{name}").To(h.Update).
-		Operation("replaceNamespacedServiceAccount").
-		Doc("replace the specified ServiceAccount").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the ServiceAccount").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.ServiceAccount{}).
-		Writes(v1.ServiceAccount{}).
-		Returns(200, "OK", v1.ServiceAccount{}).
-		Returns(201, "Created", v1.ServiceAccount{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ServiceAccount",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.core.v1.ServiceAccount").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ServiceAccount"))
-	// PATCH /namespaces/{namespace}/serviceaccounts/{name}
-	ws.Route(ws.PATCH("/namespaces/{namespace}/serviceaccounts/{name}").To(h.Patch).
-		Operation("patchNamespacedServiceAccount").
-		Doc("partially update the specified ServiceAccount").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the ServiceAccount").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.ServiceAccount{}).
-		Returns(200, "OK", v1.ServiceAccount{}).
-		Returns(201, "Created", v1.ServiceAccount{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ServiceAccount",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ServiceAccount"))
-	// DELETE /namespaces/{namespace}/serviceaccounts/{name}
-	ws.Route(ws.DELETE("/namespaces/{namespace}/serviceaccounts/{name}").To(h.Delete).
-		Operation("deleteNamespacedServiceAccount").
-		Doc("delete a ServiceAccount").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the ServiceAccount").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Returns(202, "Accepted", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ServiceAccount",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "delete").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /serviceaccounts
-	ws.Route(ws.GET("/serviceaccounts").To(h.List).
-		Operation("listServiceAccountForAllNamespaces").
-		Doc("list or watch objects of kind ServiceAccount across all namespaces").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.ServiceAccountList{}).
-		Returns(200, "OK", v1.ServiceAccountList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "",
-			Kind:    "ServiceAccount",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.core.v1.ServiceAccountList"))
+	endpoints.InstallRoutes(ws, endpoints.RouteKind{
+		GVK:    metav1.GroupVersionKind{Group: "", Version: "v1", Kind: "ServiceAccount"},
+		Object: "io.k8s.api.core.v1.ServiceAccount",
+		List:   "io.k8s.api.core.v1.ServiceAccountList",
+	}, []endpoints.Route{
+		{Method: "GET", Path: "/namespaces/{namespace}/serviceaccounts", To: h.List, Action: "list", Operation: "listNamespacedServiceAccount", Doc: "list or watch objects of kind ServiceAccount"},
+		{Method: "POST", Path: "/namespaces/{namespace}/serviceaccounts", To: h.Create, Action: "post", Operation: "createNamespacedServiceAccount", Doc: "create a ServiceAccount"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/serviceaccounts", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionNamespacedServiceAccount", Doc: "delete collection of ServiceAccount"},
+		{Method: "GET", Path: "/namespaces/{namespace}/serviceaccounts/{name}", To: h.Get, Action: "get", Operation: "readNamespacedServiceAccount", Doc: "read the specified ServiceAccount"},
+		{Method: "PUT", Path: "/namespaces/{namespace}/serviceaccounts/{name}", To: h.Update, Action: "put", Operation: "replaceNamespacedServiceAccount", Doc: "replace the specified ServiceAccount"},
+		{Method: "PATCH", Path: "/namespaces/{namespace}/serviceaccounts/{name}", To: h.Patch, Action: "patch", Operation: "patchNamespacedServiceAccount", Doc: "partially update the specified ServiceAccount"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/serviceaccounts/{name}", To: h.Delete, Action: "delete", Operation: "deleteNamespacedServiceAccount", Doc: "delete a ServiceAccount"},
+		{Method: "GET", Path: "/serviceaccounts", To: h.List, Action: "list", Operation: "listServiceAccountForAllNamespaces", Doc: "list or watch objects of kind ServiceAccount across all namespaces"},
+	})
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/emicklei/go-restful/v3"
 	endpoints "github.com/kubeforge/kubeforge/runtime/endpoints"
-	openapi "github.com/kubeforge/kubeforge/runtime/openapi"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	server "github.com/kubeforge/kubeforge/runtime/server"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
@@ -46,166 +45,21 @@ func Install(s *server.Server, stores Stores) error {
 	return nil
 }
 
-// InstallWarehouseRoutes registers every route of warehouses (cluster-scoped, infra.kubeforge.dev/v1) on ws,
-// served by h. Paths are relative to ws's root, /apis/infra.kubeforge.dev/v1.
+// InstallWarehouseRoutes registers the routes of warehouses (cluster-scoped, infra.kubeforge.dev/v1) on ws,
+// served by h. Paths are relative to ws's root, /apis/infra.kubeforge.dev/v1; endpoints.InstallRoutes
+// adds each action's parameters and OpenAPI metadata.
 func InstallWarehouseRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.Warehouse, *v1.WarehouseList]) {
-	// GET /warehouses
-	ws.Route(ws.GET("/warehouses").To(h.List).
-		Operation("listWarehouse").
-		Doc("list or watch objects of kind Warehouse").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.WarehouseList{}).
-		Returns(200, "OK", v1.WarehouseList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "infra.kubeforge.dev",
-			Kind:    "Warehouse",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.infra.v1.WarehouseList"))
-	// POST /warehouses
-	ws.Route(ws.POST("/warehouses").To(h.Create).
-		Operation("createWarehouse").
-		Doc("create a Warehouse").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Warehouse{}).
-		Writes(v1.Warehouse{}).
-		Returns(200, "OK", v1.Warehouse{}).
-		Returns(201, "Created", v1.Warehouse{}).
-		Returns(202, "Accepted", v1.Warehouse{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "infra.kubeforge.dev",
-			Kind:    "Warehouse",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "post").
-		Metadata(openapi.RequestSchemaKey, "dev.kubeforge.infra.v1.Warehouse").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.infra.v1.Warehouse"))
-	// DELETE /warehouses
-	ws.Route(ws.DELETE("/warehouses").To(h.DeleteCollection).
-		Operation("deleteCollectionWarehouse").
-		Doc("delete collection of Warehouse").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "infra.kubeforge.dev",
-			Kind:    "Warehouse",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "deletecollection").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /warehouses/{name}
-	ws.Route(ws.GET("/warehouses/{name}").To(h.Get).
-		Operation("readWarehouse").
-		Doc("read the specified Warehouse").
-		Param(ws.PathParameter("name", "name of the Warehouse").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.Warehouse{}).
-		Returns(200, "OK", v1.Warehouse{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "infra.kubeforge.dev",
-			Kind:    "Warehouse",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.infra.v1.Warehouse"))
-	// PUT /warehouses/{name}
-	ws.Route(ws.PUT("/warehouses/{name}").To(h.Update).
-		Operation("replaceWarehouse").
-		Doc("replace the specified Warehouse").
-		Param(ws.PathParameter("name", "name of the Warehouse").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Warehouse{}).
-		Writes(v1.Warehouse{}).
-		Returns(200, "OK", v1.Warehouse{}).
-		Returns(201, "Created", v1.Warehouse{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "infra.kubeforge.dev",
-			Kind:    "Warehouse",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "dev.kubeforge.infra.v1.Warehouse").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.infra.v1.Warehouse"))
-	// PATCH /warehouses/{name}
-	ws.Route(ws.PATCH("/warehouses/{name}").To(h.Patch).
-		Operation("patchWarehouse").
-		Doc("partially update the specified Warehouse").
-		Param(ws.PathParameter("name", "name of the Warehouse").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.Warehouse{}).
-		Returns(200, "OK", v1.Warehouse{}).
-		Returns(201, "Created", v1.Warehouse{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "infra.kubeforge.dev",
-			Kind:    "Warehouse",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.infra.v1.Warehouse"))
-	// DELETE /warehouses/{name}
-	ws.Route(ws.DELETE("/warehouses/{name}").To(h.Delete).
-		Operation("deleteWarehouse").
-		Doc("delete a Warehouse").
-		Param(ws.PathParameter("name", "name of the Warehouse").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Returns(202, "Accepted", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "infra.kubeforge.dev",
-			Kind:    "Warehouse",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "delete").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
+	endpoints.InstallRoutes(ws, endpoints.RouteKind{
+		GVK:    metav1.GroupVersionKind{Group: "infra.kubeforge.dev", Version: "v1", Kind: "Warehouse"},
+		Object: "dev.kubeforge.infra.v1.Warehouse",
+		List:   "dev.kubeforge.infra.v1.WarehouseList",
+	}, []endpoints.Route{
+		{Method: "GET", Path: "/warehouses", To: h.List, Action: "list", Operation: "listWarehouse", Doc: "list or watch objects of kind Warehouse"},
+		{Method: "POST", Path: "/warehouses", To: h.Create, Action: "post", Operation: "createWarehouse", Doc: "create a Warehouse"},
+		{Method: "DELETE", Path: "/warehouses", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionWarehouse", Doc: "delete collection of Warehouse"},
+		{Method: "GET", Path: "/warehouses/{name}", To: h.Get, Action: "get", Operation: "readWarehouse", Doc: "read the specified Warehouse"},
+		{Method: "PUT", Path: "/warehouses/{name}", To: h.Update, Action: "put", Operation: "replaceWarehouse", Doc: "replace the specified Warehouse"},
+		{Method: "PATCH", Path: "/warehouses/{name}", To: h.Patch, Action: "patch", Operation: "patchWarehouse", Doc: "partially update the specified Warehouse"},
+		{Method: "DELETE", Path: "/warehouses/{name}", To: h.Delete, Action: "delete", Operation: "deleteWarehouse", Doc: "delete a Warehouse"},
+	})
 }

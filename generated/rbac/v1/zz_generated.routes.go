@@ -9,7 +9,6 @@ import (
 
 	"github.com/emicklei/go-restful/v3"
 	endpoints "github.com/kubeforge/kubeforge/runtime/endpoints"
-	openapi "github.com/kubeforge/kubeforge/runtime/openapi"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	server "github.com/kubeforge/kubeforge/runtime/server"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
@@ -64,722 +63,80 @@ func Install(s *server.Server, stores Stores) error {
 	return nil
 }
 
-// InstallClusterRoleRoutes registers every route of clusterroles (cluster-scoped, rbac.authorization.k8s.io/v1) on ws,
-// served by h. Paths are relative to ws's root, /apis/rbac.authorization.k8s.io/v1.
+// InstallClusterRoleRoutes registers the routes of clusterroles (cluster-scoped, rbac.authorization.k8s.io/v1) on ws,
+// served by h. Paths are relative to ws's root, /apis/rbac.authorization.k8s.io/v1; endpoints.InstallRoutes
+// adds each action's parameters and OpenAPI metadata.
 func InstallClusterRoleRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.ClusterRole, *v1.ClusterRoleList]) {
-	// GET /clusterroles
-	ws.Route(ws.GET("/clusterroles").To(h.List).
-		Operation("listClusterRole").
-		Doc("list or watch objects of kind ClusterRole").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.ClusterRoleList{}).
-		Returns(200, "OK", v1.ClusterRoleList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRole",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.ClusterRoleList"))
-	// POST /clusterroles
-	ws.Route(ws.POST("/clusterroles").To(h.Create).
-		Operation("createClusterRole").
-		Doc("create a ClusterRole").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.ClusterRole{}).
-		Writes(v1.ClusterRole{}).
-		Returns(200, "OK", v1.ClusterRole{}).
-		Returns(201, "Created", v1.ClusterRole{}).
-		Returns(202, "Accepted", v1.ClusterRole{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRole",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "post").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.rbac.v1.ClusterRole").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.ClusterRole"))
-	// DELETE /clusterroles
-	ws.Route(ws.DELETE("/clusterroles").To(h.DeleteCollection).
-		Operation("deleteCollectionClusterRole").
-		Doc("delete collection of ClusterRole").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRole",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "deletecollection").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /clusterroles/{name}
-	ws.Route(ws.GET("/clusterroles/{name}").To(h.Get).
-		Operation("readClusterRole").
-		Doc("read the specified ClusterRole").
-		Param(ws.PathParameter("name", "name of the ClusterRole").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.ClusterRole{}).
-		Returns(200, "OK", v1.ClusterRole{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRole",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.ClusterRole"))
-	// PUT /clusterroles/{name}
-	ws.Route(ws.PUT("/clusterroles/{name}").To(h.Update).
-		Operation("replaceClusterRole").
-		Doc("replace the specified ClusterRole").
-		Param(ws.PathParameter("name", "name of the ClusterRole").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.ClusterRole{}).
-		Writes(v1.ClusterRole{}).
-		Returns(200, "OK", v1.ClusterRole{}).
-		Returns(201, "Created", v1.ClusterRole{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRole",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.rbac.v1.ClusterRole").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.ClusterRole"))
-	// PATCH /clusterroles/{name}
-	ws.Route(ws.PATCH("/clusterroles/{name}").To(h.Patch).
-		Operation("patchClusterRole").
-		Doc("partially update the specified ClusterRole").
-		Param(ws.PathParameter("name", "name of the ClusterRole").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.ClusterRole{}).
-		Returns(200, "OK", v1.ClusterRole{}).
-		Returns(201, "Created", v1.ClusterRole{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRole",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.ClusterRole"))
-	// DELETE /clusterroles/{name}
-	ws.Route(ws.DELETE("/clusterroles/{name}").To(h.Delete).
-		Operation("deleteClusterRole").
-		Doc("delete a ClusterRole").
-		Param(ws.PathParameter("name", "name of the ClusterRole").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Returns(202, "Accepted", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRole",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "delete").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
+	endpoints.InstallRoutes(ws, endpoints.RouteKind{
+		GVK:    metav1.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"},
+		Object: "io.k8s.api.rbac.v1.ClusterRole",
+		List:   "io.k8s.api.rbac.v1.ClusterRoleList",
+	}, []endpoints.Route{
+		{Method: "GET", Path: "/clusterroles", To: h.List, Action: "list", Operation: "listClusterRole", Doc: "list or watch objects of kind ClusterRole"},
+		{Method: "POST", Path: "/clusterroles", To: h.Create, Action: "post", Operation: "createClusterRole", Doc: "create a ClusterRole"},
+		{Method: "DELETE", Path: "/clusterroles", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionClusterRole", Doc: "delete collection of ClusterRole"},
+		{Method: "GET", Path: "/clusterroles/{name}", To: h.Get, Action: "get", Operation: "readClusterRole", Doc: "read the specified ClusterRole"},
+		{Method: "PUT", Path: "/clusterroles/{name}", To: h.Update, Action: "put", Operation: "replaceClusterRole", Doc: "replace the specified ClusterRole"},
+		{Method: "PATCH", Path: "/clusterroles/{name}", To: h.Patch, Action: "patch", Operation: "patchClusterRole", Doc: "partially update the specified ClusterRole"},
+		{Method: "DELETE", Path: "/clusterroles/{name}", To: h.Delete, Action: "delete", Operation: "deleteClusterRole", Doc: "delete a ClusterRole"},
+	})
 }
 
-// InstallClusterRoleBindingRoutes registers every route of clusterrolebindings (cluster-scoped, rbac.authorization.k8s.io/v1) on ws,
-// served by h. Paths are relative to ws's root, /apis/rbac.authorization.k8s.io/v1.
+// InstallClusterRoleBindingRoutes registers the routes of clusterrolebindings (cluster-scoped, rbac.authorization.k8s.io/v1) on ws,
+// served by h. Paths are relative to ws's root, /apis/rbac.authorization.k8s.io/v1; endpoints.InstallRoutes
+// adds each action's parameters and OpenAPI metadata.
 func InstallClusterRoleBindingRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.ClusterRoleBinding, *v1.ClusterRoleBindingList]) {
-	// GET /clusterrolebindings
-	ws.Route(ws.GET("/clusterrolebindings").To(h.List).
-		Operation("listClusterRoleBinding").
-		Doc("list or watch objects of kind ClusterRoleBinding").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.ClusterRoleBindingList{}).
-		Returns(200, "OK", v1.ClusterRoleBindingList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.ClusterRoleBindingList"))
-	// POST /clusterrolebindings
-	ws.Route(ws.POST("/clusterrolebindings").To(h.Create).
-		Operation("createClusterRoleBinding").
-		Doc("create a ClusterRoleBinding").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.ClusterRoleBinding{}).
-		Writes(v1.ClusterRoleBinding{}).
-		Returns(200, "OK", v1.ClusterRoleBinding{}).
-		Returns(201, "Created", v1.ClusterRoleBinding{}).
-		Returns(202, "Accepted", v1.ClusterRoleBinding{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "post").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.rbac.v1.ClusterRoleBinding").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.ClusterRoleBinding"))
-	// DELETE /clusterrolebindings
-	ws.Route(ws.DELETE("/clusterrolebindings").To(h.DeleteCollection).
-		Operation("deleteCollectionClusterRoleBinding").
-		Doc("delete collection of ClusterRoleBinding").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "deletecollection").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /clusterrolebindings/{name}
-	ws.Route(ws.GET("/clusterrolebindings/{name}").To(h.Get).
-		Operation("readClusterRoleBinding").
-		Doc("read the specified ClusterRoleBinding").
-		Param(ws.PathParameter("name", "name of the ClusterRoleBinding").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.ClusterRoleBinding{}).
-		Returns(200, "OK", v1.ClusterRoleBinding{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.ClusterRoleBinding"))
-	// PUT /clusterrolebindings/{name}
-	ws.Route(ws.PUT("/clusterrolebindings/{name}").To(h.Update).
-		Operation("replaceClusterRoleBinding").
-		Doc("replace the specified ClusterRoleBinding").
-		Param(ws.PathParameter("name", "name of the ClusterRoleBinding").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.ClusterRoleBinding{}).
-		Writes(v1.ClusterRoleBinding{}).
-		Returns(200, "OK", v1.ClusterRoleBinding{}).
-		Returns(201, "Created", v1.ClusterRoleBinding{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.rbac.v1.ClusterRoleBinding").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.ClusterRoleBinding"))
-	// PATCH /clusterrolebindings/{name}
-	ws.Route(ws.PATCH("/clusterrolebindings/{name}").To(h.Patch).
-		Operation("patchClusterRoleBinding").
-		Doc("partially update the specified ClusterRoleBinding").
-		Param(ws.PathParameter("name", "name of the ClusterRoleBinding").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.ClusterRoleBinding{}).
-		Returns(200, "OK", v1.ClusterRoleBinding{}).
-		Returns(201, "Created", v1.ClusterRoleBinding{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.ClusterRoleBinding"))
-	// DELETE /clusterrolebindings/{name}
-	ws.Route(ws.DELETE("/clusterrolebindings/{name}").To(h.Delete).
-		Operation("deleteClusterRoleBinding").
-		Doc("delete a ClusterRoleBinding").
-		Param(ws.PathParameter("name", "name of the ClusterRoleBinding").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Returns(202, "Accepted", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "ClusterRoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "delete").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
+	endpoints.InstallRoutes(ws, endpoints.RouteKind{
+		GVK:    metav1.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"},
+		Object: "io.k8s.api.rbac.v1.ClusterRoleBinding",
+		List:   "io.k8s.api.rbac.v1.ClusterRoleBindingList",
+	}, []endpoints.Route{
+		{Method: "GET", Path: "/clusterrolebindings", To: h.List, Action: "list", Operation: "listClusterRoleBinding", Doc: "list or watch objects of kind ClusterRoleBinding"},
+		{Method: "POST", Path: "/clusterrolebindings", To: h.Create, Action: "post", Operation: "createClusterRoleBinding", Doc: "create a ClusterRoleBinding"},
+		{Method: "DELETE", Path: "/clusterrolebindings", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionClusterRoleBinding", Doc: "delete collection of ClusterRoleBinding"},
+		{Method: "GET", Path: "/clusterrolebindings/{name}", To: h.Get, Action: "get", Operation: "readClusterRoleBinding", Doc: "read the specified ClusterRoleBinding"},
+		{Method: "PUT", Path: "/clusterrolebindings/{name}", To: h.Update, Action: "put", Operation: "replaceClusterRoleBinding", Doc: "replace the specified ClusterRoleBinding"},
+		{Method: "PATCH", Path: "/clusterrolebindings/{name}", To: h.Patch, Action: "patch", Operation: "patchClusterRoleBinding", Doc: "partially update the specified ClusterRoleBinding"},
+		{Method: "DELETE", Path: "/clusterrolebindings/{name}", To: h.Delete, Action: "delete", Operation: "deleteClusterRoleBinding", Doc: "delete a ClusterRoleBinding"},
+	})
 }
 
-// InstallRoleRoutes registers every route of roles (namespaced, rbac.authorization.k8s.io/v1) on ws,
-// served by h. Paths are relative to ws's root, /apis/rbac.authorization.k8s.io/v1.
+// InstallRoleRoutes registers the routes of roles (namespaced, rbac.authorization.k8s.io/v1) on ws,
+// served by h. Paths are relative to ws's root, /apis/rbac.authorization.k8s.io/v1; endpoints.InstallRoutes
+// adds each action's parameters and OpenAPI metadata.
 func InstallRoleRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.Role, *v1.RoleList]) {
-	// GET /namespaces/{namespace}/roles
-	ws.Route(ws.GET("/namespaces/{namespace}/roles").To(h.List).
-		Operation("listNamespacedRole").
-		Doc("list or watch objects of kind Role").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.RoleList{}).
-		Returns(200, "OK", v1.RoleList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "Role",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.RoleList"))
-	// POST /namespaces/{namespace}/roles
-	ws.Route(ws.POST("/namespaces/{namespace}/roles").To(h.Create).
-		Operation("createNamespacedRole").
-		Doc("create a Role").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Role{}).
-		Writes(v1.Role{}).
-		Returns(200, "OK", v1.Role{}).
-		Returns(201, "Created", v1.Role{}).
-		Returns(202, "Accepted", v1.Role{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "Role",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "post").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.rbac.v1.Role").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.Role"))
-	// DELETE /namespaces/{namespace}/roles
-	ws.Route(ws.DELETE("/namespaces/{namespace}/roles").To(h.DeleteCollection).
-		Operation("deleteCollectionNamespacedRole").
-		Doc("delete collection of Role").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "Role",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "deletecollection").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /namespaces/{namespace}/roles/{name}
-	ws.Route(ws.GET("/namespaces/{namespace}/roles/{name}").To(h.Get).
-		Operation("readNamespacedRole").
-		Doc("read the specified Role").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Role").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.Role{}).
-		Returns(200, "OK", v1.Role{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "Role",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.Role"))
-	// PUT /namespaces/{namespace}/roles/{name}
-	ws.Route(ws.PUT("/namespaces/{namespace}/roles/{name}").To(h.Update).
-		Operation("replaceNamespacedRole").
-		Doc("replace the specified Role").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Role").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Role{}).
-		Writes(v1.Role{}).
-		Returns(200, "OK", v1.Role{}).
-		Returns(201, "Created", v1.Role{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "Role",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.rbac.v1.Role").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.Role"))
-	// PATCH /namespaces/{namespace}/roles/{name}
-	ws.Route(ws.PATCH("/namespaces/{namespace}/roles/{name}").To(h.Patch).
-		Operation("patchNamespacedRole").
-		Doc("partially update the specified Role").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Role").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.Role{}).
-		Returns(200, "OK", v1.Role{}).
-		Returns(201, "Created", v1.Role{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "Role",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.Role"))
-	// DELETE /namespaces/{namespace}/roles/{name}
-	ws.Route(ws.DELETE("/namespaces/{namespace}/roles/{name}").To(h.Delete).
-		Operation("deleteNamespacedRole").
-		Doc("delete a Role").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Role").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Returns(202, "Accepted", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "Role",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "delete").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /roles
-	ws.Route(ws.GET("/roles").To(h.List).
-		Operation("listRoleForAllNamespaces").
-		Doc("list or watch objects of kind Role across all namespaces").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.RoleList{}).
-		Returns(200, "OK", v1.RoleList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "Role",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.RoleList"))
+	endpoints.InstallRoutes(ws, endpoints.RouteKind{
+		GVK:    metav1.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"},
+		Object: "io.k8s.api.rbac.v1.Role",
+		List:   "io.k8s.api.rbac.v1.RoleList",
+	}, []endpoints.Route{
+		{Method: "GET", Path: "/namespaces/{namespace}/roles", To: h.List, Action: "list", Operation: "listNamespacedRole", Doc: "list or watch objects of kind Role"},
+		{Method: "POST", Path: "/namespaces/{namespace}/roles", To: h.Create, Action: "post", Operation: "createNamespacedRole", Doc: "create a Role"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/roles", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionNamespacedRole", Doc: "delete collection of Role"},
+		{Method: "GET", Path: "/namespaces/{namespace}/roles/{name}", To: h.Get, Action: "get", Operation: "readNamespacedRole", Doc: "read the specified Role"},
+		{Method: "PUT", Path: "/namespaces/{namespace}/roles/{name}", To: h.Update, Action: "put", Operation: "replaceNamespacedRole", Doc: "replace the specified Role"},
+		{Method: "PATCH", Path: "/namespaces/{namespace}/roles/{name}", To: h.Patch, Action: "patch", Operation: "patchNamespacedRole", Doc: "partially update the specified Role"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/roles/{name}", To: h.Delete, Action: "delete", Operation: "deleteNamespacedRole", Doc: "delete a Role"},
+		{Method: "GET", Path: "/roles", To: h.List, Action: "list", Operation: "listRoleForAllNamespaces", Doc: "list or watch objects of kind Role across all namespaces"},
+	})
 }
 
-// InstallRoleBindingRoutes registers every route of rolebindings (namespaced, rbac.authorization.k8s.io/v1) on ws,
-// served by h. Paths are relative to ws's root, /apis/rbac.authorization.k8s.io/v1.
+// InstallRoleBindingRoutes registers the routes of rolebindings (namespaced, rbac.authorization.k8s.io/v1) on ws,
+// served by h. Paths are relative to ws's root, /apis/rbac.authorization.k8s.io/v1; endpoints.InstallRoutes
+// adds each action's parameters and OpenAPI metadata.
 func InstallRoleBindingRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.RoleBinding, *v1.RoleBindingList]) {
-	// GET /namespaces/{namespace}/rolebindings
-	ws.Route(ws.GET("/namespaces/{namespace}/rolebindings").To(h.List).
-		Operation("listNamespacedRoleBinding").
-		Doc("list or watch objects of kind RoleBinding").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.RoleBindingList{}).
-		Returns(200, "OK", v1.RoleBindingList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "RoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.RoleBindingList"))
-	// POST /namespaces/{namespace}/rolebindings
-	ws.Route(ws.POST("/namespaces/{namespace}/rolebindings").To(h.Create).
-		Operation("createNamespacedRoleBinding").
-		Doc("create a RoleBinding").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.RoleBinding{}).
-		Writes(v1.RoleBinding{}).
-		Returns(200, "OK", v1.RoleBinding{}).
-		Returns(201, "Created", v1.RoleBinding{}).
-		Returns(202, "Accepted", v1.RoleBinding{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "RoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "post").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.rbac.v1.RoleBinding").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.RoleBinding"))
-	// DELETE /namespaces/{namespace}/rolebindings
-	ws.Route(ws.DELETE("/namespaces/{namespace}/rolebindings").To(h.DeleteCollection).
-		Operation("deleteCollectionNamespacedRoleBinding").
-		Doc("delete collection of RoleBinding").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "RoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "deletecollection").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /namespaces/{namespace}/rolebindings/{name}
-	ws.Route(ws.GET("/namespaces/{namespace}/rolebindings/{name}").To(h.Get).
-		Operation("readNamespacedRoleBinding").
-		Doc("read the specified RoleBinding").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the RoleBinding").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.RoleBinding{}).
-		Returns(200, "OK", v1.RoleBinding{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "RoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.RoleBinding"))
-	// PUT /namespaces/{namespace}/rolebindings/{name}
-	ws.Route(ws.PUT("/namespaces/{namespace}/rolebindings/{name}").To(h.Update).
-		Operation("replaceNamespacedRoleBinding").
-		Doc("replace the specified RoleBinding").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the RoleBinding").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.RoleBinding{}).
-		Writes(v1.RoleBinding{}).
-		Returns(200, "OK", v1.RoleBinding{}).
-		Returns(201, "Created", v1.RoleBinding{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "RoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.api.rbac.v1.RoleBinding").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.RoleBinding"))
-	// PATCH /namespaces/{namespace}/rolebindings/{name}
-	ws.Route(ws.PATCH("/namespaces/{namespace}/rolebindings/{name}").To(h.Patch).
-		Operation("patchNamespacedRoleBinding").
-		Doc("partially update the specified RoleBinding").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the RoleBinding").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.RoleBinding{}).
-		Returns(200, "OK", v1.RoleBinding{}).
-		Returns(201, "Created", v1.RoleBinding{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "RoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.RoleBinding"))
-	// DELETE /namespaces/{namespace}/rolebindings/{name}
-	ws.Route(ws.DELETE("/namespaces/{namespace}/rolebindings/{name}").To(h.Delete).
-		Operation("deleteNamespacedRoleBinding").
-		Doc("delete a RoleBinding").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the RoleBinding").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Returns(202, "Accepted", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "RoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "delete").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /rolebindings
-	ws.Route(ws.GET("/rolebindings").To(h.List).
-		Operation("listRoleBindingForAllNamespaces").
-		Doc("list or watch objects of kind RoleBinding across all namespaces").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.RoleBindingList{}).
-		Returns(200, "OK", v1.RoleBindingList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "rbac.authorization.k8s.io",
-			Kind:    "RoleBinding",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.api.rbac.v1.RoleBindingList"))
+	endpoints.InstallRoutes(ws, endpoints.RouteKind{
+		GVK:    metav1.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"},
+		Object: "io.k8s.api.rbac.v1.RoleBinding",
+		List:   "io.k8s.api.rbac.v1.RoleBindingList",
+	}, []endpoints.Route{
+		{Method: "GET", Path: "/namespaces/{namespace}/rolebindings", To: h.List, Action: "list", Operation: "listNamespacedRoleBinding", Doc: "list or watch objects of kind RoleBinding"},
+		{Method: "POST", Path: "/namespaces/{namespace}/rolebindings", To: h.Create, Action: "post", Operation: "createNamespacedRoleBinding", Doc: "create a RoleBinding"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/rolebindings", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionNamespacedRoleBinding", Doc: "delete collection of RoleBinding"},
+		{Method: "GET", Path: "/namespaces/{namespace}/rolebindings/{name}", To: h.Get, Action: "get", Operation: "readNamespacedRoleBinding", Doc: "read the specified RoleBinding"},
+		{Method: "PUT", Path: "/namespaces/{namespace}/rolebindings/{name}", To: h.Update, Action: "put", Operation: "replaceNamespacedRoleBinding", Doc: "replace the specified RoleBinding"},
+		{Method: "PATCH", Path: "/namespaces/{namespace}/rolebindings/{name}", To: h.Patch, Action: "patch", Operation: "patchNamespacedRoleBinding", Doc: "partially update the specified RoleBinding"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/rolebindings/{name}", To: h.Delete, Action: "delete", Operation: "deleteNamespacedRoleBinding", Doc: "delete a RoleBinding"},
+		{Method: "GET", Path: "/rolebindings", To: h.List, Action: "list", Operation: "listRoleBindingForAllNamespaces", Doc: "list or watch objects of kind RoleBinding across all namespaces"},
+	})
 }

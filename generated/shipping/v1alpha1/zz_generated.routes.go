@@ -9,7 +9,6 @@ import (
 
 	"github.com/emicklei/go-restful/v3"
 	endpoints "github.com/kubeforge/kubeforge/runtime/endpoints"
-	openapi "github.com/kubeforge/kubeforge/runtime/openapi"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	server "github.com/kubeforge/kubeforge/runtime/server"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
@@ -51,263 +50,25 @@ func Install(s *server.Server, stores Stores) error {
 	return nil
 }
 
-// InstallShipmentRoutes registers every route of shipments (namespaced, shipping.kubeforge.dev/v1alpha1) on ws,
-// served by h. Paths are relative to ws's root, /apis/shipping.kubeforge.dev/v1alpha1.
+// InstallShipmentRoutes registers the routes of shipments (namespaced, shipping.kubeforge.dev/v1alpha1) on ws,
+// served by h. Paths are relative to ws's root, /apis/shipping.kubeforge.dev/v1alpha1; endpoints.InstallRoutes
+// adds each action's parameters and OpenAPI metadata.
 func InstallShipmentRoutes(ws *restful.WebService, h *endpoints.Handler[*v1alpha1.Shipment, *v1alpha1.ShipmentList]) {
-	// GET /namespaces/{namespace}/shipments
-	ws.Route(ws.GET("/namespaces/{namespace}/shipments").To(h.List).
-		Operation("listNamespacedShipment").
-		Doc("list or watch objects of kind Shipment").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1alpha1.ShipmentList{}).
-		Returns(200, "OK", v1alpha1.ShipmentList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "shipping.kubeforge.dev",
-			Kind:    "Shipment",
-			Version: "v1alpha1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.shipping.v1alpha1.ShipmentList"))
-	// POST /namespaces/{namespace}/shipments
-	ws.Route(ws.POST("/namespaces/{namespace}/shipments").To(h.Create).
-		Operation("createNamespacedShipment").
-		Doc("create a Shipment").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1alpha1.Shipment{}).
-		Writes(v1alpha1.Shipment{}).
-		Returns(200, "OK", v1alpha1.Shipment{}).
-		Returns(201, "Created", v1alpha1.Shipment{}).
-		Returns(202, "Accepted", v1alpha1.Shipment{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "shipping.kubeforge.dev",
-			Kind:    "Shipment",
-			Version: "v1alpha1",
-		}).
-		Metadata(openapi.ActionKey, "post").
-		Metadata(openapi.RequestSchemaKey, "dev.kubeforge.shipping.v1alpha1.Shipment").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.shipping.v1alpha1.Shipment"))
-	// DELETE /namespaces/{namespace}/shipments
-	ws.Route(ws.DELETE("/namespaces/{namespace}/shipments").To(h.DeleteCollection).
-		Operation("deleteCollectionNamespacedShipment").
-		Doc("delete collection of Shipment").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "shipping.kubeforge.dev",
-			Kind:    "Shipment",
-			Version: "v1alpha1",
-		}).
-		Metadata(openapi.ActionKey, "deletecollection").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /namespaces/{namespace}/shipments/{name}
-	ws.Route(ws.GET("/namespaces/{namespace}/shipments/{name}").To(h.Get).
-		Operation("readNamespacedShipment").
-		Doc("read the specified Shipment").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Shipment").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1alpha1.Shipment{}).
-		Returns(200, "OK", v1alpha1.Shipment{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "shipping.kubeforge.dev",
-			Kind:    "Shipment",
-			Version: "v1alpha1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.shipping.v1alpha1.Shipment"))
-	// PUT /namespaces/{namespace}/shipments/{name}
-	ws.Route(ws.PUT("/namespaces/{namespace}/shipments/{name}").To(h.Update).
-		Operation("replaceNamespacedShipment").
-		Doc("replace the specified Shipment").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Shipment").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1alpha1.Shipment{}).
-		Writes(v1alpha1.Shipment{}).
-		Returns(200, "OK", v1alpha1.Shipment{}).
-		Returns(201, "Created", v1alpha1.Shipment{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "shipping.kubeforge.dev",
-			Kind:    "Shipment",
-			Version: "v1alpha1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "dev.kubeforge.shipping.v1alpha1.Shipment").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.shipping.v1alpha1.Shipment"))
-	// PATCH /namespaces/{namespace}/shipments/{name}
-	ws.Route(ws.PATCH("/namespaces/{namespace}/shipments/{name}").To(h.Patch).
-		Operation("patchNamespacedShipment").
-		Doc("partially update the specified Shipment").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Shipment").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1alpha1.Shipment{}).
-		Returns(200, "OK", v1alpha1.Shipment{}).
-		Returns(201, "Created", v1alpha1.Shipment{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "shipping.kubeforge.dev",
-			Kind:    "Shipment",
-			Version: "v1alpha1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.shipping.v1alpha1.Shipment"))
-	// DELETE /namespaces/{namespace}/shipments/{name}
-	ws.Route(ws.DELETE("/namespaces/{namespace}/shipments/{name}").To(h.Delete).
-		Operation("deleteNamespacedShipment").
-		Doc("delete a Shipment").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Shipment").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Returns(202, "Accepted", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "shipping.kubeforge.dev",
-			Kind:    "Shipment",
-			Version: "v1alpha1",
-		}).
-		Metadata(openapi.ActionKey, "delete").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /namespaces/{namespace}/shipments/{name}/status
-	ws.Route(ws.GET("/namespaces/{namespace}/shipments/{name}/status").To(h.GetStatus).
-		Operation("readNamespacedShipmentStatus").
-		Doc("read status of the specified Shipment").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Shipment").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1alpha1.Shipment{}).
-		Returns(200, "OK", v1alpha1.Shipment{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "shipping.kubeforge.dev",
-			Kind:    "Shipment",
-			Version: "v1alpha1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.shipping.v1alpha1.Shipment"))
-	// PUT /namespaces/{namespace}/shipments/{name}/status
-	ws.Route(ws.PUT("/namespaces/{namespace}/shipments/{name}/status").To(h.UpdateStatus).
-		Operation("replaceNamespacedShipmentStatus").
-		Doc("replace status of the specified Shipment").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Shipment").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1alpha1.Shipment{}).
-		Writes(v1alpha1.Shipment{}).
-		Returns(200, "OK", v1alpha1.Shipment{}).
-		Returns(201, "Created", v1alpha1.Shipment{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "shipping.kubeforge.dev",
-			Kind:    "Shipment",
-			Version: "v1alpha1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "dev.kubeforge.shipping.v1alpha1.Shipment").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.shipping.v1alpha1.Shipment"))
-	// PATCH /namespaces/{namespace}/shipments/{name}/status
-	ws.Route(ws.PATCH("/namespaces/{namespace}/shipments/{name}/status").To(h.PatchStatus).
-		Operation("patchNamespacedShipmentStatus").
-		Doc("partially update status of the specified Shipment").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Shipment").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1alpha1.Shipment{}).
-		Returns(200, "OK", v1alpha1.Shipment{}).
-		Returns(201, "Created", v1alpha1.Shipment{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "shipping.kubeforge.dev",
-			Kind:    "Shipment",
-			Version: "v1alpha1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.shipping.v1alpha1.Shipment"))
-	// GET /shipments
-	ws.Route(ws.GET("/shipments").To(h.List).
-		Operation("listShipmentForAllNamespaces").
-		Doc("list or watch objects of kind Shipment across all namespaces").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1alpha1.ShipmentList{}).
-		Returns(200, "OK", v1alpha1.ShipmentList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "shipping.kubeforge.dev",
-			Kind:    "Shipment",
-			Version: "v1alpha1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "dev.kubeforge.shipping.v1alpha1.ShipmentList"))
+	endpoints.InstallRoutes(ws, endpoints.RouteKind{
+		GVK:    metav1.GroupVersionKind{Group: "shipping.kubeforge.dev", Version: "v1alpha1", Kind: "Shipment"},
+		Object: "dev.kubeforge.shipping.v1alpha1.Shipment",
+		List:   "dev.kubeforge.shipping.v1alpha1.ShipmentList",
+	}, []endpoints.Route{
+		{Method: "GET", Path: "/namespaces/{namespace}/shipments", To: h.List, Action: "list", Operation: "listNamespacedShipment", Doc: "list or watch objects of kind Shipment"},
+		{Method: "POST", Path: "/namespaces/{namespace}/shipments", To: h.Create, Action: "post", Operation: "createNamespacedShipment", Doc: "create a Shipment"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/shipments", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionNamespacedShipment", Doc: "delete collection of Shipment"},
+		{Method: "GET", Path: "/namespaces/{namespace}/shipments/{name}", To: h.Get, Action: "get", Operation: "readNamespacedShipment", Doc: "read the specified Shipment"},
+		{Method: "PUT", Path: "/namespaces/{namespace}/shipments/{name}", To: h.Update, Action: "put", Operation: "replaceNamespacedShipment", Doc: "replace the specified Shipment"},
+		{Method: "PATCH", Path: "/namespaces/{namespace}/shipments/{name}", To: h.Patch, Action: "patch", Operation: "patchNamespacedShipment", Doc: "partially update the specified Shipment"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/shipments/{name}", To: h.Delete, Action: "delete", Operation: "deleteNamespacedShipment", Doc: "delete a Shipment"},
+		{Method: "GET", Path: "/namespaces/{namespace}/shipments/{name}/status", To: h.GetStatus, Action: "get", Operation: "readNamespacedShipmentStatus", Doc: "read status of the specified Shipment"},
+		{Method: "PUT", Path: "/namespaces/{namespace}/shipments/{name}/status", To: h.UpdateStatus, Action: "put", Operation: "replaceNamespacedShipmentStatus", Doc: "replace status of the specified Shipment"},
+		{Method: "PATCH", Path: "/namespaces/{namespace}/shipments/{name}/status", To: h.PatchStatus, Action: "patch", Operation: "patchNamespacedShipmentStatus", Doc: "partially update status of the specified Shipment"},
+		{Method: "GET", Path: "/shipments", To: h.List, Action: "list", Operation: "listShipmentForAllNamespaces", Doc: "list or watch objects of kind Shipment across all namespaces"},
+	})
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/emicklei/go-restful/v3"
 	"github.com/kubeforge/kubeforge/generators/install/testdata/api/types/fleet/v1"
 	endpoints "github.com/kubeforge/kubeforge/runtime/endpoints"
-	openapi "github.com/kubeforge/kubeforge/runtime/openapi"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	server "github.com/kubeforge/kubeforge/runtime/server"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
@@ -51,427 +50,44 @@ func Install(s *server.Server, stores Stores) error {
 	return nil
 }
 
-// InstallDepotRoutes registers every route of depots (cluster-scoped, fleet.example.dev/v1) on ws,
-// served by h. Paths are relative to ws's root, /apis/fleet.example.dev/v1.
+// InstallDepotRoutes registers the routes of depots (cluster-scoped, fleet.example.dev/v1) on ws,
+// served by h. Paths are relative to ws's root, /apis/fleet.example.dev/v1; endpoints.InstallRoutes
+// adds each action's parameters and OpenAPI metadata.
 func InstallDepotRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.Depot, *v1.DepotList]) {
-	// GET /depots
-	ws.Route(ws.GET("/depots").To(h.List).
-		Operation("listDepot").
-		Doc("list or watch objects of kind Depot").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.DepotList{}).
-		Returns(200, "OK", v1.DepotList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Depot",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.DepotList"))
-	// POST /depots
-	ws.Route(ws.POST("/depots").To(h.Create).
-		Operation("createDepot").
-		Doc("create a Depot").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Depot{}).
-		Writes(v1.Depot{}).
-		Returns(200, "OK", v1.Depot{}).
-		Returns(201, "Created", v1.Depot{}).
-		Returns(202, "Accepted", v1.Depot{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Depot",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "post").
-		Metadata(openapi.RequestSchemaKey, "dev.example.fleet.v1.Depot").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.Depot"))
-	// DELETE /depots
-	ws.Route(ws.DELETE("/depots").To(h.DeleteCollection).
-		Operation("deleteCollectionDepot").
-		Doc("delete collection of Depot").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Depot",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "deletecollection").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /depots/{name}
-	ws.Route(ws.GET("/depots/{name}").To(h.Get).
-		Operation("readDepot").
-		Doc("read the specified Depot").
-		Param(ws.PathParameter("name", "name of the Depot").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.Depot{}).
-		Returns(200, "OK", v1.Depot{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Depot",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.Depot"))
-	// PUT /depots/{name}
-	ws.Route(ws.PUT("/depots/{name}").To(h.Update).
-		Operation("replaceDepot").
-		Doc("replace the specified Depot").
-		Param(ws.PathParameter("name", "name of the Depot").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Depot{}).
-		Writes(v1.Depot{}).
-		Returns(200, "OK", v1.Depot{}).
-		Returns(201, "Created", v1.Depot{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Depot",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "dev.example.fleet.v1.Depot").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.Depot"))
-	// PATCH /depots/{name}
-	ws.Route(ws.PATCH("/depots/{name}").To(h.Patch).
-		Operation("patchDepot").
-		Doc("partially update the specified Depot").
-		Param(ws.PathParameter("name", "name of the Depot").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.Depot{}).
-		Returns(200, "OK", v1.Depot{}).
-		Returns(201, "Created", v1.Depot{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Depot",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.Depot"))
-	// DELETE /depots/{name}
-	ws.Route(ws.DELETE("/depots/{name}").To(h.Delete).
-		Operation("deleteDepot").
-		Doc("delete a Depot").
-		Param(ws.PathParameter("name", "name of the Depot").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Returns(202, "Accepted", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Depot",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "delete").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
+	endpoints.InstallRoutes(ws, endpoints.RouteKind{
+		GVK:    metav1.GroupVersionKind{Group: "fleet.example.dev", Version: "v1", Kind: "Depot"},
+		Object: "dev.example.fleet.v1.Depot",
+		List:   "dev.example.fleet.v1.DepotList",
+	}, []endpoints.Route{
+		{Method: "GET", Path: "/depots", To: h.List, Action: "list", Operation: "listDepot", Doc: "list or watch objects of kind Depot"},
+		{Method: "POST", Path: "/depots", To: h.Create, Action: "post", Operation: "createDepot", Doc: "create a Depot"},
+		{Method: "DELETE", Path: "/depots", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionDepot", Doc: "delete collection of Depot"},
+		{Method: "GET", Path: "/depots/{name}", To: h.Get, Action: "get", Operation: "readDepot", Doc: "read the specified Depot"},
+		{Method: "PUT", Path: "/depots/{name}", To: h.Update, Action: "put", Operation: "replaceDepot", Doc: "replace the specified Depot"},
+		{Method: "PATCH", Path: "/depots/{name}", To: h.Patch, Action: "patch", Operation: "patchDepot", Doc: "partially update the specified Depot"},
+		{Method: "DELETE", Path: "/depots/{name}", To: h.Delete, Action: "delete", Operation: "deleteDepot", Doc: "delete a Depot"},
+	})
 }
 
-// InstallTruckRoutes registers every route of trucks (namespaced, fleet.example.dev/v1) on ws,
-// served by h. Paths are relative to ws's root, /apis/fleet.example.dev/v1.
+// InstallTruckRoutes registers the routes of trucks (namespaced, fleet.example.dev/v1) on ws,
+// served by h. Paths are relative to ws's root, /apis/fleet.example.dev/v1; endpoints.InstallRoutes
+// adds each action's parameters and OpenAPI metadata.
 func InstallTruckRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.Truck, *v1.TruckList]) {
-	// GET /namespaces/{namespace}/trucks
-	ws.Route(ws.GET("/namespaces/{namespace}/trucks").To(h.List).
-		Operation("listNamespacedTruck").
-		Doc("list or watch objects of kind Truck").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.TruckList{}).
-		Returns(200, "OK", v1.TruckList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Truck",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.TruckList"))
-	// POST /namespaces/{namespace}/trucks
-	ws.Route(ws.POST("/namespaces/{namespace}/trucks").To(h.Create).
-		Operation("createNamespacedTruck").
-		Doc("create a Truck").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Truck{}).
-		Writes(v1.Truck{}).
-		Returns(200, "OK", v1.Truck{}).
-		Returns(201, "Created", v1.Truck{}).
-		Returns(202, "Accepted", v1.Truck{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Truck",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "post").
-		Metadata(openapi.RequestSchemaKey, "dev.example.fleet.v1.Truck").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.Truck"))
-	// DELETE /namespaces/{namespace}/trucks
-	ws.Route(ws.DELETE("/namespaces/{namespace}/trucks").To(h.DeleteCollection).
-		Operation("deleteCollectionNamespacedTruck").
-		Doc("delete collection of Truck").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Truck",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "deletecollection").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /namespaces/{namespace}/trucks/{name}
-	ws.Route(ws.GET("/namespaces/{namespace}/trucks/{name}").To(h.Get).
-		Operation("readNamespacedTruck").
-		Doc("read the specified Truck").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Truck").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.Truck{}).
-		Returns(200, "OK", v1.Truck{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Truck",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.Truck"))
-	// PUT /namespaces/{namespace}/trucks/{name}
-	ws.Route(ws.PUT("/namespaces/{namespace}/trucks/{name}").To(h.Update).
-		Operation("replaceNamespacedTruck").
-		Doc("replace the specified Truck").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Truck").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Truck{}).
-		Writes(v1.Truck{}).
-		Returns(200, "OK", v1.Truck{}).
-		Returns(201, "Created", v1.Truck{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Truck",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "dev.example.fleet.v1.Truck").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.Truck"))
-	// PATCH /namespaces/{namespace}/trucks/{name}
-	ws.Route(ws.PATCH("/namespaces/{namespace}/trucks/{name}").To(h.Patch).
-		Operation("patchNamespacedTruck").
-		Doc("partially update the specified Truck").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Truck").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.Truck{}).
-		Returns(200, "OK", v1.Truck{}).
-		Returns(201, "Created", v1.Truck{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Truck",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.Truck"))
-	// DELETE /namespaces/{namespace}/trucks/{name}
-	ws.Route(ws.DELETE("/namespaces/{namespace}/trucks/{name}").To(h.Delete).
-		Operation("deleteNamespacedTruck").
-		Doc("delete a Truck").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Truck").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("gracePeriodSeconds", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.").DataType("integer")).
-		Param(ws.QueryParameter("propagationPolicy", "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(metav1.DeleteOptions{}).
-		Writes(metav1.Status{}).
-		Returns(200, "OK", metav1.Status{}).
-		Returns(202, "Accepted", metav1.Status{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Truck",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "delete").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions").
-		Metadata(openapi.ResponseSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Status"))
-	// GET /namespaces/{namespace}/trucks/{name}/status
-	ws.Route(ws.GET("/namespaces/{namespace}/trucks/{name}/status").To(h.GetStatus).
-		Operation("readNamespacedTruckStatus").
-		Doc("read status of the specified Truck").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Truck").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Writes(v1.Truck{}).
-		Returns(200, "OK", v1.Truck{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Truck",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "get").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.Truck"))
-	// PUT /namespaces/{namespace}/trucks/{name}/status
-	ws.Route(ws.PUT("/namespaces/{namespace}/trucks/{name}/status").To(h.UpdateStatus).
-		Operation("replaceNamespacedTruckStatus").
-		Doc("replace status of the specified Truck").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Truck").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Produces(endpoints.Produces...).
-		Reads(v1.Truck{}).
-		Writes(v1.Truck{}).
-		Returns(200, "OK", v1.Truck{}).
-		Returns(201, "Created", v1.Truck{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Truck",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "put").
-		Metadata(openapi.RequestSchemaKey, "dev.example.fleet.v1.Truck").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.Truck"))
-	// PATCH /namespaces/{namespace}/trucks/{name}/status
-	ws.Route(ws.PATCH("/namespaces/{namespace}/trucks/{name}/status").To(h.PatchStatus).
-		Operation("patchNamespacedTruckStatus").
-		Doc("partially update status of the specified Truck").
-		Param(ws.PathParameter("namespace", "object name and auth scope, such as for teams and projects").DataType("string")).
-		Param(ws.PathParameter("name", "name of the Truck").DataType("string")).
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("dryRun", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed").DataType("string")).
-		Param(ws.QueryParameter("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.").DataType("string")).
-		Param(ws.QueryParameter("fieldValidation", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: unknown fields are dropped silently. - Warn: unknown fields are dropped and a warning is sent in the Warning response header (the default). - Strict: the request fails with a BadRequest error naming the unknown fields.").DataType("string")).
-		Param(ws.QueryParameter("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.").DataType("boolean")).
-		Consumes(endpoints.ConsumesPatch...).
-		Produces(endpoints.Produces...).
-		Reads(metav1.Patch{}).
-		Writes(v1.Truck{}).
-		Returns(200, "OK", v1.Truck{}).
-		Returns(201, "Created", v1.Truck{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Truck",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "patch").
-		Metadata(openapi.RequestSchemaKey, "io.k8s.apimachinery.pkg.apis.meta.v1.Patch").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.Truck"))
-	// GET /trucks
-	ws.Route(ws.GET("/trucks").To(h.List).
-		Operation("listTruckForAllNamespaces").
-		Doc("list or watch objects of kind Truck across all namespaces").
-		Param(ws.QueryParameter("pretty", "If 'true', then the output is pretty printed.").DataType("string")).
-		Param(ws.QueryParameter("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion.").DataType("boolean")).
-		Param(ws.QueryParameter("continue", "The continue option should be set when retrieving more results from the server. Its value is the opaque token returned in the previous page's metadata.continue; the other query parameters must be the same as in the first request.").DataType("string")).
-		Param(ws.QueryParameter("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything.").DataType("string")).
-		Param(ws.QueryParameter("limit", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Every page is read at the revision of the first one.").DataType("integer")).
-		Param(ws.QueryParameter("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from: unset means the most recent (a quorum read), \"0\" means any, N with resourceVersionMatch.").DataType("string")).
-		Param(ws.QueryParameter("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls: NotOlderThan or Exact. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set.").DataType("string")).
-		Param(ws.QueryParameter("sendInitialEvents", "`sendInitialEvents=true` may be set together with `watch=true`. The watch stream then begins with synthetic ADDED events for the current state, followed by a BOOKMARK annotated \"k8s.io/initial-events-end\": \"true\". resourceVersionMatch must be NotOlderThan.").DataType("boolean")).
-		Param(ws.QueryParameter("timeoutSeconds", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.").DataType("integer")).
-		Param(ws.QueryParameter("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.").DataType("boolean")).
-		Produces(endpoints.Produces...).
-		Writes(v1.TruckList{}).
-		Returns(200, "OK", v1.TruckList{}).
-		Metadata(openapi.GroupVersionKindKey, metav1.GroupVersionKind{
-			Group:   "fleet.example.dev",
-			Kind:    "Truck",
-			Version: "v1",
-		}).
-		Metadata(openapi.ActionKey, "list").
-		Metadata(openapi.ResponseSchemaKey, "dev.example.fleet.v1.TruckList"))
+	endpoints.InstallRoutes(ws, endpoints.RouteKind{
+		GVK:    metav1.GroupVersionKind{Group: "fleet.example.dev", Version: "v1", Kind: "Truck"},
+		Object: "dev.example.fleet.v1.Truck",
+		List:   "dev.example.fleet.v1.TruckList",
+	}, []endpoints.Route{
+		{Method: "GET", Path: "/namespaces/{namespace}/trucks", To: h.List, Action: "list", Operation: "listNamespacedTruck", Doc: "list or watch objects of kind Truck"},
+		{Method: "POST", Path: "/namespaces/{namespace}/trucks", To: h.Create, Action: "post", Operation: "createNamespacedTruck", Doc: "create a Truck"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/trucks", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionNamespacedTruck", Doc: "delete collection of Truck"},
+		{Method: "GET", Path: "/namespaces/{namespace}/trucks/{name}", To: h.Get, Action: "get", Operation: "readNamespacedTruck", Doc: "read the specified Truck"},
+		{Method: "PUT", Path: "/namespaces/{namespace}/trucks/{name}", To: h.Update, Action: "put", Operation: "replaceNamespacedTruck", Doc: "replace the specified Truck"},
+		{Method: "PATCH", Path: "/namespaces/{namespace}/trucks/{name}", To: h.Patch, Action: "patch", Operation: "patchNamespacedTruck", Doc: "partially update the specified Truck"},
+		{Method: "DELETE", Path: "/namespaces/{namespace}/trucks/{name}", To: h.Delete, Action: "delete", Operation: "deleteNamespacedTruck", Doc: "delete a Truck"},
+		{Method: "GET", Path: "/namespaces/{namespace}/trucks/{name}/status", To: h.GetStatus, Action: "get", Operation: "readNamespacedTruckStatus", Doc: "read status of the specified Truck"},
+		{Method: "PUT", Path: "/namespaces/{namespace}/trucks/{name}/status", To: h.UpdateStatus, Action: "put", Operation: "replaceNamespacedTruckStatus", Doc: "replace status of the specified Truck"},
+		{Method: "PATCH", Path: "/namespaces/{namespace}/trucks/{name}/status", To: h.PatchStatus, Action: "patch", Operation: "patchNamespacedTruckStatus", Doc: "partially update status of the specified Truck"},
+		{Method: "GET", Path: "/trucks", To: h.List, Action: "list", Operation: "listTruckForAllNamespaces", Doc: "list or watch objects of kind Truck across all namespaces"},
+	})
 }

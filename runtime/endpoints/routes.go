@@ -1,9 +1,98 @@
-package routes
+package endpoints
 
-// param is one path or query parameter of a route.
+import (
+	"strings"
+
+	restful "github.com/emicklei/go-restful/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforge/kubeforge/runtime/openapi"
+)
+
+// Route is one row of a kind's generated route table: the routes generator
+// writes one []Route per kind and InstallRoutes registers them. What kube
+// derives from the action (query parameters, request and response
+// schemas) is derived here, once, rather than spelled out per route.
+type Route struct {
+	// Method and Path (relative to the WebService's root) match requests.
+	Method, Path string
+	// To serves them: a method of the kind's *Handler.
+	To restful.RouteFunction
+	// Operation is kube's operation ID ("listNamespacedShipment"); Doc its
+	// summary.
+	Operation, Doc string
+	// Action is the x-kubernetes-action: list, post, deletecollection,
+	// get, put, patch or delete.
+	Action string
+}
+
+// RouteKind is what every route of one kind's table shares.
+type RouteKind struct {
+	// GVK is the kind served (scale routes serve autoscaling/v1 Scale).
+	GVK metav1.GroupVersionKind
+	// Object and List are the OpenAPI component names of the kind and its
+	// list ("dev.kubeforge.shipping.v1.Shipment").
+	Object, List string
+}
+
+// Schema names of the meta types the routes read and write.
+const (
+	schemaStatus        = "io.k8s.apimachinery.pkg.apis.meta.v1.Status"
+	schemaDeleteOptions = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"
+	schemaPatch         = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
+	schemaScale         = "io.k8s.api.autoscaling.v1.Scale"
+)
+
+// InstallRoutes registers a kind's route table on ws: each route with its
+// path and query parameters (kube-apiserver's, with its descriptions),
+// the patch media types on PATCH, and the OpenAPI metadata (group, version
+// and kind, action, request and response schema) runtime/openapi builds the
+// documents from.
+func InstallRoutes(ws *restful.WebService, k RouteKind, routes []Route) {
+	for _, r := range routes {
+		b := ws.Method(r.Method).Path(r.Path).To(r.To).Operation(r.Operation).Doc(r.Doc)
+		if strings.Contains(r.Path, "{namespace}") {
+			b.Param(ws.PathParameter(pNamespace.name, pNamespace.desc).DataType(pNamespace.dataType))
+		}
+		if strings.Contains(r.Path, "{name}") {
+			b.Param(ws.PathParameter("name", "name of the "+k.GVK.Kind).DataType("string"))
+		}
+		for _, p := range actionParams[r.Action] {
+			b.Param(ws.QueryParameter(p.name, p.desc).DataType(p.dataType))
+		}
+		if r.Method == "PATCH" {
+			// Every patch type reaches the handler, which answers the ones
+			// it does not implement with a 415 Status.
+			b.Consumes(ConsumesPatch...)
+		}
+		b.Produces(Produces...)
+		gvk, object := k.GVK, k.Object
+		if strings.HasSuffix(r.Path, "/scale") {
+			gvk, object = metav1.GroupVersionKind(scaleGVK), schemaScale
+		}
+		request, response := "", object
+		switch r.Action {
+		case "post", "put":
+			request = object
+		case "patch":
+			request = schemaPatch
+		case "delete", "deletecollection":
+			request, response = schemaDeleteOptions, schemaStatus
+		case "list":
+			response = k.List
+		}
+		b.Metadata(openapi.GroupVersionKindKey, gvk).Metadata(openapi.ActionKey, r.Action)
+		if request != "" {
+			b.Metadata(openapi.RequestSchemaKey, request)
+		}
+		b.Metadata(openapi.ResponseSchemaKey, response)
+		ws.Route(b)
+	}
+}
+
+// param is one query or path parameter.
 type param struct {
 	name     string
-	path     bool
 	dataType string // "string", "integer", "boolean"
 	desc     string
 }
@@ -11,7 +100,7 @@ type param struct {
 // Descriptions follow kube-apiserver's OpenAPI so that kubectl explain and
 // generated clients read the same text.
 var (
-	pNamespace = param{name: "namespace", path: true, dataType: "string",
+	pNamespace = param{name: "namespace", dataType: "string",
 		desc: "object name and auth scope, such as for teams and projects"}
 	pPretty = param{name: "pretty", dataType: "string",
 		desc: "If 'true', then the output is pretty printed."}
@@ -49,15 +138,16 @@ var (
 		desc: "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'."}
 )
 
-// Parameter sets per action, in kube-apiserver's order (alphabetical after pretty).
-var (
-	listParams = []param{pPretty, pAllowWatchBookmarks, pContinue, pFieldSelector, pLabelSelector, pLimit,
-		pResourceVersion, pResourceVersionMatch, pSendInitialEvents, pTimeoutSeconds, pWatch}
-	createParams           = []param{pPretty, pDryRun, pFieldManager, pFieldValidation}
-	deleteCollectionParams = []param{pPretty, pContinue, pDryRun, pFieldSelector, pGracePeriodSeconds, pLabelSelector,
-		pLimit, pPropagationPolicy, pResourceVersion, pResourceVersionMatch, pSendInitialEvents, pTimeoutSeconds}
-	readParams    = []param{pPretty}
-	replaceParams = []param{pPretty, pDryRun, pFieldManager, pFieldValidation}
-	patchParams   = []param{pPretty, pDryRun, pFieldManager, pFieldValidation, pForce}
-	deleteParams  = []param{pPretty, pDryRun, pGracePeriodSeconds, pPropagationPolicy}
-)
+// actionParams are the query parameters of each action, in
+// kube-apiserver's order (alphabetical after pretty).
+var actionParams = map[string][]param{
+	"list": {pPretty, pAllowWatchBookmarks, pContinue, pFieldSelector, pLabelSelector, pLimit,
+		pResourceVersion, pResourceVersionMatch, pSendInitialEvents, pTimeoutSeconds, pWatch},
+	"post": {pPretty, pDryRun, pFieldManager, pFieldValidation},
+	"deletecollection": {pPretty, pContinue, pDryRun, pFieldSelector, pGracePeriodSeconds, pLabelSelector,
+		pLimit, pPropagationPolicy, pResourceVersion, pResourceVersionMatch, pSendInitialEvents, pTimeoutSeconds},
+	"get":    {pPretty},
+	"put":    {pPretty, pDryRun, pFieldManager, pFieldValidation},
+	"patch":  {pPretty, pDryRun, pFieldManager, pFieldValidation, pForce},
+	"delete": {pPretty, pDryRun, pGracePeriodSeconds, pPropagationPolicy},
+}
