@@ -473,4 +473,3 @@ func deleteNamespaceContent(t *testing.T, kubeconfig, ns string) {
 		t.Fatal(err)
 	}
 }
-
