@@ -691,14 +691,19 @@ func (g *gen) mapKeys(er resolved, keys []string, x, path func() *jen.Statement)
 	itemType := genall.TypeCode(er.ref)
 	var sels [][]string
 	var types []*model.TypeRef
+	// The model refuses keys that name no field or a non-scalar one, with
+	// their positions (model/finish.go), and leaves such markers of
+	// packages the user does not own out: these two errors cannot be
+	// reached from input. They stay so that a model bug fails generation
+	// instead of writing validation that compares the wrong thing.
 	for _, k := range keys {
 		sel, kf := findJSON(fields, k, 0)
 		if kf == nil {
-			return nil, fmt.Errorf("listMapKey %q: no such field in %s", k, er.ref.Name)
+			return nil, fmt.Errorf("listMapKey %q: no such field in %s (the model should have refused it)", k, er.ref.Name)
 		}
 		kr := resolve(kf.Type)
 		if kr.ref.Kind != model.BuiltinRef {
-			return nil, fmt.Errorf("listMapKey %q: must be a string, integer or boolean field, not %s", k, genall.Describe(kf.Type))
+			return nil, fmt.Errorf("listMapKey %q: must be a string, integer or boolean field, not %s (the model should have refused it)", k, genall.Describe(kf.Type))
 		}
 		sels = append(sels, sel)
 		types = append(types, kf.Type)
