@@ -22,6 +22,8 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubeforge/kubeforge/runtime/pki"
 )
 
 // The names deploy/ uses for this module (generators/deploy.NamesFor).
@@ -359,6 +361,45 @@ spec:
 			t.Errorf("external-etcd component:\n%s", out)
 		}
 		k.ok(t, "", "apply", "-k", ext, "--dry-run=server")
+	})
+
+	t.Run("the main cluster down", func(t *testing.T) {
+		// Known before: a user of the cluster's client CA, allowed nothing.
+		carol, err := pki.IssueClient(mc.ca, "carol", nil, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert, err := tls.X509KeyPair(carol.CertPEM, carol.KeyPEM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := mc.client(cert)
+		c.Transport.(*http.Transport).TLSClientConfig.InsecureSkipVerify = true
+		list := func() (int, string, string) {
+			resp, err := c.Get(fmt.Sprintf("https://127.0.0.1:%d/apis/shipping.kubeforge.dev/v1/namespaces/agg/shipments", s.port))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			return resp.StatusCode, resp.Header.Get("Retry-After"), string(body)
+		}
+		if code, _, body := list(); code != http.StatusForbidden {
+			t.Fatalf("carol before: %d %s", code, body)
+		}
+		start := time.Now()
+		mc.stop()
+		t.Logf("kube-apiserver stopped in %s", time.Since(start).Round(time.Millisecond))
+		// Authorization cannot be asked: a retryable 503, not a 403 and
+		// not a 500. (Answers already cached are served for their 10 s.)
+		time.Sleep(time.Until(start.Add(11 * time.Second)))
+		if code, retry, body := list(); code != http.StatusServiceUnavailable || retry == "" || !strings.Contains(body, "authorization is unavailable") {
+			t.Errorf("carol with the main cluster down: %d Retry-After %q %s", code, retry, body)
+		}
+		// system:masters needs no review: the server's own admin goes on.
+		if out := newKubectl(t, s).ok(t, "", "get", "shipments", "-n", "agg", "-o", "name"); !strings.Contains(out, "s1") {
+			t.Errorf("admin with the main cluster down: %q", out)
+		}
 	})
 }
 

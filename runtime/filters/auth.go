@@ -57,7 +57,8 @@ func Attributes(ri *RequestInfo, u *auth.User) auth.Attributes {
 
 // WithAuthorization asks authz about every request, before any handler
 // runs (so a list or watch is judged before any data is sent); a denial is
-// kube's 403 Forbidden Status with its message.
+// kube's 403 Forbidden Status with its message; when the authorizer could
+// not decide (an error and no opinion), a 503 with Retry-After.
 func WithAuthorization(next http.Handler, authz auth.Authorizer, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		u, _ := auth.UserFrom(req.Context())
@@ -73,6 +74,15 @@ func WithAuthorization(next http.Handler, authz auth.Authorizer, log *slog.Logge
 		rec.Annotate("authorization.k8s.io/decision", "forbid")
 		if err != nil {
 			log.Warn("authorization failed", "uri", req.URL.RequestURI(), "err", err)
+			if d == auth.DecisionNoOpinion {
+				// No decision could be made (the main cluster's
+				// SubjectAccessReview did not answer): retryable, not a
+				// denial. kube answers 500 here.
+				w.Header().Set("Retry-After", "1")
+				WriteStatus(w, req, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable,
+					"authorization is unavailable, try again: "+err.Error(), nil)
+				return
+			}
 		}
 		writeForbidden(w, req, a, reason)
 	})
