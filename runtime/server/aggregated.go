@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubeforge/kubeforge/runtime/authn"
 	"github.com/kubeforge/kubeforge/runtime/delegate"
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/namespaces"
@@ -71,10 +70,9 @@ func (s *Server) setupDelegation(sec *security) error {
 	d.namespaces = c.WatchNamespaces(ctx, &d.wg)
 	s.delegation = d
 
-	if s.cfg.RequestHeader != nil {
-		static := s.cfg.RequestHeader
-		sec.authn.FrontProxy = func() *authn.RequestHeader { return static }
-	} else {
+	// The --requestheader-* flags, when given, were set by setupSecurity
+	// and win over the ConfigMap.
+	if sec.authn.FrontProxy == nil {
 		sec.authn.FrontProxy = d.trust.FrontProxy
 	}
 	sec.authn.MoreClientCAs = d.trust.ClientCAs
