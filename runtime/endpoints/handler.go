@@ -545,6 +545,11 @@ func (h *Handler[T, L]) Delete(req *restful.Request, resp *restful.Response) {
 			writeEncoded(w, r, http.StatusOK, outputFormat{yaml: f.yaml, pretty: f.pretty}, st)
 			return nil
 		}
+		// kube-apiserver: 202 when a cascading delete asked with
+		// orphanDependents=false leaves the object for the collector.
+		if opts.OrphanDependents != nil && !*opts.OrphanDependents {
+			return h.respondObject(w, r, http.StatusAccepted, f, obj)
+		}
 		return h.respondObject(w, r, http.StatusOK, f, obj)
 	})
 }
@@ -617,6 +622,7 @@ func (h *Handler[T, L]) deleteOptions(r *http.Request) (storage.DeleteOptions, e
 		DryRun:               len(o.DryRun) > 0,
 		Preconditions:        o.Preconditions,
 		PropagationPolicy:    o.PropagationPolicy,
+		OrphanDependents:     o.OrphanDependents, //nolint:staticcheck // deprecated, still part of the API
 		IgnoreStoreReadError: o.IgnoreStoreReadErrorWithClusterBreakingPotential != nil && *o.IgnoreStoreReadErrorWithClusterBreakingPotential,
 	}, nil
 }

@@ -59,6 +59,11 @@ type BackendOptions struct {
 	// DefaultWatchCacheEvents and DefaultWatchCacheBytes when zero.
 	WatchCacheEvents int
 	WatchCacheBytes  int
+	// NoGarbageCollection turns off the store's half of garbage
+	// collection (kube-apiserver's --enable-garbage-collector=false): a
+	// delete then adds no "orphan" or "foregroundDeletion" finalizer,
+	// whatever its propagationPolicy, since nothing would remove them.
+	NoGarbageCollection bool
 	// CacheMetrics, when set, is told what the watch caches do.
 	CacheMetrics CacheMetrics
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
@@ -31,6 +32,8 @@ func (st *Store[T, L]) Info() *resource.Info { return st.s.Info }
 
 // DeleteAllInNamespace deletes (or, with finalizers, marks for deletion)
 // every object of the resource in namespace and returns how many remain.
+// Like kube's namespace controller it deletes with propagationPolicy
+// Background.
 // It is idempotent and safe to run from several replicas at once: objects
 // another writer deleted first are skipped.
 func (st *Store[T, L]) DeleteAllInNamespace(ctx context.Context, namespace string) (int, error) {
@@ -45,8 +48,9 @@ func (st *Store[T, L]) DeleteAllInNamespace(ctx context.Context, namespace strin
 		return 0, err
 	}
 	remaining := 0
+	background := metav1.DeletePropagationBackground
 	for _, item := range st.s.GetItems(list) {
-		_, deleted, err := st.Delete(ctx, namespace, item.GetName(), DeleteOptions{})
+		_, deleted, err := st.Delete(ctx, namespace, item.GetName(), DeleteOptions{PropagationPolicy: &background})
 		if apierrors.IsNotFound(err) {
 			continue
 		}

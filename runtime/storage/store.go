@@ -114,8 +114,13 @@ func checkResourceVersion(info *resource.Info, newObj, cur resource.Object, requ
 type DeleteOptions struct {
 	DryRun        bool
 	Preconditions *metav1.Preconditions
-	// PropagationPolicy is accepted and ignored (no garbage collector yet).
+	// PropagationPolicy: Orphan adds the "orphan" finalizer, Foreground
+	// "foregroundDeletion", Background neither; nil keeps what the object
+	// has, else the kind's default (DefaultGCPolicy). See gc.go.
 	PropagationPolicy *metav1.DeletionPropagation
+	// OrphanDependents is the deprecated form of PropagationPolicy (true:
+	// Orphan, false: Background); giving both is a 422.
+	OrphanDependents *bool
 	// IgnoreStoreReadError deletes an object whose stored value cannot be
 	// decoded or decrypted, without reading it (kube's
 	// ignoreStoreReadErrorWithClusterBreakingPotential); a readable
@@ -705,10 +710,15 @@ func checkPreconditions(p *metav1.Preconditions, obj metav1.Object) string {
 }
 
 // Delete deletes an object and returns its last state with deleted=true,
-// or, when it has finalizers, sets deletionTimestamp and returns it with
-// deleted=false.
+// or, when it has finalizers (or the delete adds the "orphan" or
+// "foregroundDeletion" finalizer: see gc.go), sets deletionTimestamp and
+// returns it with deleted=false. A delete of an object already being
+// deleted only updates those two finalizers as its options say.
 func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts DeleteOptions) (T, bool, error) {
 	var zero T
+	if err := validateDeleteOptions(opts); err != nil {
+		return zero, false, err
+	}
 	key, err := st.readKey(namespace, name)
 	if err != nil {
 		return zero, false, err
@@ -727,8 +737,9 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 				return zero, false, err
 			}
 		}
+		obj, mark, changed := st.deletionUpdate(cur, opts)
 		// Anything but a plain delete is decided on etcd's object.
-		if cached && (opts.Preconditions != nil || st.hooks.BeforeDelete != nil || st.hasFinalizers(cur)) {
+		if cached && (opts.Preconditions != nil || st.hooks.BeforeDelete != nil || mark) {
 			attempt--
 			continue
 		}
@@ -740,19 +751,10 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 				return zero, false, err
 			}
 		}
-		if st.hasFinalizers(cur) {
-			if cur.GetDeletionTimestamp() != nil {
-				// Already being deleted: nothing to change.
+		if mark {
+			if !changed {
+				// Already being deleted as asked: nothing to write.
 				return cur, false, nil
-			}
-			obj := st.copyObj(cur)
-			now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
-			var zeroGrace int64
-			obj.SetDeletionTimestamp(&now)
-			obj.SetDeletionGracePeriodSeconds(&zeroGrace)
-			obj.SetGeneration(cur.GetGeneration() + 1)
-			if st.hooks.PrepareForDelete != nil {
-				st.hooks.PrepareForDelete(obj)
 			}
 			if opts.DryRun {
 				return obj, false, nil
@@ -801,6 +803,56 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 		cur.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
 		return cur, true, nil
 	}
+}
+
+// deletionUpdate decides a delete of cur as kube's registry store does
+// (updateForGracefulDeletionAndFinalizers, markAsDeleting; the namespace
+// registry for the first delete of a namespace): the garbage collection
+// finalizers are set as the options say, and if any finalizer (metadata
+// or spec) remains the object is marked (mark=true): obj is cur with the
+// new finalizers and, on the first delete, deletionTimestamp, a zero
+// deletionGracePeriodSeconds and the next generation. changed is false
+// when obj is cur as it is. mark=false: delete it now.
+func (st *Store[T, L]) deletionUpdate(cur T, opts DeleteOptions) (obj T, mark, changed bool) {
+	var zero T
+	var spec []string
+	if st.hooks.SpecFinalizers != nil {
+		spec = st.hooks.SpecFinalizers(cur)
+	}
+	var needsUpdate bool
+	var fins []string
+	switch {
+	case st.isNamespaces() && cur.GetDeletionTimestamp() == nil && !st.b.opts.NoGarbageCollection:
+		needsUpdate, fins = namespaceDeletionFinalizers(cur.GetFinalizers(), opts)
+	case st.isNamespaces() && len(spec) > 0:
+		// kube's namespace registry: once terminating, a delete changes
+		// nothing until the spec finalizers are gone.
+		return cur, true, false
+	default:
+		needsUpdate, fins = st.deletionFinalizers(cur, opts)
+	}
+	if len(fins) == 0 && len(spec) == 0 {
+		return zero, false, false
+	}
+	obj = st.copyObj(cur)
+	if needsUpdate {
+		obj.SetFinalizers(fins)
+		changed = true
+	}
+	if obj.GetDeletionTimestamp() == nil {
+		now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
+		var zeroGrace int64
+		obj.SetDeletionTimestamp(&now)
+		obj.SetDeletionGracePeriodSeconds(&zeroGrace)
+		if obj.GetGeneration() > 0 {
+			obj.SetGeneration(obj.GetGeneration() + 1)
+		}
+		if st.hooks.PrepareForDelete != nil {
+			st.hooks.PrepareForDelete(obj)
+		}
+		changed = true
+	}
+	return obj, true, changed
 }
 
 // DeleteCollection lists the matching objects then deletes each (objects
