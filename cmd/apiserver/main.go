@@ -81,6 +81,8 @@ func run(args []string, stderr io.Writer) int {
 	verbose := fs.Bool("v", false, "log every request (debug level)")
 	memLimit := fs.Int64("memory-limit-mib", defaultMemoryLimitMiB, "soft Go memory limit in MiB (runtime/debug.SetMemoryLimit), raised to 1.5 times the live heap when that is larger (a large watch cache): the GC works harder as the heap nears it, which keeps large lists from inflating RSS; 0 disables it; the GOMEMLIMIT environment variable, when set, wins")
 	watchCache := fs.Bool("watch-cache", true, "serve watches, and lists and gets whose resourceVersion allows it, from an in-memory copy of each resource fed by one etcd watch; false reads etcd every time")
+	enableGC := fs.Bool("enable-garbage-collector", true, "garbage collection through ownerReferences: deletes honour propagationPolicy (orphan and foregroundDeletion finalizers) and, in standalone mode, the server's garbage collector deletes dependents whose owners are gone (in aggregated mode the main cluster's kube-controller-manager does)")
+	gcWorkers := fs.Int("concurrent-gc-syncs", 10, "garbage collector workers deleting dependents at once")
 	watchCacheEvents := fs.Int("watch-cache-events", storage.DefaultWatchCacheEvents, "the most recent events per resource a watch can resume from without etcd")
 	watchCacheBytes := fs.Int("watch-cache-bytes", storage.DefaultWatchCacheBytes, "the most stored bytes of recent events kept per resource for resuming watches")
 	eventTTL := fs.Duration("event-ttl", server.DefaultEventTTL, "how long events (core and events.k8s.io) are kept; each write attaches them to an etcd lease")
@@ -157,9 +159,11 @@ func run(args []string, stderr io.Writer) int {
 
 		EventTTL: *eventTTL,
 
-		NoWatchCache:     !*watchCache,
-		WatchCacheEvents: *watchCacheEvents,
-		WatchCacheBytes:  *watchCacheBytes,
+		NoWatchCache:            !*watchCache,
+		NoGarbageCollector:      !*enableGC,
+		GarbageCollectorWorkers: *gcWorkers,
+		WatchCacheEvents:        *watchCacheEvents,
+		WatchCacheBytes:         *watchCacheBytes,
 
 		MaxReadOnlyInFlight: *maxReadOnly,
 		MaxMutatingInFlight: *maxMutating,

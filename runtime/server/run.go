@@ -28,6 +28,7 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/etcd"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/filters"
+	"github.com/kubeforge/kubeforge/runtime/garbagecollector"
 	"github.com/kubeforge/kubeforge/runtime/informer"
 	"github.com/kubeforge/kubeforge/runtime/metrics"
 	"github.com/kubeforge/kubeforge/runtime/namespaces"
@@ -99,6 +100,8 @@ type Server struct {
 	// skippedGroups are the group-versions aggregated mode leaves to the
 	// main cluster.
 	skippedGroups []string
+	// gc is the garbage collector, once Run started it (standalone mode).
+	gc *garbagecollector.GarbageCollector
 }
 
 func (c *Config) complete() error {
@@ -243,6 +246,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		WatchCacheEvents: cfg.WatchCacheEvents,
 		WatchCacheBytes:  cfg.WatchCacheBytes,
 		CacheMetrics:     s.metrics,
+
+		NoGarbageCollection: cfg.NoGarbageCollector,
 	})
 	return s, nil
 }
@@ -564,6 +569,13 @@ func (s *Server) Run(ctx context.Context) (err error) {
 			s.lifecycle.Run(workerCtx)
 		}()
 	}
+	if gc := s.garbageCollector(); gc != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gc.Run(workerCtx)
+		}()
+	}
 	if s.saCache != nil {
 		wg.Add(1)
 		go func() {
@@ -683,4 +695,38 @@ func (s *Server) startRBAC(ctx, workerCtx context.Context, wg *sync.WaitGroup, g
 	}
 	s.rbacReady.Store(true)
 	return nil
+}
+
+// garbageCollector builds the garbage collector of a standalone server
+// over every collection, nil when there is none to run: garbage
+// collection off, or aggregated mode (the main cluster's
+// kube-controller-manager collects our kinds there).
+func (s *Server) garbageCollector() *garbagecollector.GarbageCollector {
+	if s.cfg.NoGarbageCollector || s.cfg.Aggregated {
+		return nil
+	}
+	s.mu.Lock()
+	collections := slices.Clone(s.collections)
+	s.mu.Unlock()
+	var events garbagecollector.EventStore
+	for _, c := range collections {
+		if i := c.Info(); i.Group == "" && i.Plural == "events" {
+			events, _ = c.(garbagecollector.EventStore)
+		}
+	}
+	gc := garbagecollector.New(collections, garbagecollector.Options{
+		Logger: s.log, Workers: s.cfg.GarbageCollectorWorkers, Registerer: s.metrics.Registry(), Events: events,
+	})
+	s.mu.Lock()
+	s.gc = gc
+	s.mu.Unlock()
+	return gc
+}
+
+// GarbageCollector returns the running garbage collector, nil in
+// aggregated mode, with garbage collection off, or before Run.
+func (s *Server) GarbageCollector() *garbagecollector.GarbageCollector {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gc
 }

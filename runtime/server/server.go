@@ -233,6 +233,17 @@ type Config struct {
 	// (defaults storage.DefaultWatchCacheEvents and DefaultWatchCacheBytes).
 	WatchCacheEvents int
 	WatchCacheBytes  int
+	// NoGarbageCollector turns garbage collection off
+	// (--enable-garbage-collector=false, as kube-apiserver's and
+	// kube-controller-manager's flag): deletes add no orphan or
+	// foregroundDeletion finalizer and no collector runs. With it (the
+	// default) the stores do their half and, in standalone mode, the
+	// server runs runtime/garbagecollector; in aggregated mode the main
+	// cluster's kube-controller-manager collects.
+	NoGarbageCollector bool
+	// GarbageCollectorWorkers: concurrent attemptToDelete workers
+	// (default garbagecollector.DefaultWorkers).
+	GarbageCollectorWorkers int
 	// Logger receives the server's logs (default slog.Default()).
 	Logger *slog.Logger
 
