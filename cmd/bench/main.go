@@ -25,6 +25,12 @@
 //
 // measures instead creates of a kind with three CEL rules against the same
 // kind without them, on one apiserver built from a copy of the project.
+//
+//	go run ./cmd/bench -gc            # 10k dependents of one owner
+//
+// measures instead the garbage collector: -objects ConfigMaps owned by one
+// Shipment, collected after a background and then a foreground delete of
+// the owner, with the time taken and the apiserver's memory.
 package main
 
 import (
@@ -53,6 +59,7 @@ type config struct {
 	keepData     bool
 	extraArgs    string
 	cel          bool
+	gc           bool
 	celRounds    int
 	// loadWatchers, loadCreates and loadClients shape the watch-under-load
 	// phases; rounds repeats the whole run on one apiserver.
@@ -94,6 +101,7 @@ func main() {
 	flag.BoolVar(&c.etcdPlain, "etcd-plain", false, "run the shared etcd without TLS (to measure what TLS to etcd costs)")
 	flag.BoolVar(&c.rbacUser, "rbac-user", false, "act as a user bound to the ClusterRole edit, so that every request is authorized by RBAC rules (the admin is in system:masters, allowed first)")
 	flag.BoolVar(&c.cel, "cel", false, "instead: creates of a kind with three CEL rules against the same kind without them (generates and builds a copy of the project)")
+	flag.BoolVar(&c.gc, "gc", false, "instead: the garbage collector: -objects ConfigMaps owned by one Shipment, collected after a background and then a foreground delete of the owner (time, apiserver memory)")
 	flag.IntVar(&c.celRounds, "cel-rounds", 5, "alternating rounds of creates per kind with -cel")
 	loadWatchers := flag.String("load-watchers", "50,500", "watchers in each watch-under-load phase (comma-separated; empty skips them)")
 	flag.IntVar(&c.loadCreates, "load-creates", 500, "objects created concurrently while the watchers of a watch-under-load phase read")
@@ -141,6 +149,9 @@ func main() {
 	runner := run
 	if c.cel {
 		runner = runCEL
+	}
+	if c.gc {
+		runner = runGC
 	}
 	if err := runner(ctx, c); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
