@@ -363,6 +363,10 @@ spec:
 		k.ok(t, "", "apply", "-k", ext, "--dry-run=server")
 	})
 
+	t.Run("the main cluster's garbage collector collects our kinds", func(t *testing.T) {
+		testMainClusterGarbageCollector(t, mc, k)
+	})
+
 	t.Run("the main cluster down", func(t *testing.T) {
 		// Known before: a user of the cluster's client CA, allowed nothing.
 		carol, err := pki.IssueClient(mc.ca, "carol", nil, time.Hour)

@@ -5,9 +5,11 @@
 #   3. unit, golden, property and storage tests (real embedded etcd), then
 #      each fuzz target for FUZZTIME (default 10s)
 #   4. e2e tests: client-go dynamic client and informer, controller-runtime,
-#      the bad-input table, against a built cmd/apiserver; and behind a real
-#      kube-apiserver as an aggregated API server (built by
-#      hack/kube-apiserver.sh, about 11 minutes the first time)
+#      the bad-input table, garbage collection, against a built cmd/apiserver;
+#      and behind a real kube-apiserver as an aggregated API server (built by
+#      hack/kube-apiserver.sh, about 11 minutes the first time), with
+#      kube-controller-manager's garbage collector (hack/kube-controller-manager.sh,
+#      built in the same module, a few minutes more the first time)
 #   5. the shared kubectl acceptance scenarios (--require full,smp,crd,secure,gc:
 #      core, full, strategic merge patch, CEL rules and the scale subresource,
 #      TLS, authentication, RBAC and ServiceAccount tokens, garbage collection
@@ -46,6 +48,11 @@ if [[ -z ${SKIP_E2E:-} && -f e2e/go.mod ]]; then
   KUBE_APISERVER=$(hack/kube-apiserver.sh)
   export KUBE_APISERVER
   echo "$KUBE_APISERVER ($((SECONDS - start)) s)"
+  step "kube-controller-manager ${KUBERNETES_VERSION:-v1.37.2} for its garbage collector behind the cluster (same module, once per machine)"
+  start=$SECONDS
+  KUBE_CONTROLLER_MANAGER=$(hack/kube-controller-manager.sh)
+  export KUBE_CONTROLLER_MANAGER
+  echo "$KUBE_CONTROLLER_MANAGER ($((SECONDS - start)) s)"
   step "go test (e2e module)"
   (cd e2e && go test -count=1 -timeout 15m ./...)
 fi
