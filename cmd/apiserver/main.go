@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -60,6 +61,7 @@ func run(args []string, stderr io.Writer) int {
 	var saKeys, audiences stringList
 	fs.Var(&saKeys, "service-account-key-file", "PEM keys ServiceAccount tokens are also verified with (repeatable)")
 	fs.Var(&audiences, "api-audiences", "audiences a ServiceAccount token must name one of (default: the issuer)")
+	advertise := fs.String("advertise-address", "", "the IP address clients are told to reach the server at (/api serverAddressByClientCIDRs); default: --bind-address, or the host's default interface address when that is 0.0.0.0 or ::")
 	authzMode := fs.String("authorization-mode", server.AuthorizationRBAC, "RBAC or AlwaysAllow")
 	etcdServers := fs.String("etcd-servers", "", "comma-separated etcd endpoints; when set, no embedded etcd is started")
 	etcdPrefix := fs.String("etcd-prefix", server.DefaultEtcdPrefix, "etcd key prefix")
@@ -137,10 +139,11 @@ func run(args []string, stderr io.Writer) int {
 	}
 
 	cfg := server.Config{
-		BindAddress: *bind,
-		Port:        *port,
-		DataDir:     *dataDir,
-		EtcdPrefix:  *etcdPrefix,
+		BindAddress:      *bind,
+		AdvertiseAddress: *advertise,
+		Port:             *port,
+		DataDir:          *dataDir,
+		EtcdPrefix:       *etcdPrefix,
 
 		EtcdCAFile:               *etcdCA,
 		EtcdCertFile:             *etcdCert,
@@ -221,6 +224,10 @@ func run(args []string, stderr io.Writer) int {
 	}
 	if *maxReadOnly <= 0 || *maxMutating <= 0 || *requestTimeout <= 0 || *minRequestTimeout <= 0 {
 		fmt.Fprintf(stderr, "apiserver: --max-requests-inflight, --max-mutating-requests-inflight, --request-timeout and --min-request-timeout must be positive\n")
+		return 2
+	}
+	if ip := net.ParseIP(*advertise); *advertise != "" && (ip == nil || ip.IsUnspecified()) {
+		fmt.Fprintf(stderr, "apiserver: --advertise-address %q is not a specific IP address\n", *advertise)
 		return 2
 	}
 	if *auditPath == "" && *auditPolicy != "" {

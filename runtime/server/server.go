@@ -165,6 +165,11 @@ type Config struct {
 	BindAddress string
 	// Port to listen on; 0 picks a free port (the kubeconfig has the real one).
 	Port int
+	// AdvertiseAddress is the IP clients are told to reach the server at
+	// (/api's serverAddressByClientCIDRs, kube's --advertise-address);
+	// default: BindAddress, or the host's default interface address when
+	// that is unspecified.
+	AdvertiseAddress string
 	// DataDir holds the embedded etcd data (DataDir/etcd) and admin.kubeconfig.
 	DataDir string
 	// EtcdServers, when set, are the endpoints of an external etcd cluster and
