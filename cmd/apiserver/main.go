@@ -78,7 +78,7 @@ func run(args []string, stderr io.Writer) int {
 	auditPath := fs.String("audit-log-path", "", "write the audit log (audit.k8s.io/v1 Events as JSON lines) to this file; \"-\" is standard output; off when empty")
 	auditPolicy := fs.String("audit-policy-file", "", "audit policy (kube's audit.k8s.io/v1 Policy); default: every request at Metadata level")
 	auditMaxSize := fs.Int("audit-log-maxsize", 100, "rotate the audit log when it reaches this many megabytes")
-	auditMaxBackup := fs.Int("audit-log-maxbackup", 0, "rotated audit logs to keep (0: all)")
+	auditMaxBackup := fs.Int("audit-log-maxbackup", 10, "rotated audit logs to keep (0: all; kube-apiserver's default is all, here 10 bound the disk a flood of requests can fill)")
 	auditMaxAge := fs.Int("audit-log-maxage", 0, "days to keep rotated audit logs (0: no limit)")
 	verbose := fs.Bool("v", false, "log every request (debug level)")
 	memLimit := fs.Int64("memory-limit-mib", defaultMemoryLimitMiB, "soft Go memory limit in MiB (runtime/debug.SetMemoryLimit), raised to 1.5 times the live heap when that is larger (a large watch cache): the GC works harder as the heap nears it, which keeps large lists from inflating RSS; 0 disables it; the GOMEMLIMIT environment variable, when set, wins")

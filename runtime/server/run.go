@@ -541,6 +541,10 @@ func (s *Server) Run(ctx context.Context) (err error) {
 	if s.sec != nil {
 		scheme = "https"
 		srv.TLSConfig = s.tlsConfig()
+		if err := serveHTTP2(srv); err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("run apiserver: %w", err)
+		}
 		go func() { serveErr <- srv.ServeTLS(ln, "", "") }()
 	} else {
 		go func() { serveErr <- srv.Serve(ln) }()

@@ -199,7 +199,8 @@ type Config struct {
 	// output) at the levels of AuditPolicyFile (kube's audit.k8s.io/v1
 	// Policy; empty: Metadata for every request), rotated at
 	// AuditLogMaxSizeMB (default 100), keeping AuditLogMaxBackups files
-	// (0: all) for AuditLogMaxAgeDays (0: no limit).
+	// (0: all; the command's --audit-log-maxbackup default is 10) for
+	// AuditLogMaxAgeDays (0: no limit).
 	AuditLogPath, AuditPolicyFile                             string
 	AuditLogMaxSizeMB, AuditLogMaxBackups, AuditLogMaxAgeDays int
 	// EtcdPrefix is the key prefix of every object (default /registry).
