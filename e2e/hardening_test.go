@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -351,5 +354,114 @@ func TestHTTP2RapidReset(t *testing.T) {
 	// before their reset and are logged as completed.
 	if bound := 100 + int(10*elapsed) + 6*50; events > bound {
 		t.Errorf("%d audit events for %d reset streams in %.1f s (bound %d)", events, total, elapsed, bound)
+	}
+}
+
+// vmHWM is the server's peak resident memory in MiB.
+func (s *apiserver) vmHWM(t *testing.T) int {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.Atoi(f[1])
+			return kb / 1024
+		}
+	}
+	t.Fatal("no VmHWM")
+	return 0
+}
+
+// TestFinalizerAndListBombs: a user with edit in one namespace sends
+// objects whose collections make managed-fields tracking quadratic (200,000
+// distinct finalizers in a 2 MB ConfigMap; 300,000 duplicate ones; a
+// Shipment with 1,000,000 empty parcels): each is refused within the
+// request timeout for bounded CPU, and the server is idle right after.
+// Before the fix the first took a 504 at 10 s and 46 CPU-seconds more.
+func TestFinalizerAndListBombs(t *testing.T) {
+	const timeout = 10 * time.Second
+	s := tokenServer(t, "--request-timeout", timeout.String())
+	k := newKubectl(t, s)
+	k.ok(t, "", "create", "namespace", "bomb")
+	k.ok(t, "", "create", "rolebinding", "alice-edit", "--clusterrole=edit", "--user=alice", "-n", "bomb")
+	cfg := rest.AnonymousClientConfig(s.config)
+	cfg.BearerToken = "alice-token"
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc.Timeout = 2 * timeout
+	post := func(path string, body []byte) (int, string, time.Duration) {
+		req, _ := http.NewRequest(http.MethodPost, s.config.Host+path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		start := time.Now()
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatalf("POST %s: %v after %s", path, err, time.Since(start))
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), time.Since(start)
+	}
+	configMap := func(name string, finalizers []string) []byte {
+		b, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "finalizers": finalizers}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	distinct := func(n int) []string {
+		out := make([]string, n)
+		for i, j := range rand.Perm(n) {
+			out[i] = fmt.Sprintf("x.io/f%d", j)
+		}
+		return out
+	}
+	idle := func(what string) {
+		t.Helper()
+		before := s.cpuSeconds(t)
+		time.Sleep(2 * time.Second)
+		if busy := s.cpuSeconds(t) - before; busy > 0.5 {
+			t.Errorf("after %s the server used %.2f CPU-seconds in the next 2 s", what, busy)
+		}
+	}
+	hwm0 := s.vmHWM(t)
+	cms := "/api/v1/namespaces/bomb/configmaps"
+	bombs := []struct {
+		name, path string
+		body       []byte
+		want       string
+	}{
+		{"200,000 distinct finalizers", cms + "?dryRun=All", configMap("distinct", distinct(200000)), "metadata.finalizers: Too many: 200000"},
+		{"300,000 duplicate finalizers", cms, configMap("dups", slices.Repeat([]string{"x.io/f"}, 300000)), "metadata.finalizers: Too many: 300000"},
+		{"1,000,000 empty parcels", "/apis/shipping.kubeforge.dev/v1/namespaces/bomb/shipments",
+			[]byte(`{"apiVersion":"shipping.kubeforge.dev/v1","kind":"Shipment","metadata":{"name":"parcels"},"spec":{"parcels":[` + strings.Repeat("{},", 999999) + `{}]}}`),
+			"spec.parcels: Too many: 1000000"},
+	}
+	for _, b := range bombs {
+		cpu0 := s.cpuSeconds(t)
+		code, body, took := post(b.path, b.body)
+		cpu := s.cpuSeconds(t) - cpu0
+		t.Logf("%s (%.1f MB): %d after %s, %.2f CPU-seconds", b.name, float64(len(b.body))/1e6, code, took.Round(time.Millisecond), cpu)
+		if code != http.StatusUnprocessableEntity || !strings.Contains(body, b.want) {
+			t.Errorf("%s: %d %.300s", b.name, code, body)
+		}
+		if took > timeout || cpu > 5 {
+			t.Errorf("%s: answered after %s for %.2f CPU-seconds", b.name, took, cpu)
+		}
+		idle(b.name)
+	}
+	t.Logf("peak RSS %d MiB before the bombs, %d MiB after", hwm0, s.vmHWM(t))
+	if grew := s.vmHWM(t) - hwm0; grew > 400 {
+		t.Errorf("the bombs raised the server's peak RSS by %d MiB", grew)
+	}
+
+	// At the bound a write is accepted, in time.
+	code, body, took := post(cms, configMap("at-bound", distinct(10000)))
+	t.Logf("10,000 distinct finalizers: %d after %s", code, took.Round(time.Millisecond))
+	if code != http.StatusCreated || took > timeout {
+		t.Errorf("10,000 finalizers: %d after %s: %.300s", code, took, body)
 	}
 }
