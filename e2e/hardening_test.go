@@ -465,3 +465,54 @@ func TestFinalizerAndListBombs(t *testing.T) {
 		t.Errorf("10,000 finalizers: %d after %s: %.300s", code, took, body)
 	}
 }
+
+// TestBindingSubjectsDefaulted: RoleBinding and ClusterRoleBinding
+// manifests whose subjects and roleRef omit apiGroup, as many in the wild
+// do, are accepted with kube's defaults (client-side and server-side
+// apply), and the binding grants what it says.
+func TestBindingSubjectsDefaulted(t *testing.T) {
+	s := tokenServer(t)
+	k := newKubectl(t, s)
+	k.ok(t, "", "create", "namespace", "team")
+	manifest := `apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: alice-view, namespace: team}
+roleRef: {kind: ClusterRole, name: view}
+subjects:
+- {kind: User, name: alice}
+- {kind: Group, name: devs}
+- {kind: ServiceAccount, name: bot, namespace: team}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: devs-view}
+roleRef: {kind: ClusterRole, name: view}
+subjects:
+- {kind: Group, name: devs}
+`
+	k.ok(t, manifest, "apply", "-f", "-")
+	got := k.ok(t, "", "get", "rolebinding", "alice-view", "-n", "team", "-o", `jsonpath={.roleRef.apiGroup}|{range .subjects[*]}{.kind}={.apiGroup};{end}`)
+	if want := "rbac.authorization.k8s.io|User=rbac.authorization.k8s.io;Group=rbac.authorization.k8s.io;ServiceAccount=;"; got != want {
+		t.Errorf("rolebinding defaulted to %q, want %q", got, want)
+	}
+	ssa := manifest[strings.Index(manifest, "---\n")+4:]
+	k.ok(t, strings.ReplaceAll(ssa, "devs-view", "devs-view-ssa"), "apply", "--server-side", "-f", "-")
+	if got := k.ok(t, "", "get", "clusterrolebinding", "devs-view-ssa", "-o", `jsonpath={.subjects[0].apiGroup}`); got != "rbac.authorization.k8s.io" {
+		t.Errorf("server-side applied clusterrolebinding subject apiGroup %q", got)
+	}
+	// The binding works: alice may list configmaps in team.
+	cfg := rest.AnonymousClientConfig(s.config)
+	cfg.BearerToken = "alice-token"
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hc.Get(s.config.Host + "/api/v1/namespaces/team/configmaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("alice lists configmaps in team: %d", resp.StatusCode)
+	}
+}
