@@ -22,14 +22,19 @@ import (
 // GOAWAY with ENHANCE_YOUR_CALM, as Go answers other floods, and the
 // connection ends. Ordinary clients cancel a stream now and then (a
 // timed-out request, a watch an informer restarts), far below the refill.
+// A front proxy (the main cluster's aggregator, in aggregated mode) carries
+// every user's cancellations on few connections: its budget is
+// proxyResetFactor times larger.
 const (
-	resetBurst     = 200 // resets a connection may send at once
-	resetPerSecond = 20  // resets added back to its budget per second
+	resetBurst       = 200 // resets a connection may send at once
+	resetPerSecond   = 20  // resets added back to its budget per second
+	proxyResetFactor = 10
 )
 
 // serveHTTP2 makes srv serve HTTP/2 (golang.org/x/net/http2, the code
-// net/http bundles) over connections whose client resets are counted.
-func serveHTTP2(srv *http.Server) error {
+// net/http bundles) over connections whose client resets are counted;
+// isProxy, when set, tells a front proxy's connection by its TLS state.
+func serveHTTP2(srv *http.Server, isProxy func(tls.ConnectionState) bool) error {
 	h2 := &http2.Server{}
 	if err := http2.ConfigureServer(srv, h2); err != nil {
 		return fmt.Errorf("configure http/2: %w", err)
@@ -41,7 +46,12 @@ func serveHTTP2(srv *http.Server) error {
 		if bc, ok := h.(interface{ BaseContext() context.Context }); ok {
 			ctx = bc.BaseContext()
 		}
-		h2.ServeConn(newResetLimitedConn(c, time.Now), &http2.ServeConnOpts{Context: ctx, Handler: h, BaseConfig: hs})
+		rc := newResetLimitedConn(c, time.Now)
+		if isProxy != nil && isProxy(c.ConnectionState()) {
+			rc.burst, rc.rate = proxyResetFactor*resetBurst, proxyResetFactor*resetPerSecond
+			rc.tokens = rc.burst
+		}
+		h2.ServeConn(rc, &http2.ServeConnOpts{Context: ctx, Handler: h, BaseConfig: hs})
 	}
 	return nil
 }
@@ -60,12 +70,14 @@ type resetLimitedConn struct {
 	hdrLen  int
 	payload int // bytes of the current frame's payload still to pass
 	tokens  float64
+	burst   float64 // the budget's size
+	rate    float64 // its refill per second
 	last    time.Time
 	tripped bool
 }
 
 func newResetLimitedConn(c *tls.Conn, now func() time.Time) *resetLimitedConn {
-	return &resetLimitedConn{Conn: c, now: now, preface: len(http2.ClientPreface), tokens: resetBurst, last: now()}
+	return &resetLimitedConn{Conn: c, now: now, preface: len(http2.ClientPreface), tokens: resetBurst, burst: resetBurst, rate: resetPerSecond, last: now()}
 }
 
 // Read implements net.Conn.
@@ -115,11 +127,11 @@ func (c *resetLimitedConn) scan(b []byte) bool {
 	return c.tripped
 }
 
-// takeToken spends one reset of the budget, refilled at resetPerSecond
-// up to resetBurst; false when none is left.
+// takeToken spends one reset of the budget, refilled at c.rate up to
+// c.burst; false when none is left.
 func (c *resetLimitedConn) takeToken() bool {
 	now := c.now()
-	c.tokens = min(resetBurst, c.tokens+now.Sub(c.last).Seconds()*resetPerSecond)
+	c.tokens = min(c.burst, c.tokens+now.Sub(c.last).Seconds()*c.rate)
 	c.last = now
 	if c.tokens < 1 {
 		return false
@@ -129,3 +141,12 @@ func (c *resetLimitedConn) takeToken() bool {
 }
 
 var _ net.Conn = (*resetLimitedConn)(nil)
+
+// isFrontProxy reports whether a connection's client certificate is the
+// front proxy's (the request-header CA and allowed names in force now).
+func (s *Server) isFrontProxy(cs tls.ConnectionState) bool {
+	if s.sec == nil || s.sec.authn == nil || s.sec.authn.FrontProxy == nil {
+		return false
+	}
+	return s.sec.authn.FrontProxy().IsProxy(cs.PeerCertificates)
+}

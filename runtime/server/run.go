@@ -541,7 +541,7 @@ func (s *Server) Run(ctx context.Context) (err error) {
 	if s.sec != nil {
 		scheme = "https"
 		srv.TLSConfig = s.tlsConfig()
-		if err := serveHTTP2(srv); err != nil {
+		if err := serveHTTP2(srv, s.isFrontProxy); err != nil {
 			_ = ln.Close()
 			return fmt.Errorf("run apiserver: %w", err)
 		}
