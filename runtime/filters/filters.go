@@ -538,6 +538,8 @@ func WithBodyDeadline(next http.Handler, timeout time.Duration) http.Handler {
 		}
 		rc := http.NewResponseController(w)
 		if timeout > 0 {
+			// Go's HTTP/1.1 server lifts it once the body is read (its
+			// background read, which notices the client leave, has none).
 			_ = rc.SetReadDeadline(time.Now().Add(timeout))
 		}
 		body := &eofBody{ReadCloser: req.Body}
