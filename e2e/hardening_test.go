@@ -198,6 +198,7 @@ func TestRefusedHalfBodies(t *testing.T) {
 		}
 		return nil
 	})
+	t.Logf("server goroutines: %d before, %d with the %d sockets still open", base, s.goroutines(t), len(conns))
 }
 
 // cpuSeconds is the CPU time the server process has used.
