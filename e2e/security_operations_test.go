@@ -207,7 +207,8 @@ resources:
 		{"the dispatcher's status update", func(ev auditEvent) bool {
 			return ev.User.Username == "system:serviceaccount:robots:dispatcher" && ev.ObjectRef != nil &&
 				ev.ObjectRef.Subresource == "status" && ev.ObjectRef.Name == "crate-1" && ev.ResponseStatus.Code == 200 &&
-				ev.Annotations["authorization.k8s.io/decision"] == "allow"
+				ev.Annotations["authorization.k8s.io/decision"] == "allow" &&
+				ev.Annotations["authorization.k8s.io/reason"] == `RBAC: allowed by RoleBinding "dispatcher-status/robots" of Role "dispatcher-status" to ServiceAccount "dispatcher/robots"`
 		}},
 		{"the dispatcher's watch", func(ev auditEvent) bool {
 			return ev.User.Username == "system:serviceaccount:robots:dispatcher" && ev.Verb == "watch"

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -60,6 +61,7 @@ func run(args []string, stderr io.Writer) int {
 	var saKeys, audiences stringList
 	fs.Var(&saKeys, "service-account-key-file", "PEM keys ServiceAccount tokens are also verified with (repeatable)")
 	fs.Var(&audiences, "api-audiences", "audiences a ServiceAccount token must name one of (default: the issuer)")
+	advertise := fs.String("advertise-address", "", "the IP address clients are told to reach the server at (/api serverAddressByClientCIDRs); default: --bind-address, or the host's default interface address when that is 0.0.0.0 or ::")
 	authzMode := fs.String("authorization-mode", server.AuthorizationRBAC, "RBAC or AlwaysAllow")
 	etcdServers := fs.String("etcd-servers", "", "comma-separated etcd endpoints; when set, no embedded etcd is started")
 	etcdPrefix := fs.String("etcd-prefix", server.DefaultEtcdPrefix, "etcd key prefix")
@@ -76,7 +78,7 @@ func run(args []string, stderr io.Writer) int {
 	auditPath := fs.String("audit-log-path", "", "write the audit log (audit.k8s.io/v1 Events as JSON lines) to this file; \"-\" is standard output; off when empty")
 	auditPolicy := fs.String("audit-policy-file", "", "audit policy (kube's audit.k8s.io/v1 Policy); default: every request at Metadata level")
 	auditMaxSize := fs.Int("audit-log-maxsize", 100, "rotate the audit log when it reaches this many megabytes")
-	auditMaxBackup := fs.Int("audit-log-maxbackup", 0, "rotated audit logs to keep (0: all)")
+	auditMaxBackup := fs.Int("audit-log-maxbackup", 10, "rotated audit logs to keep (0: all; kube-apiserver's default is all, here 10 bound the disk a flood of requests can fill)")
 	auditMaxAge := fs.Int("audit-log-maxage", 0, "days to keep rotated audit logs (0: no limit)")
 	verbose := fs.Bool("v", false, "log every request (debug level)")
 	memLimit := fs.Int64("memory-limit-mib", defaultMemoryLimitMiB, "soft Go memory limit in MiB (runtime/debug.SetMemoryLimit), raised to 1.5 times the live heap when that is larger (a large watch cache): the GC works harder as the heap nears it, which keeps large lists from inflating RSS; 0 disables it; the GOMEMLIMIT environment variable, when set, wins")
@@ -139,10 +141,11 @@ func run(args []string, stderr io.Writer) int {
 	}
 
 	cfg := server.Config{
-		BindAddress: *bind,
-		Port:        *port,
-		DataDir:     *dataDir,
-		EtcdPrefix:  *etcdPrefix,
+		BindAddress:      *bind,
+		AdvertiseAddress: *advertise,
+		Port:             *port,
+		DataDir:          *dataDir,
+		EtcdPrefix:       *etcdPrefix,
 
 		EtcdCAFile:               *etcdCA,
 		EtcdCertFile:             *etcdCert,
@@ -225,6 +228,10 @@ func run(args []string, stderr io.Writer) int {
 	}
 	if *maxReadOnly <= 0 || *maxMutating <= 0 || *requestTimeout <= 0 || *minRequestTimeout <= 0 {
 		fmt.Fprintf(stderr, "apiserver: --max-requests-inflight, --max-mutating-requests-inflight, --request-timeout and --min-request-timeout must be positive\n")
+		return 2
+	}
+	if ip := net.ParseIP(*advertise); *advertise != "" && (ip == nil || ip.IsUnspecified()) {
+		fmt.Fprintf(stderr, "apiserver: --advertise-address %q is not a specific IP address\n", *advertise)
 		return 2
 	}
 	if *auditPath == "" && *auditPolicy != "" {

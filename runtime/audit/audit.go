@@ -20,6 +20,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"time"
 
 	"gopkg.in/natefinch/lumberjack.v2"
 	authnv1 "k8s.io/api/authentication/v1"
@@ -43,8 +44,8 @@ type Options struct {
 	// empty logs every request at Metadata level.
 	PolicyFile string
 	// MaxSizeMB rotates the file when it reaches that size (default 100);
-	// MaxBackups old files are kept (0: all), none older than MaxAgeDays
-	// (0: no limit).
+	// MaxBackups old files are kept (0: all; the command's default is
+	// 10), none older than MaxAgeDays (0: no limit).
 	MaxSizeMB, MaxBackups, MaxAgeDays int
 }
 
@@ -55,6 +56,58 @@ type Auditor struct {
 	out    io.Writer
 	closer io.Closer
 	log    *slog.Logger
+
+	// abandoned limits the events of reads their clients abandoned.
+	abandoned abandonedLimit
+}
+
+// The events of read-only requests whose client went away before the
+// answer (an HTTP/2 stream reset, a closed connection) are kept at
+// abandonedPerSecond, after a burst of abandonedBurst: a client resetting
+// streams as fast as it can would otherwise write an event per stream
+// (100 MB of log in a minute in an attack run), as kube's batching audit
+// backends drop what they cannot keep up with. Writes are always logged:
+// they may have changed something.
+const (
+	abandonedBurst     = 100
+	abandonedPerSecond = 10
+)
+
+type abandonedLimit struct {
+	mu       sync.Mutex
+	tokens   float64
+	last     time.Time
+	dropped  int64
+	reported time.Time
+}
+
+// AdmitAbandoned says whether the event of a read-only request its client
+// abandoned is written; the dropped ones are counted and logged (at most
+// once a minute).
+func (a *Auditor) AdmitAbandoned() bool {
+	if a == nil {
+		return false
+	}
+	l := &a.abandoned
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.last.IsZero() {
+		l.tokens = abandonedBurst
+	} else {
+		l.tokens = min(abandonedBurst, l.tokens+now.Sub(l.last).Seconds()*abandonedPerSecond)
+	}
+	l.last = now
+	if l.tokens >= 1 {
+		l.tokens--
+		return true
+	}
+	l.dropped++
+	if now.Sub(l.reported) >= time.Minute {
+		a.log.Warn("audit events of read requests abandoned by their clients dropped", "dropped", l.dropped, "limit", fmt.Sprintf("%d/s after a burst of %d", abandonedPerSecond, abandonedBurst))
+		l.reported = now
+	}
+	return false
 }
 
 // New opens the log and reads the policy.

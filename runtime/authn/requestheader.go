@@ -43,6 +43,22 @@ var (
 	DefaultExtraHeaderPrefixes = []string{"X-Remote-Extra-"}
 )
 
+// IsProxy reports whether chain (a connection's client certificates) is
+// the front proxy's: verified by CAs, with an allowed name.
+func (r *RequestHeader) IsProxy(chain []*x509.Certificate) bool {
+	if r == nil || r.CAs == nil || len(chain) == 0 {
+		return false
+	}
+	inter := x509.NewCertPool()
+	for _, c := range chain[1:] {
+		inter.AddCert(c)
+	}
+	if _, err := chain[0].Verify(x509.VerifyOptions{Roots: r.CAs, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		return false
+	}
+	return len(r.AllowedNames) == 0 || slices.Contains(r.AllowedNames, chain[0].Subject.CommonName)
+}
+
 // user authenticates a request through the front proxy. ok is false when
 // the connection is not the proxy's (no certificate CAs verifies) or when
 // the proxy named no user: the next authenticator is asked. A certificate

@@ -50,6 +50,10 @@ func TestFrontProxy(t *testing.T) {
 		GroupHeaders: DefaultGroupHeaders, ExtraHeaderPrefixes: DefaultExtraHeaderPrefixes,
 	}
 	a := &Authenticator{ClientCAs: clientCA.Pool(), Anonymous: true, FrontProxy: func() *RequestHeader { return rh }}
+	// The connection-level check (the HTTP/2 reset budget of a proxy).
+	if !rh.IsProxy(proxy) || rh.IsProxy(stranger) || rh.IsProxy(client) || rh.IsProxy(nil) || (*RequestHeader)(nil).IsProxy(proxy) {
+		t.Error("IsProxy: only the allowed name signed by the front-proxy CA is the proxy")
+	}
 	req := func(peer []*x509.Certificate, h map[string][]string) *http.Request {
 		r, _ := http.NewRequestWithContext(context.Background(), "GET", "https://x/api", nil)
 		for k, vs := range h {

@@ -1,8 +1,9 @@
-// Package builtin holds what kube-apiserver's registries do for core/v1
-// Secrets and ConfigMaps beyond their OpenAPI schema (kube's defaulting,
-// conversion and hand-written validation), as storage hooks: stringData
-// merged into data, type Opaque by default, valid keys, the 1 MiB size
-// limit, and the immutable field.
+// Package builtin holds what kube-apiserver's registries do for built-in
+// kinds beyond their OpenAPI schema (kube's defaulting, conversion and
+// hand-written validation), as storage hooks: for core/v1 Secrets and
+// ConfigMaps stringData merged into data, type Opaque by default, valid
+// keys, the 1 MiB size limit, and the immutable field; for rbac/v1
+// bindings the apiGroup defaults (rbac.go).
 package builtin
 
 import (

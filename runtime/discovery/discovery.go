@@ -20,10 +20,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
-	"net"
 	"net/http"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
@@ -73,6 +73,8 @@ type Handler struct {
 	aggAPIs    map[string]*document // aggregated /apis by discovery version (v2, v2beta1)
 	aggCore    map[string]*document // aggregated /api
 	legacyCore *metav1.APIVersions
+	// apiVersions is the legacy /api document, set by SetServerAddress.
+	apiVersions atomic.Pointer[document]
 }
 
 // New computes every document. Versions of a group are ordered by
@@ -364,23 +366,42 @@ func (h *Handler) Serve(w http.ResponseWriter, req *http.Request, notFound func(
 	return false
 }
 
-func (h *Handler) serveAPIVersions(w http.ResponseWriter, req *http.Request) {
-	// The address clients reach us at, as kube-apiserver reports it.
-	host := req.Host
-	if _, _, err := net.SplitHostPort(host); err != nil {
-		host = net.JoinHostPort(host, "80")
-	}
+// SetServerAddress sets the address /api reports in
+// serverAddressByClientCIDRs (for every client, 0.0.0.0/0): the server's
+// advertised host:port, as kube-apiserver reports its external address,
+// never the request's Host header (a client could make the server echo any
+// address it likes). Call it before serving.
+func (h *Handler) SetServerAddress(hostPort string) error {
 	v := metav1.APIVersions{
 		TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
 		Versions: orEmpty(h.coreVers),
 		ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{
-			{ClientCIDR: "0.0.0.0/0", ServerAddress: host},
+			{ClientCIDR: "0.0.0.0/0", ServerAddress: hostPort},
 		},
 	}
 	doc, err := newDocument(v, "application/json")
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+		return err
+	}
+	h.apiVersions.Store(doc)
+	return nil
+}
+
+func (h *Handler) serveAPIVersions(w http.ResponseWriter, req *http.Request) {
+	doc := h.apiVersions.Load()
+	if doc == nil {
+		// Not told its address (a handler built for tests): no CIDRs
+		// rather than an address taken from the request.
+		var err error
+		doc, err = newDocument(metav1.APIVersions{
+			TypeMeta:                   metav1.TypeMeta{Kind: "APIVersions"},
+			Versions:                   orEmpty(h.coreVers),
+			ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{},
+		}, "application/json")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
 	}
 	serve(w, req, doc)
 }

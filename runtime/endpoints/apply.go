@@ -53,6 +53,20 @@ func (h *Handler[T, L]) trackUpdate(fm *fieldmanager.FieldManager, live, obj T, 
 	return obj
 }
 
+// checkCollections refuses, before any managed-fields work, an object
+// with a list or map over fieldmanager.MaxCollectionItems (a 422 naming
+// the field); size is the JSON it was decoded from, too short to hold one
+// below fieldmanager.MinBytesForCollectionCheck.
+func (h *Handler[T, L]) checkCollections(obj T, size int) error {
+	if size < fieldmanager.MinBytesForCollectionCheck {
+		return nil
+	}
+	if errs := fieldmanager.CheckCollectionSizes(obj); len(errs) > 0 {
+		return apierrors.NewInvalid(h.gvk.GroupKind(), obj.GetName(), errs)
+	}
+	return nil
+}
+
 // decodeApplyPatch reads an apply configuration (YAML or JSON): fields the
 // kind does not declare and duplicate keys are a 400 with Strict, a
 // warning with Warn and dropped either way.
@@ -104,8 +118,12 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 	if err != nil {
 		return err
 	}
-	patchObj, err := decodeApplyPatch(w, body, opts.fieldValidation, h.s.New())
+	typed := h.s.New()
+	patchObj, err := decodeApplyPatch(w, body, opts.fieldValidation, typed)
 	if err != nil {
+		return err
+	}
+	if err := h.checkCollections(typed, len(body)); err != nil {
 		return err
 	}
 	applyTo := func(live T) (T, error) {

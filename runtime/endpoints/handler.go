@@ -267,6 +267,9 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive str
 		if err := checkTypeMeta(obj, h.gvk); err != nil {
 			return zero, err
 		}
+		if err := h.checkCollections(obj, len(body)); err != nil {
+			return zero, err
+		}
 		return obj, nil
 	}
 	data, yamlStrict, err := bodyToJSON(r.Header.Get("Content-Type"), body, directive)
@@ -278,6 +281,9 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive str
 		return zero, err
 	}
 	if err := checkTypeMeta(obj, h.gvk); err != nil {
+		return zero, err
+	}
+	if err := h.checkCollections(obj, len(data)); err != nil {
 		return zero, err
 	}
 	return obj, nil

@@ -130,6 +130,9 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			if err := h.checkPatched(obj, current, ns, name); err != nil {
 				return zero, err
 			}
+			if err := h.checkCollections(obj, len(patched)); err != nil {
+				return zero, err
+			}
 			if h.s.Default != nil {
 				h.s.Default(obj)
 			}

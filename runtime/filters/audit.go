@@ -72,6 +72,11 @@ func WithAudit(next http.Handler, a *audit.Auditor) http.Handler {
 		req = req.WithContext(audit.WithRecord(req.Context(), rec))
 		next.ServeHTTP(aw, req)
 		completed = true
+		if req.Context().Err() != nil && !ri.IsMutating() && !ri.IsLongRunning() && !a.AdmitAbandoned() {
+			// A read its client abandoned (a reset HTTP/2 stream, a
+			// closed connection), past the auditor's rate for those.
+			return
+		}
 		finishRecord(rec, ri, aw, reqBody)
 		rec.Stage(auditv1.StageResponseComplete, metav1.NowMicro())
 	})

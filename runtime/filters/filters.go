@@ -3,7 +3,7 @@
 // request body limit. Rejections are Kubernetes Status objects.
 //
 // Chain returns the handlers in the order kube-apiserver applies them
-// (outermost first): recovery, request info, logging and metrics,
+// (outermost first): the body deadline, recovery, request info, logging and metrics,
 // authentication, audit, impersonation, authorization, body read,
 // in-flight limit, timeout, body limit, then the server's own handler.
 // Unlike kube-apiserver, a request is authorized and its body received
@@ -24,6 +24,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -79,6 +80,7 @@ func Chain(h http.Handler, o Options) http.Handler {
 	h = WithLoggingAndMetrics(h, o.Logger, o.Observe)
 	h = WithRequestInfo(h)
 	h = WithPanicRecovery(h, o.Logger)
+	h = WithBodyDeadline(h, o.RequestTimeout)
 	return h
 }
 
@@ -516,4 +518,49 @@ func WithBodyRead(next http.Handler, max int64, timeout time.Duration) http.Hand
 		req.ContentLength = int64(len(body))
 		next.ServeHTTP(w, req)
 	})
+}
+
+// WithBodyDeadline bounds the wait for a request body, whoever sends it
+// and however the request ends: the body must arrive within timeout, and
+// a body the handlers did not read to its end (a 401, a 403, any early
+// answer) is not waited for at all. Go's HTTP/1.1 server otherwise reads up
+// to 256 KiB of an unread body after the handler returns, with no deadline,
+// before it sends the response: a client that never sends its body kept
+// the connection and its goroutine forever. Here the read deadline is
+// moved to now once the handler is done, so that drain fails at once, the
+// response goes out with "Connection: close" and the connection is closed;
+// over HTTP/2 the stream is reset instead.
+func WithBodyDeadline(next http.Handler, timeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Body == nil || req.Body == http.NoBody {
+			next.ServeHTTP(w, req)
+			return
+		}
+		rc := http.NewResponseController(w)
+		if timeout > 0 {
+			// Go's HTTP/1.1 server lifts it once the body is read (its
+			// background read, which notices the client leave, has none).
+			_ = rc.SetReadDeadline(time.Now().Add(timeout))
+		}
+		body := &eofBody{ReadCloser: req.Body}
+		req.Body = body
+		next.ServeHTTP(w, req)
+		if !body.eof.Load() {
+			_ = rc.SetReadDeadline(time.Now())
+		}
+	})
+}
+
+// eofBody records whether its reader reached the end of the body.
+type eofBody struct {
+	io.ReadCloser
+	eof atomic.Bool
+}
+
+func (b *eofBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.eof.Store(true)
+	}
+	return n, err
 }

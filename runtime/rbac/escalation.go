@@ -15,6 +15,7 @@ import (
 	"k8s.io/component-helpers/auth/rbac/validation"
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/builtin"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -68,7 +69,9 @@ func (a *Authorizer) setHooks() {
 		// controller, as a privileged user.
 		return a.confirmRole(ctx, "clusterroles", "", obj.Name, obj.Rules)
 	}})
-	a.stores.RoleBindings.SetHooks(storage.Hooks[*rbacv1.RoleBinding]{Admit: func(ctx context.Context, obj, cur *rbacv1.RoleBinding) error {
+	// Bindings keep kube's defaulting (builtin) beside their admission.
+	rbh := builtin.RoleBindingHooks()
+	rbh.Admit = func(ctx context.Context, obj, cur *rbacv1.RoleBinding) error {
 		errs := validateBinding(obj.RoleRef, obj.Subjects, true)
 		if cur != nil && obj.RoleRef != cur.RoleRef {
 			errs = append(errs, field.Invalid(field.NewPath("roleRef"), obj.RoleRef, "cannot change roleRef"))
@@ -80,8 +83,10 @@ func (a *Authorizer) setHooks() {
 			return nil
 		}
 		return a.confirmBinding(ctx, "rolebindings", obj.Namespace, obj.Name, obj.RoleRef)
-	}})
-	a.stores.ClusterRoleBindings.SetHooks(storage.Hooks[*rbacv1.ClusterRoleBinding]{Admit: func(ctx context.Context, obj, cur *rbacv1.ClusterRoleBinding) error {
+	}
+	a.stores.RoleBindings.SetHooks(rbh)
+	crbh := builtin.ClusterRoleBindingHooks()
+	crbh.Admit = func(ctx context.Context, obj, cur *rbacv1.ClusterRoleBinding) error {
 		errs := validateBinding(obj.RoleRef, obj.Subjects, false)
 		if cur != nil && obj.RoleRef != cur.RoleRef {
 			errs = append(errs, field.Invalid(field.NewPath("roleRef"), obj.RoleRef, "cannot change roleRef"))
@@ -93,7 +98,8 @@ func (a *Authorizer) setHooks() {
 			return nil
 		}
 		return a.confirmBinding(ctx, "clusterrolebindings", "", obj.Name, obj.RoleRef)
-	}})
+	}
+	a.stores.ClusterRoleBindings.SetHooks(crbh)
 }
 
 // privileged: no user in ctx (the server's own writes) or system:masters.

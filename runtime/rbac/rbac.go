@@ -12,6 +12,7 @@ package rbac
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sort"
@@ -19,6 +20,8 @@ import (
 	"sync"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
 	"github.com/kubeforge/kubeforge/runtime/informer"
@@ -163,18 +166,28 @@ func (a *Authorizer) snapshot() *index {
 
 // Authorize implements auth.Authorizer: allowed when a rule of a role bound
 // to the user (cluster-wide, or in the request's namespace) allows the
-// request; otherwise no opinion (a denial, as the last authorizer).
+// request; otherwise no opinion (a denial, as the last authorizer). The
+// reason is kube's: the binding that allowed it ("RBAC: allowed by
+// ClusterRoleBinding \"x\" of ClusterRole \"edit\" to User \"alice\""), or
+// on a denial the roles bound to the user that do not exist.
 func (a *Authorizer) Authorize(_ context.Context, attrs auth.Attributes) (auth.Decision, string, error) {
 	if attrs.User == nil {
 		return auth.DecisionNoOpinion, "", nil
 	}
-	allowed := false
-	a.snapshot().visitRules(attrs.User, attrs.Namespace, func(r *rbacv1.PolicyRule) bool {
-		allowed = RuleAllows(attrs, r)
-		return !allowed
-	})
-	if allowed {
-		return auth.DecisionAllow, "", nil
+	var allowedBy *ruleSource
+	var missing []error
+	a.snapshot().visitRules(attrs.User, attrs.Namespace, func(src *ruleSource, r *rbacv1.PolicyRule) bool {
+		if RuleAllows(attrs, r) {
+			allowedBy = src
+			return false
+		}
+		return true
+	}, func(err error) { missing = append(missing, err) })
+	if allowedBy != nil {
+		return auth.DecisionAllow, "RBAC: allowed by " + allowedBy.String(), nil
+	}
+	if len(missing) > 0 {
+		return auth.DecisionNoOpinion, fmt.Sprintf("RBAC: %v", utilerrors.NewAggregate(missing)), nil
 	}
 	return auth.DecisionNoOpinion, "", nil
 }
@@ -183,21 +196,54 @@ func (a *Authorizer) Authorize(_ context.Context, attrs auth.Attributes) (auth.D
 // ones included; namespace "" gives those only).
 func (a *Authorizer) RulesFor(user *auth.User, namespace string) []rbacv1.PolicyRule {
 	var out []rbacv1.PolicyRule
-	a.snapshot().visitRules(user, namespace, func(r *rbacv1.PolicyRule) bool {
+	a.snapshot().visitRules(user, namespace, func(_ *ruleSource, r *rbacv1.PolicyRule) bool {
 		out = append(out, *r)
 		return true
-	})
+	}, nil)
 	return out
 }
 
-// visitRules calls visit for every rule granted to user in namespace
-// until visit returns false, cluster role bindings first.
-func (ix *index) visitRules(user *auth.User, namespace string, visit func(*rbacv1.PolicyRule) bool) {
+// ruleSource is the binding a rule was granted through and the subject of
+// it that matched the user, named as kube names it in reasons.
+type ruleSource struct {
+	clusterBinding *rbacv1.ClusterRoleBinding
+	binding        *rbacv1.RoleBinding
+	subject        *rbacv1.Subject
+}
+
+func (s *ruleSource) String() string {
+	if s.clusterBinding != nil {
+		b := s.clusterBinding
+		return fmt.Sprintf("ClusterRoleBinding %q of %s %q to %s", b.Name, b.RoleRef.Kind, b.RoleRef.Name, describeSubject(s.subject, ""))
+	}
+	b := s.binding
+	return fmt.Sprintf("RoleBinding %q of %s %q to %s", b.Name+"/"+b.Namespace, b.RoleRef.Kind, b.RoleRef.Name, describeSubject(s.subject, b.Namespace))
+}
+
+// describeSubject is `Kind "name"`, a ServiceAccount's name with its
+// namespace (`ServiceAccount "sa/ns"`), as in kube's reasons.
+func describeSubject(s *rbacv1.Subject, bindingNamespace string) string {
+	if s.Kind == rbacv1.ServiceAccountKind {
+		ns := s.Namespace
+		if ns == "" {
+			ns = bindingNamespace
+		}
+		return fmt.Sprintf("%s %q", s.Kind, s.Name+"/"+ns)
+	}
+	return fmt.Sprintf("%s %q", s.Kind, s.Name)
+}
+
+// visitRules calls visit for every rule granted to user in namespace, with
+// the binding that grants it, until visit returns false, cluster role
+// bindings first; missing, when set, is told of each bound role that does
+// not exist.
+func (ix *index) visitRules(user *auth.User, namespace string, visit func(*ruleSource, *rbacv1.PolicyRule) bool, missing func(error)) {
 	for _, b := range ix.clusterRoleBindings {
-		if !appliesTo(user, b.Subjects, "") {
+		subject := subjectFor(user, b.Subjects, "")
+		if subject == nil {
 			continue
 		}
-		if !ix.visitRoleRef(b.RoleRef, "", visit) {
+		if !ix.visitRoleRef(b.RoleRef, "", &ruleSource{clusterBinding: b, subject: subject}, visit, missing) {
 			return
 		}
 	}
@@ -205,55 +251,82 @@ func (ix *index) visitRules(user *auth.User, namespace string, visit func(*rbacv
 		return
 	}
 	for _, b := range ix.roleBindings[namespace] {
-		if !appliesTo(user, b.Subjects, namespace) {
+		subject := subjectFor(user, b.Subjects, namespace)
+		if subject == nil {
 			continue
 		}
-		if !ix.visitRoleRef(b.RoleRef, namespace, visit) {
+		if !ix.visitRoleRef(b.RoleRef, namespace, &ruleSource{binding: b, subject: subject}, visit, missing) {
 			return
 		}
 	}
 }
 
-func (ix *index) visitRoleRef(ref rbacv1.RoleRef, namespace string, visit func(*rbacv1.PolicyRule) bool) bool {
-	for _, r := range ix.roleRefRules(ref, namespace) {
-		if !visit(&r) {
+func (ix *index) visitRoleRef(ref rbacv1.RoleRef, namespace string, src *ruleSource, visit func(*ruleSource, *rbacv1.PolicyRule) bool, missing func(error)) bool {
+	rules, found := ix.roleRefRulesFound(ref, namespace)
+	if !found && missing != nil {
+		missing(roleNotFound(ref))
+	}
+	for i := range rules {
+		if !visit(src, &rules[i]) {
 			return false
 		}
 	}
 	return true
 }
 
+// roleNotFound is kube's error for a binding's missing role.
+func roleNotFound(ref rbacv1.RoleRef) error {
+	switch ref.Kind {
+	case "ClusterRole":
+		return apierrors.NewNotFound(rbacv1.Resource("clusterrole"), ref.Name)
+	case "Role":
+		return apierrors.NewNotFound(rbacv1.Resource("role"), ref.Name)
+	}
+	return fmt.Errorf("unsupported role reference kind: %q", ref.Kind)
+}
+
 // roleRefRules are the rules of the role a binding refers to (none when it
 // does not exist).
 func (ix *index) roleRefRules(ref rbacv1.RoleRef, namespace string) []rbacv1.PolicyRule {
+	rules, _ := ix.roleRefRulesFound(ref, namespace)
+	return rules
+}
+
+func (ix *index) roleRefRulesFound(ref rbacv1.RoleRef, namespace string) ([]rbacv1.PolicyRule, bool) {
 	switch ref.Kind {
 	case "ClusterRole":
 		if r, ok := ix.clusterRoles[ref.Name]; ok {
-			return r.Rules
+			return r.Rules, true
 		}
 	case "Role":
 		if namespace == "" {
-			return nil
+			return nil, false
 		}
 		if r, ok := ix.roles[namespace+"/"+ref.Name]; ok {
-			return r.Rules
+			return r.Rules, true
 		}
 	}
-	return nil
+	return nil, false
 }
 
 // appliesTo reports whether one of subjects is user; a ServiceAccount
 // subject without a namespace is in the binding's namespace.
 func appliesTo(user *auth.User, subjects []rbacv1.Subject, namespace string) bool {
-	for _, s := range subjects {
+	return subjectFor(user, subjects, namespace) != nil
+}
+
+// subjectFor is the first of subjects that is user, nil when none is.
+func subjectFor(user *auth.User, subjects []rbacv1.Subject, namespace string) *rbacv1.Subject {
+	for i := range subjects {
+		s := &subjects[i]
 		switch s.Kind {
 		case rbacv1.UserKind:
 			if user.Name == s.Name {
-				return true
+				return s
 			}
 		case rbacv1.GroupKind:
 			if user.InGroup(s.Name) {
-				return true
+				return s
 			}
 		case rbacv1.ServiceAccountKind:
 			ns := namespace
@@ -261,11 +334,11 @@ func appliesTo(user *auth.User, subjects []rbacv1.Subject, namespace string) boo
 				ns = s.Namespace
 			}
 			if ns != "" && user.Name == auth.ServiceAccountUsernamePrefix+ns+":"+s.Name {
-				return true
+				return s
 			}
 		}
 	}
-	return false
+	return nil
 }
 
 // RuleAllows reports whether rule allows the request, as kube's

@@ -97,6 +97,14 @@ func (s *Server) AddCollection(c storage.Collection) error {
 	if hs, ok := c.(storage.HookSetter[*corev1.ConfigMap]); ok && info.Group == "" && info.Plural == "configmaps" {
 		hs.SetHooks(builtin.ConfigMapHooks())
 	}
+	// kube's rbac/v1 defaulting; with RBAC authorization the authorizer
+	// adds its admission to these hooks.
+	if hs, ok := c.(storage.HookSetter[*rbacv1.RoleBinding]); ok && info.Group == rbacv1.GroupName && info.Plural == "rolebindings" {
+		hs.SetHooks(builtin.RoleBindingHooks())
+	}
+	if hs, ok := c.(storage.HookSetter[*rbacv1.ClusterRoleBinding]); ok && info.Group == rbacv1.GroupName && info.Plural == "clusterrolebindings" {
+		hs.SetHooks(builtin.ClusterRoleBindingHooks())
+	}
 	if info.Group == "" && info.Version == "v1" && info.Plural == "namespaces" {
 		ns, ok := c.(NamespaceStore)
 		if !ok {

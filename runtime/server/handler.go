@@ -209,6 +209,7 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build discovery: %w", err)
 	}
+	s.discovery = disc
 	oapi, err := openapi.New(ogvs, GitVersion)
 	if err != nil {
 		return nil, fmt.Errorf("build openapi: %w", err)

@@ -19,10 +19,12 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/kubeforge/kubeforge/runtime/audit"
 	"github.com/kubeforge/kubeforge/runtime/auth"
 	"github.com/kubeforge/kubeforge/runtime/delegate"
+	"github.com/kubeforge/kubeforge/runtime/discovery"
 	"github.com/kubeforge/kubeforge/runtime/encryption"
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/etcd"
@@ -42,6 +44,9 @@ import (
 type Server struct {
 	cfg Config
 	log *slog.Logger
+
+	// discovery serves /api and /apis; Run tells it the advertised address.
+	discovery *discovery.Handler
 
 	embedded *etcd.Embedded // nil with external etcd
 	client   *clientv3.Client
@@ -434,6 +439,27 @@ func hostURL(scheme, bind string, port int) string {
 	return scheme + "://" + net.JoinHostPort(host, strconv.Itoa(port))
 }
 
+// advertiseAddress is the address the server tells clients to reach it at
+// (/api's serverAddressByClientCIDRs): AdvertiseAddress, else the bind
+// address, else (bound to every interface) the host's default interface
+// address, as kube-apiserver chooses it; loopback when there is none.
+func (s *Server) advertiseAddress() string {
+	if s.cfg.AdvertiseAddress != "" {
+		return s.cfg.AdvertiseAddress
+	}
+	ip := net.ParseIP(s.cfg.BindAddress)
+	if ip != nil && !ip.IsUnspecified() {
+		return ip.String()
+	}
+	if ip == nil {
+		ip = net.IPv4zero
+	}
+	if chosen, err := utilnet.ResolveBindAddress(ip); err == nil && chosen != nil && !chosen.IsUnspecified() {
+		return chosen.String()
+	}
+	return "127.0.0.1"
+}
+
 // Run serves until ctx is cancelled, then shuts down gracefully: readyz
 // fails, the listener closes, watch streams end, in-flight requests drain
 // (up to ShutdownTimeout), the compactor stops and etcd is closed. It
@@ -501,6 +527,10 @@ func (s *Server) Run(ctx context.Context) (err error) {
 		return fmt.Errorf("run apiserver: listen on %s: %w", addr, err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
+	if err := s.discovery.SetServerAddress(net.JoinHostPort(s.advertiseAddress(), strconv.Itoa(port))); err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("run apiserver: %w", err)
+	}
 	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	srv := &http.Server{
@@ -516,6 +546,10 @@ func (s *Server) Run(ctx context.Context) (err error) {
 	if s.sec != nil {
 		scheme = "https"
 		srv.TLSConfig = s.tlsConfig()
+		if err := serveHTTP2(srv, s.isFrontProxy); err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("run apiserver: %w", err)
+		}
 		go func() { serveErr <- srv.ServeTLS(ln, "", "") }()
 	} else {
 		go func() { serveErr <- srv.Serve(ln) }()

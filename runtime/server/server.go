@@ -165,6 +165,11 @@ type Config struct {
 	BindAddress string
 	// Port to listen on; 0 picks a free port (the kubeconfig has the real one).
 	Port int
+	// AdvertiseAddress is the IP clients are told to reach the server at
+	// (/api's serverAddressByClientCIDRs, kube's --advertise-address);
+	// default: BindAddress, or the host's default interface address when
+	// that is unspecified.
+	AdvertiseAddress string
 	// DataDir holds the embedded etcd data (DataDir/etcd) and admin.kubeconfig.
 	DataDir string
 	// EtcdServers, when set, are the endpoints of an external etcd cluster and
@@ -194,7 +199,8 @@ type Config struct {
 	// output) at the levels of AuditPolicyFile (kube's audit.k8s.io/v1
 	// Policy; empty: Metadata for every request), rotated at
 	// AuditLogMaxSizeMB (default 100), keeping AuditLogMaxBackups files
-	// (0: all) for AuditLogMaxAgeDays (0: no limit).
+	// (0: all; the command's --audit-log-maxbackup default is 10) for
+	// AuditLogMaxAgeDays (0: no limit).
 	AuditLogPath, AuditPolicyFile                             string
 	AuditLogMaxSizeMB, AuditLogMaxBackups, AuditLogMaxAgeDays int
 	// EtcdPrefix is the key prefix of every object (default /registry).

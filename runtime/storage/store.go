@@ -344,8 +344,16 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 		st.hooks.PrepareForCreate(obj)
 	}
 	var none T
+	// A request past its deadline (its client has had its 504) stops
+	// here rather than finish work nobody waits for.
+	if err := ctx.Err(); err != nil {
+		return zero, st.etcdError(ctx, "create", obj.GetName(), err)
+	}
 	if err := st.validate(ctx, obj, none, false, opts.fromSpoke); err != nil {
 		return zero, err
+	}
+	if err := ctx.Err(); err != nil {
+		return zero, st.etcdError(ctx, "create", obj.GetName(), err)
 	}
 	if st.hooks.Admit != nil {
 		if err := st.hooks.Admit(ctx, obj, none); err != nil {
@@ -643,6 +651,9 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 		}
 	}
 	newObj.SetResourceVersion(cur.GetResourceVersion())
+	if err := ctx.Err(); err != nil {
+		return zero, false, st.etcdError(ctx, "update", name, err)
+	}
 	if err := st.validate(ctx, newObj, cur, true, opts.fromSpoke); err != nil {
 		return zero, false, err
 	}
