@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -108,6 +109,9 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 	if err != nil {
 		return err
 	}
+	ctx, cancel := h.requestContext(r)
+	defer cancel()
+	ctx = h.admissionContext(ctx, w)
 	applyTo := func(live T) (T, error) {
 		var zero T
 		h.setKind(live)
@@ -124,11 +128,17 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		}
 		return obj, nil
 	}
+	updateTo := func(live T) (T, error) {
+		obj, err := applyTo(live)
+		if err != nil {
+			return obj, err
+		}
+		return h.mutate(ctx, admission.Update, sub, obj, live, opts)
+	}
 
-	ctx, cancel := h.requestContext(r)
-	defer cancel()
 	for attempt := 0; ; attempt++ {
-		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, applyTo, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub})
+		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, updateTo, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub,
+			Admit: h.admitFunc(admission.Update, sub, ns, name, opts.options, opts.dryRun)})
 		if err == nil {
 			return h.respondObject(w, r, http.StatusOK, f, out)
 		}
@@ -146,7 +156,12 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		if err := h.admit(ctx, OperationCreate, ns, name, obj, opts.dryRun); err != nil {
 			return err
 		}
-		created, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun})
+		var none T
+		if obj, err = h.mutate(ctx, admission.Create, "", obj, none, opts); err != nil {
+			return err
+		}
+		created, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun,
+			Admit: h.admitFunc(admission.Create, "", ns, name, opts.options, opts.dryRun)})
 		if apierrors.IsAlreadyExists(err) {
 			continue // created meanwhile: apply to it
 		}

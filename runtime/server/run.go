@@ -90,6 +90,12 @@ type Server struct {
 	// rbacStores and serviceAccounts are set by AddCollection when the
 	// generated install serves those kinds.
 	rbacStores      rbacStores
+	// admissionStores are the admissionregistration.k8s.io stores;
+	// admission is the chain every handler calls, conversions what it
+	// converts objects between versions with.
+	admissionStores admissionStores
+	admission       admissionChain
+	conversions     conversions
 	serviceAccounts ServiceAccountStore
 	rbacAuthorizer  *rbac.Authorizer
 	// saCache holds the ServiceAccounts tokens are checked against.
@@ -291,6 +297,7 @@ func (s *Server) EndpointOptions() endpoints.Options {
 		Logger:              s.log,
 		FieldManagers:       s.fieldManagers,
 		Admit:               s.admit,
+		Admission:           &s.admission,
 	}
 }
 
@@ -376,6 +383,7 @@ func (s *Server) AddConversions(cs ...fieldmanager.Conversion) error {
 			return err
 		}
 	}
+	s.conversions.add(cs...)
 	return nil
 }
 
@@ -585,6 +593,13 @@ func (s *Server) Run(ctx context.Context) (err error) {
 			}
 			return fmt.Errorf("run apiserver: %w", err)
 		}
+	}
+	if err := s.startAdmission(ctx, workerCtx, &wg, groups); err != nil {
+		_ = srv.Close()
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("run apiserver: %w", err)
 	}
 	wg.Add(1)
 	go func() {
