@@ -89,7 +89,7 @@ type Server struct {
 	rbacReady atomic.Bool
 	// rbacStores and serviceAccounts are set by AddCollection when the
 	// generated install serves those kinds.
-	rbacStores      rbacStores
+	rbacStores rbacStores
 	// admissionStores are the admissionregistration.k8s.io stores;
 	// admission is the chain every handler calls, conversions what it
 	// converts objects between versions with.
