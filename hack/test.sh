@@ -8,9 +8,10 @@
 #      the bad-input table, against a built cmd/apiserver; and behind a real
 #      kube-apiserver as an aggregated API server (built by
 #      hack/kube-apiserver.sh, about 11 minutes the first time)
-#   5. the shared kubectl acceptance scenarios (--require full,smp,crd,secure: core,
-#      full, strategic merge patch, CEL rules and the scale subresource, TLS,
-#      authentication, RBAC and ServiceAccount tokens)
+#   5. the shared kubectl acceptance scenarios (--require
+#      full,smp,crd,secure,admission: core, full, strategic merge patch, CEL
+#      rules and the scale subresource, TLS, authentication, RBAC and
+#      ServiceAccount tokens, ValidatingAdmissionPolicy and admission webhooks)
 # Set SKIP_E2E=1 or SKIP_ACCEPTANCE=1 to skip the slow stages locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,8 +51,8 @@ if [[ -z ${SKIP_E2E:-} && -f e2e/go.mod ]]; then
 fi
 
 if [[ -z ${SKIP_ACCEPTANCE:-} ]]; then
-  step "acceptance scenarios (kubectl, --require full,smp,crd,secure)"
+  step "acceptance scenarios (kubectl, --require full,smp,crd,secure,admission)"
   shared=../shared
   [[ -x $shared/acceptance/run.sh ]] || { echo "missing $shared/acceptance/run.sh (shared/ must sit beside the repository)" >&2; exit 1; }
-  bash "$shared/acceptance/run.sh" --require full,smp,crd,secure .
+  bash "$shared/acceptance/run.sh" --require full,smp,crd,secure,admission .
 fi

@@ -10,9 +10,9 @@
 //     written (ValidatingAdmissionPolicy and ValidatingAdmissionWebhook run
 //     here), on create, update and delete.
 //
-// Any admission plug-in (the webhooks and policies of runtime/webhook and
-// runtime/policy, or in-process defaulters and validators) implements
-// Interface; Chain runs several in order.
+// Any admission plug-in (the webhooks and policies of admission/webhook
+// and admission/policy, or in-process defaulters and validators)
+// implements Interface; Chain runs several in order.
 package admission
 
 import (
