@@ -278,6 +278,27 @@ spec:
   validations:
   - expression: "object.data +"
 `
+	// status.typeChecking, as kube's status controller fills it: the
+	// expressions checked against the schema of each kind the rules name.
+	k.ok(t, `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: mistyped}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [shipping.kubeforge.dev], apiVersions: [v1], operations: [CREATE], resources: [shipments]}
+  validations:
+  - expression: "object.spec.nope == 1"
+`, "create", "-f", "-")
+	eventually(t, 10*time.Second, "status.typeChecking", func() error {
+		ok := k.run(t, "", "get", "validatingadmissionpolicy", "banned-origin", "-o", "jsonpath={.status.observedGeneration} {.status.typeChecking}")
+		warned := k.run(t, "", "get", "validatingadmissionpolicy", "mistyped", "-o", "jsonpath={.status.typeChecking.expressionWarnings[0].fieldRef} {.status.typeChecking.expressionWarnings[0].warning}")
+		if ok.stdout != "1 {}" || !strings.Contains(warned.stdout, "spec.validations[0].expression shipping.kubeforge.dev/v1, Kind=Shipment: ERROR: <input>:1:12: undefined field 'nope'") {
+			return fmt.Errorf("banned-origin status %q, mistyped warning %q", ok.stdout, warned.stdout)
+		}
+		return nil
+	})
+
 	r = k.run(t, bad, "create", "-f", "-")
 	if r.code == 0 || !strings.Contains(r.stderr, `spec.validations[0].expression: Invalid value: "object.data +": compilation failed: ERROR: <input>:1:14: Syntax error`) {
 		t.Errorf("a policy that does not compile is not refused with the compiler's message:\n%s", r)

@@ -2,12 +2,15 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -16,6 +19,7 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/admission/policy"
 	"github.com/kubeforge/kubeforge/runtime/admission/registration"
 	"github.com/kubeforge/kubeforge/runtime/admission/webhook"
+	"github.com/kubeforge/kubeforge/runtime/cel"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/informer"
 	"github.com/kubeforge/kubeforge/runtime/resource"
@@ -170,10 +174,12 @@ func (s *Server) startAdmission(ctx, workerCtx context.Context, wg *sync.WaitGro
 	}
 	var hooks *webhook.Plugin
 	var policies *policy.Plugin
+	var status *registration.PolicyStatus
 	configs := registration.NewConfigs(registration.Stores(s.admissionStores),
 		func() {
 			if policies != nil {
 				policies.Changed()
+				status.Changed()
 			}
 		},
 		func() {
@@ -184,10 +190,17 @@ func (s *Server) startAdmission(ctx, workerCtx context.Context, wg *sync.WaitGro
 	reg := s.metrics.Registry()
 	policies = policy.New(env, configs, func(gk schema.GroupKind) storage.CachedReader { return readers[gk] }, policy.NewMetrics(reg))
 	hooks = webhook.New(env, configs, webhook.NewMetrics(reg))
-	wg.Add(1)
+	checker := &policy.TypeChecker{Kind: kindOf(env), Schema: schemasOf(groups, s.log)}
+	status = registration.NewPolicyStatus(s.admissionStores.Policies, configs, checker.Check, s.log)
+	status.Changed()
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		configs.Run(workerCtx)
+	}()
+	go func() {
+		defer wg.Done()
+		status.Run(workerCtx)
 	}()
 	if !configs.Synced(ctx) {
 		return ctx.Err()
@@ -210,4 +223,59 @@ func versionsOf(groups []GroupVersion) func(schema.GroupResource) []match.Versio
 		}
 	}
 	return func(gr schema.GroupResource) []match.Version { return idx[gr] }
+}
+
+// kindOf resolves a served resource to its kind.
+func kindOf(env *match.Env) func(schema.GroupVersionResource) (schema.GroupVersionKind, bool) {
+	return func(gvr schema.GroupVersionResource) (schema.GroupVersionKind, bool) {
+		for _, v := range env.Versions(gvr.GroupResource()) {
+			if v.Resource == gvr {
+				return v.Kind, true
+			}
+		}
+		return schema.GroupVersionKind{}, false
+	}
+}
+
+// schemasOf returns the structural schema of each served kind, found by
+// the x-kubernetes-group-version-kind of the group-versions' OpenAPI
+// schemas and built once, on first use.
+func schemasOf(groups []GroupVersion, log *slog.Logger) func(schema.GroupVersionKind) (*structuralschema.Structural, bool) {
+	type source struct {
+		all  map[string]json.RawMessage
+		name string
+	}
+	idx := map[schema.GroupVersionKind]source{}
+	for _, gv := range groups {
+		for name, raw := range gv.Schemas {
+			var s struct {
+				GVK []struct{ Group, Version, Kind string } `json:"x-kubernetes-group-version-kind"`
+			}
+			if json.Unmarshal(raw, &s) != nil {
+				continue
+			}
+			for _, k := range s.GVK {
+				idx[schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}] = source{gv.Schemas, name}
+			}
+		}
+	}
+	var mu sync.Mutex
+	built := map[schema.GroupVersionKind]*structuralschema.Structural{}
+	return func(gvk schema.GroupVersionKind) (*structuralschema.Structural, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if st, ok := built[gvk]; ok {
+			return st, st != nil
+		}
+		src, ok := idx[gvk]
+		if !ok {
+			return nil, false
+		}
+		st, err := cel.Structural(src.all, src.name)
+		if err != nil {
+			log.Debug("no structural schema for type checking", "kind", gvk, "err", err)
+		}
+		built[gvk] = st
+		return st, st != nil
+	}
 }

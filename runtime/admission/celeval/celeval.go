@@ -24,9 +24,9 @@ var (
 	base     *environment.EnvSet
 )
 
-// envSet is the base CEL environment of this Kubernetes version, built
+// EnvSet is the base CEL environment of this Kubernetes version, built
 // once (it costs milliseconds).
-func envSet() *environment.EnvSet {
+func EnvSet() *environment.EnvSet {
 	baseOnce.Do(func() { base = environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()) })
 	return base
 }
@@ -34,7 +34,7 @@ func envSet() *environment.EnvSet {
 // NewCompiler returns a compiler for one policy or one webhook: it keeps
 // that policy's variables.
 func NewCompiler() (*plugincel.CompositedCompiler, error) {
-	return plugincel.NewCompositedCompiler(envSet())
+	return plugincel.NewCompositedCompiler(EnvSet())
 }
 
 // Input is the versioned attributes and the AdmissionRequest of a write

@@ -246,3 +246,57 @@ func (c *Configs) ValidatingWebhookConfigurations() []*admissionregistrationv1.V
 func (c *Configs) MutatingWebhookConfigurations() []*admissionregistrationv1.MutatingWebhookConfiguration {
 	return c.mwcs.List()
 }
+
+// PolicyStatus keeps status.observedGeneration and status.typeChecking of
+// every ValidatingAdmissionPolicy current, as kube's
+// ValidatingAdmissionPolicy status controller does: Run writes the status
+// of each policy whose observedGeneration is behind, after every change.
+type PolicyStatus struct {
+	store   storage.Interface[*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyList]
+	configs *Configs
+	check   func(*admissionregistrationv1.ValidatingAdmissionPolicy) []admissionregistrationv1.ExpressionWarning
+	log     *slog.Logger
+	poke    chan struct{}
+}
+
+// NewPolicyStatus returns the status writer of the policies in store.
+func NewPolicyStatus(store storage.Interface[*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyList],
+	configs *Configs, check func(*admissionregistrationv1.ValidatingAdmissionPolicy) []admissionregistrationv1.ExpressionWarning, log *slog.Logger) *PolicyStatus {
+	return &PolicyStatus{store: store, configs: configs, check: check, log: log, poke: make(chan struct{}, 1)}
+}
+
+// Changed asks Run to look at the policies again.
+func (s *PolicyStatus) Changed() {
+	select {
+	case s.poke <- struct{}{}:
+	default:
+	}
+}
+
+// Run writes statuses until ctx ends.
+func (s *PolicyStatus) Run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.poke:
+		}
+		for _, p := range s.configs.ValidatingAdmissionPolicies() {
+			if p.Status.TypeChecking != nil && p.Status.ObservedGeneration == p.Generation {
+				continue
+			}
+			if err := s.write(ctx, p.Name); err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) {
+				s.log.Warn("write the status of a ValidatingAdmissionPolicy", "name", p.Name, "err", err)
+			}
+		}
+	}
+}
+
+func (s *PolicyStatus) write(ctx context.Context, name string) error {
+	_, err := s.store.GuaranteedUpdate(ctx, "", name, "status", func(cur *admissionregistrationv1.ValidatingAdmissionPolicy) (*admissionregistrationv1.ValidatingAdmissionPolicy, error) {
+		cur.Status.ObservedGeneration = cur.Generation
+		cur.Status.TypeChecking = &admissionregistrationv1.TypeChecking{ExpressionWarnings: s.check(cur)}
+		return cur, nil
+	}, storage.UpdateOptions{})
+	return err
+}
