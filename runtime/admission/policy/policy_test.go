@@ -58,7 +58,7 @@ func create(data map[string]string) *admission.Attributes {
 
 type recorder struct{ warnings, annotations []string }
 
-func (r *recorder) Warn(text string)          { r.warnings = append(r.warnings, text) }
+func (r *recorder) Warn(text string)           { r.warnings = append(r.warnings, text) }
 func (r *recorder) Annotate(key, value string) { r.annotations = append(r.annotations, key+"="+value) }
 
 // TestDenyWarnAudit: Deny refuses with kube's message and a 422, Warn and
