@@ -310,7 +310,7 @@ spec:
 // webhook (matchPolicy Equivalent) whose patch is stored, a warning,
 // dry-run with sideEffects None (and Some refused by validation),
 // reinvocation, timeouts under failurePolicy Fail and Ignore, a webhook
-// on /status and one on delete.
+// on /status and one on delete, matchConditions.
 func TestAdmissionWebhooks(t *testing.T) {
 	s := newServer(t)
 	k := newKubectl(t, s)
@@ -327,6 +327,8 @@ func TestAdmissionWebhooks(t *testing.T) {
 		ws.webhookConfig(V, "slow-ignore", "/slow", "CREATE", "shipments", "e2e-slow: ignore", "timeoutSeconds: 1", "failurePolicy: Ignore"),
 		ws.webhookConfig(V, "status", "/deny", "UPDATE", "shipments/status", "e2e-status: x"),
 		ws.webhookConfig(V, "delete", "/deny", "DELETE", "shipments", "e2e-protect: x"),
+		ws.webhookConfig(V, "conditions", "/deny", "CREATE", "shipments", "e2e-mc: x",
+			"matchConditions:", "- {name: named-mc, expression: \"object.metadata.name.startsWith('mc-')\"}"),
 	}, "---\n")
 	k.ok(t, cfgs, "create", "-f", "-")
 	// The mutating webhook for v1 only.
@@ -337,6 +339,14 @@ func TestAdmissionWebhooks(t *testing.T) {
 	k.ok(t, labelledShipment("not-selected", "default", "Berlin", "other: x"), "create", "-f", "-")
 	if n := len(ws.requests("/deny", "not-selected")); n != 0 {
 		t.Errorf("an object outside the objectSelector reached the webhook %d times", n)
+	}
+
+	// matchConditions: only names starting with mc- reach the webhook.
+	eventuallyFails(t, k, labelledShipment("mc-denied", "default", "Berlin", "e2e-mc: x"),
+		`admission webhook "conditions.e2e.kubeforge.dev" denied the request`, "create", "-f", "-")
+	k.ok(t, labelledShipment("other-mc", "default", "Berlin", "e2e-mc: x"), "create", "-f", "-")
+	if n := len(ws.requests("/deny", "other-mc")); n != 0 {
+		t.Errorf("a write whose matchConditions are false reached the webhook %d times", n)
 	}
 
 	alpha := `apiVersion: shipping.kubeforge.dev/v1alpha1

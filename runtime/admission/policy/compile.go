@@ -45,10 +45,6 @@ func (e *variableExpr) GetName() string       { return e.name }
 func (e *variableExpr) ReturnTypes() []*celgo.Type {
 	return []*celgo.Type{celgo.AnyType, celgo.DynType}
 }
-func (e *validationExpr) String() string { return e.expr }
-func (e *messageExpr) String() string    { return e.expr }
-func (e *auditExpr) String() string      { return e.expr }
-func (e *variableExpr) String() string   { return e.name + ": " + e.expr }
 func reasonOrInvalid(r *metav1.StatusReason) metav1.StatusReason {
 	if r == nil || *r == "" {
 		return metav1.StatusReasonInvalid

@@ -18,6 +18,7 @@ import (
 // admission CEL library and evaluated by its matcher (which applies
 // failurePolicy to evaluation errors).
 type conditions struct {
+	name    string
 	matcher matchconditions.Matcher
 	err     error
 }
@@ -36,7 +37,7 @@ func newConditions(name string, conds []admissionregistrationv1.MatchCondition, 
 		exprs[i] = &mc
 	}
 	eval := c.CompileCondition(exprs, plugincel.OptionalVariableDeclarations{HasAuthorizer: true}, environment.StoredExpressions)
-	return &conditions{matcher: matchconditions.NewMatcher(eval, &fp, "webhook", "admit", name)}
+	return &conditions{name: name, matcher: matchconditions.NewMatcher(eval, &fp, "webhook", "admit", name)}
 }
 
 // match evaluates the conditions on the write (va: converted to m).
@@ -47,7 +48,8 @@ func (c *conditions) match(ctx context.Context, a, va *admission.Attributes, m m
 	vattr, _ := celeval.Input(a, va, m)
 	r := c.matcher.Match(ctx, vattr, nil, nil)
 	if r.Error != nil {
-		return false, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, r.Error)
+		// The matcher applied failurePolicy already: this is a Fail.
+		return false, apierrors.NewInternalError(&callError{c.name, r.Error})
 	}
 	return r.Matches, nil
 }
