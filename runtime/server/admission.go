@@ -150,13 +150,67 @@ func (c *conversions) convert(obj runtime.Object, to schema.GroupVersionKind) (r
 
 // startAdmission builds the admission plug-ins over in-memory copies of
 // the configurations (and of the namespaces, for namespaceSelector) and
-// turns the chain on once they are listed. Without the
-// admissionregistration.k8s.io stores (aggregated mode) there is none.
+// turns the chain on once they are listed: this server's own
+// configurations standalone, the main cluster's in aggregated mode.
 func (s *Server) startAdmission(ctx, workerCtx context.Context, wg *sync.WaitGroup, groups []GroupVersion) error {
-	if !s.admissionStores.complete() {
+	env := &match.Env{Versions: versionsOf(groups), Convert: s.conversions.convert}
+	readers := map[schema.GroupKind]storage.CachedReader{}
+	for _, c := range s.collections {
+		if r, ok := c.(storage.CachedReader); ok {
+			readers[schema.GroupKind{Group: r.Info().Group, Kind: r.Info().Kind}] = r
+		}
+	}
+	src := &admissionSource{}
+	reg := s.metrics.Registry()
+	policies := policy.New(env, src, func(gk schema.GroupKind) storage.CachedReader { return readers[gk] }, policy.NewMetrics(reg))
+	hooks := webhook.New(env, src, webhook.NewMetrics(reg))
+	switch {
+	case s.admissionStores.complete():
+		if err := s.startOwnAdmission(ctx, workerCtx, wg, env, src, policies, hooks, groups); err != nil {
+			return err
+		}
+	case s.delegation != nil:
+		d := s.delegation
+		env.Namespace = d.namespaces.Cached
+		adm := d.cluster.WatchAdmission(workerCtx, wg, policies.Changed, hooks.Changed)
+		src.policy, src.webhook = adm, adm
+		if !adm.Synced(ctx) {
+			return ctx.Err()
+		}
+	default:
 		return nil
 	}
-	env := &match.Env{Versions: versionsOf(groups), Convert: s.conversions.convert}
+	s.admission.chain.Store(&admission.Chain{policies, hooks})
+	return nil
+}
+
+// admissionSource is where the plug-ins read configurations, set before
+// the chain is turned on.
+type admissionSource struct {
+	policy  policy.Source
+	webhook webhook.Source
+}
+
+func (a *admissionSource) ValidatingAdmissionPolicies() []*admissionregistrationv1.ValidatingAdmissionPolicy {
+	return a.policy.ValidatingAdmissionPolicies()
+}
+
+func (a *admissionSource) ValidatingAdmissionPolicyBindings() []*admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+	return a.policy.ValidatingAdmissionPolicyBindings()
+}
+
+func (a *admissionSource) ValidatingWebhookConfigurations() []*admissionregistrationv1.ValidatingWebhookConfiguration {
+	return a.webhook.ValidatingWebhookConfigurations()
+}
+
+func (a *admissionSource) MutatingWebhookConfigurations() []*admissionregistrationv1.MutatingWebhookConfiguration {
+	return a.webhook.MutatingWebhookConfigurations()
+}
+
+// startOwnAdmission watches this server's admissionregistration stores
+// and its namespaces, and keeps the policies' status current.
+func (s *Server) startOwnAdmission(ctx, workerCtx context.Context, wg *sync.WaitGroup, env *match.Env, src *admissionSource,
+	policies *policy.Plugin, hooks *webhook.Plugin, groups []GroupVersion) error {
 	if s.namespaceStore != nil {
 		nsCache := informer.New[*corev1.Namespace, *corev1.NamespaceList](s.namespaceStore, nil, s.log)
 		env.Namespace = func(name string) (*corev1.Namespace, bool) { return nsCache.Get("", name) }
@@ -166,30 +220,15 @@ func (s *Server) startAdmission(ctx, workerCtx context.Context, wg *sync.WaitGro
 			nsCache.Run(workerCtx)
 		}()
 	}
-	readers := map[schema.GroupKind]storage.CachedReader{}
-	for _, c := range s.collections {
-		if r, ok := c.(storage.CachedReader); ok {
-			readers[schema.GroupKind{Group: r.Info().Group, Kind: r.Info().Kind}] = r
-		}
-	}
-	var hooks *webhook.Plugin
-	var policies *policy.Plugin
 	var status *registration.PolicyStatus
 	configs := registration.NewConfigs(registration.Stores(s.admissionStores),
 		func() {
-			if policies != nil {
-				policies.Changed()
+			policies.Changed()
+			if status != nil {
 				status.Changed()
 			}
-		},
-		func() {
-			if hooks != nil {
-				hooks.Changed()
-			}
-		}, s.log)
-	reg := s.metrics.Registry()
-	policies = policy.New(env, configs, func(gk schema.GroupKind) storage.CachedReader { return readers[gk] }, policy.NewMetrics(reg))
-	hooks = webhook.New(env, configs, webhook.NewMetrics(reg))
+		}, hooks.Changed, s.log)
+	src.policy, src.webhook = configs, configs
 	checker := &policy.TypeChecker{Kind: kindOf(env), Schema: schemasOf(groups, s.log)}
 	status = registration.NewPolicyStatus(s.admissionStores.Policies, configs, checker.Check, s.log)
 	status.Changed()
@@ -205,7 +244,6 @@ func (s *Server) startAdmission(ctx, workerCtx context.Context, wg *sync.WaitGro
 	if !configs.Synced(ctx) {
 		return ctx.Err()
 	}
-	s.admission.chain.Store(&admission.Chain{policies, hooks})
 	return nil
 }
 
