@@ -268,6 +268,16 @@ spec:
 		t.Errorf("want the object created with %q:\n%s", wantWarn, r)
 	}
 
+	metrics := k.ok(t, "", "get", "--raw", "/metrics")
+	for _, want := range []string{
+		`apiserver_validating_admission_policy_check_total{enforcement_action="deny",error_type="no_error",policy="banned-origin",policy_binding="banned-origin"}`,
+		`apiserver_validating_admission_policy_check_total{enforcement_action="warn",error_type="no_error",policy="warn-label",policy_binding="warn-label"} 1`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+
 	bad := `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: broken}
@@ -318,7 +328,6 @@ func TestAdmissionWebhooks(t *testing.T) {
 	V, M := "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"
 	cfgs := strings.Join([]string{
 		ws.webhookConfig(V, "deny", "/deny", "CREATE", "shipments", "e2e-deny: x"),
-		ws.webhookConfig(M, "mutate", "/mutate", "CREATE", "shipments", "e2e-mutate: x"),
 		ws.webhookConfig(V, "warn", "/warn", "CREATE", "shipments", "e2e-warn: x"),
 		ws.webhookConfig(V, "dryrun", "/allow", "CREATE", "shipments", "e2e-dryrun: x"),
 		ws.webhookConfig(M, "reinvoke-a", "/reinvoke-a", "CREATE", "shipments", "e2e-reinvoke: x", "reinvocationPolicy: IfNeeded"),
@@ -421,4 +430,16 @@ spec:
 		t.Errorf("the delete webhook got %+v", reqs)
 	}
 	k.ok(t, "", "get", "shipment", "protected")
+
+	metrics := k.ok(t, "", "get", "--raw", "/metrics")
+	for _, want := range []string{
+		`apiserver_admission_webhook_rejection_count{error_type="no_error",name="deny.e2e.kubeforge.dev",operation="CREATE",rejection_code="403",type="validating"}`,
+		`apiserver_admission_webhook_rejection_count{error_type="calling_webhook_error",name="slow-fail.e2e.kubeforge.dev",operation="CREATE",rejection_code="0",type="validating"} 1`,
+		`apiserver_admission_webhook_fail_open_count{name="slow-ignore.e2e.kubeforge.dev",type="validating"} 1`,
+		`apiserver_admission_webhook_admission_duration_seconds_count{name="mutate-v1.e2e.kubeforge.dev",operation="CREATE",rejected="false",type="admit"}`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 }
