@@ -164,11 +164,13 @@ func (s *Server) startAdmission(ctx, workerCtx context.Context, wg *sync.WaitGro
 	reg := s.metrics.Registry()
 	policies := policy.New(env, src, func(gk schema.GroupKind) storage.CachedReader { return readers[gk] }, policy.NewMetrics(reg))
 	hooks := webhook.New(env, src, webhook.NewMetrics(reg))
+	var chain admission.Chain
 	switch {
 	case s.admissionStores.complete():
 		if err := s.startOwnAdmission(ctx, workerCtx, wg, env, src, policies, hooks, groups); err != nil {
 			return err
 		}
+		chain = admission.Chain{policies, hooks}
 	case s.delegation != nil:
 		d := s.delegation
 		env.Namespace = d.namespaces.Cached
@@ -177,10 +179,32 @@ func (s *Server) startAdmission(ctx, workerCtx context.Context, wg *sync.WaitGro
 		if !adm.Synced(ctx) {
 			return ctx.Err()
 		}
-	default:
-		return nil
+		chain = admission.Chain{policies, hooks}
 	}
-	s.admission.chain.Store(&admission.Chain{policies, hooks})
+	s.mu.Lock()
+	chain = append(chain, s.admissionPlugins...)
+	s.mu.Unlock()
+	if len(chain) > 0 {
+		s.admission.chain.Store(&chain)
+	}
+	return nil
+}
+
+// AddAdmission adds an in-process admission plug-in (a defaulter or
+// validator compiled into the server): its Mutate runs after the
+// mutating webhooks, its Validate after the ValidatingAdmissionPolicies
+// and validating webhooks, on every write of every kind. Call it before
+// Run.
+func (s *Server) AddAdmission(p admission.Interface) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		return fmt.Errorf("add admission plug-in: server already running")
+	}
+	if p == nil {
+		return fmt.Errorf("add admission plug-in: nil")
+	}
+	s.admissionPlugins = append(s.admissionPlugins, p)
 	return nil
 }
 

@@ -14,15 +14,20 @@ import (
 	"testing"
 	"time"
 
+	"errors"
+
 	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubeforge/kubeforge/generated"
+	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/server"
 )
 
 // startGenerated runs the server with every generated kind, over plain
 // HTTP (the benchmark measures admission, not TLS).
-func startGenerated(b *testing.B) string {
+func startGenerated(b testing.TB, plugins ...admission.Interface) string {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := server.New(ctx, server.Config{DataDir: b.TempDir(), PlainHTTP: true,
@@ -34,6 +39,12 @@ func startGenerated(b *testing.B) string {
 	if err := generated.Install(s); err != nil {
 		cancel()
 		b.Fatalf("install: %v", err)
+	}
+	for _, p := range plugins {
+		if err := s.AddAdmission(p); err != nil {
+			cancel()
+			b.Fatalf("add admission: %v", err)
+		}
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
@@ -48,7 +59,7 @@ func startGenerated(b *testing.B) string {
 	return s.URL()
 }
 
-func post(b *testing.B, url, body string, want int) {
+func post(b testing.TB, url, body string, want int) []byte {
 	b.Helper()
 	resp, err := http.Post(url, "application/yaml", bytes.NewBufferString(body))
 	if err != nil {
@@ -58,6 +69,42 @@ func post(b *testing.B, url, body string, want int) {
 	resp.Body.Close()
 	if resp.StatusCode != want {
 		b.Fatalf("POST %s: %d, want %d: %s", url, resp.StatusCode, want, data)
+	}
+	return data
+}
+
+// inProcess is an admission plug-in compiled into the server: it labels
+// every ConfigMap it is asked to mutate and refuses one named "refused".
+type inProcess struct{}
+
+func (inProcess) Mutate(_ context.Context, a *admission.Attributes) error {
+	if cm, ok := a.Object.(*corev1.ConfigMap); ok {
+		if cm.Labels == nil {
+			cm.Labels = map[string]string{}
+		}
+		cm.Labels["in-process"] = "yes"
+	}
+	return nil
+}
+
+func (inProcess) Validate(_ context.Context, a *admission.Attributes) error {
+	if a.Operation == admission.Create && a.Name == "refused" {
+		return apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, errors.New("refused in process"))
+	}
+	return nil
+}
+
+// TestAddAdmission: an in-process plug-in mutates and refuses writes
+// through the same seam as the webhooks.
+func TestAddAdmission(t *testing.T) {
+	url := startGenerated(t, inProcess{}) + "/api/v1/namespaces/default/configmaps"
+	out := post(t, url, `{"metadata":{"name":"labelled"}}`, http.StatusCreated)
+	if !bytes.Contains(out, []byte(`"in-process":"yes"`)) {
+		t.Errorf("the in-process mutation is not stored: %s", out)
+	}
+	out = post(t, url, `{"metadata":{"name":"refused"}}`, http.StatusForbidden)
+	if !bytes.Contains(out, []byte(`configmaps \"refused\" is forbidden: refused in process`)) {
+		t.Errorf("refusal: %s", out)
 	}
 }
 

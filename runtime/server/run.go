@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/audit"
 	"github.com/kubeforge/kubeforge/runtime/auth"
 	"github.com/kubeforge/kubeforge/runtime/delegate"
@@ -95,9 +96,11 @@ type Server struct {
 	// converts objects between versions with.
 	admissionStores admissionStores
 	admission       admissionChain
-	conversions     conversions
-	serviceAccounts ServiceAccountStore
-	rbacAuthorizer  *rbac.Authorizer
+	// admissionPlugins are the in-process plug-ins AddAdmission added.
+	admissionPlugins []admission.Interface
+	conversions      conversions
+	serviceAccounts  ServiceAccountStore
+	rbacAuthorizer   *rbac.Authorizer
 	// saCache holds the ServiceAccounts tokens are checked against.
 	saCache *informer.Cache[*corev1.ServiceAccount, *corev1.ServiceAccountList]
 	// delegation is the main cluster in aggregated mode, else nil.
