@@ -417,7 +417,8 @@ spec:
 	}
 	// A denial of a write begun on the watch cache's copy is retried on
 	// etcd's, as kube-apiserver retries it: one or two calls.
-	if reqs := ws.requests("/deny", "status"); len(reqs) == 0 || reqs[0].SubResource != "status" || reqs[0].Operation != admissionv1.Update || len(reqs[0].OldObject.Raw) == 0 {
+	if reqs := ws.requests("/deny", "status"); len(reqs) == 0 || reqs[0].SubResource != "status" || reqs[0].Operation != admissionv1.Update || len(reqs[0].OldObject.Raw) == 0 ||
+		!strings.Contains(string(reqs[0].Options.Raw), `"kind":"UpdateOptions"`) {
 		t.Errorf("the /status webhook got %+v", reqs)
 	}
 

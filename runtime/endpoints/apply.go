@@ -156,12 +156,19 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		if err := h.admit(ctx, OperationCreate, ns, name, obj, opts.dryRun); err != nil {
 			return err
 		}
+		// An apply that creates is admitted as a create, with
+		// CreateOptions (kube's patchToCreateOptions).
+		createOpts := opts
+		if uo, ok := opts.options.(*metav1.UpdateOptions); ok {
+			createOpts.options = &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{Kind: "CreateOptions", APIVersion: "meta.k8s.io/v1"},
+				DryRun: uo.DryRun, FieldManager: uo.FieldManager, FieldValidation: uo.FieldValidation}
+		}
 		var none T
-		if obj, err = h.mutate(ctx, admission.Create, "", obj, none, opts); err != nil {
+		if obj, err = h.mutate(ctx, admission.Create, "", obj, none, createOpts); err != nil {
 			return err
 		}
 		created, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun,
-			Admit: h.admitFunc(admission.Create, "", ns, name, opts.options, opts.dryRun)})
+			Admit: h.admitFunc(admission.Create, "", ns, name, createOpts.options, opts.dryRun)})
 		if apierrors.IsAlreadyExists(err) {
 			continue // created meanwhile: apply to it
 		}

@@ -86,8 +86,11 @@ func parsePatchOptions(q url.Values, patchType string) (writeOptions, error) {
 	if errs := metav1validation.ValidatePatchOptions(&o, types.PatchType(patchType)); len(errs) > 0 {
 		return writeOptions{}, invalidOptions("PatchOptions", errs)
 	}
-	o.TypeMeta = metav1.TypeMeta{Kind: "PatchOptions", APIVersion: "meta.k8s.io/v1"}
-	return writeOptions{dryRun: len(o.DryRun) > 0, force: o.Force != nil && *o.Force, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation), options: &o}, nil
+	// Admission sees a patch's options as UpdateOptions, as
+	// kube-apiserver passes them (patchToUpdateOptions).
+	uo := &metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{Kind: "UpdateOptions", APIVersion: "meta.k8s.io/v1"},
+		DryRun: o.DryRun, FieldManager: o.FieldManager, FieldValidation: o.FieldValidation}
+	return writeOptions{dryRun: len(o.DryRun) > 0, force: o.Force != nil && *o.Force, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation), options: uo}, nil
 }
 
 // getResourceVersion reads ?resourceVersion= of a GET.
