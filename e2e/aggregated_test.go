@@ -178,6 +178,45 @@ spec:
 		}
 	})
 
+	t.Run("the main cluster's ValidatingAdmissionPolicy denies a write of our kind", func(t *testing.T) {
+		k.ok(t, `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: agg-no-nowhere}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [shipping.kubeforge.dev], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [shipments]}
+  validations:
+  - {expression: "object.spec.origin.city != 'Nowhere'", message: "the main cluster refuses Nowhere"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: agg-no-nowhere}
+spec: {policyName: agg-no-nowhere, validationActions: [Deny]}
+`, "create", "-f", "-")
+		nowhere := strings.Replace(strings.Replace(manifest, "city: Berlin", "city: Nowhere", 1), "name: s1", "name: nowhere", 1)
+		var r result
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			r = k.run(t, nowhere, "create", "-f", "-")
+			if r.code != 0 && strings.Contains(r.stderr, "ValidatingAdmissionPolicy 'agg-no-nowhere' with binding 'agg-no-nowhere' denied request: the main cluster refuses Nowhere") {
+				break
+			}
+			if r.code == 0 {
+				k.run(t, "", "delete", "shipment", "nowhere", "-n", "agg")
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the main cluster's policy does not deny the write through the aggregator:\n%s", r)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if r := k.run(t, "", "get", "shipment", "nowhere", "-n", "agg"); r.code == 0 {
+			t.Errorf("the denied shipment was stored")
+		}
+		k.ok(t, "", "delete", "validatingadmissionpolicybinding", "agg-no-nowhere")
+		k.ok(t, "", "delete", "validatingadmissionpolicy", "agg-no-nowhere")
+	})
+
 	t.Run("the main cluster's RBAC decides", func(t *testing.T) {
 		k.ok(t, "", "create", "clusterrole", "shipment-viewer", "--verb=get,list,watch", "--resource=shipments.shipping.kubeforge.dev")
 		k.ok(t, "", "create", "clusterrolebinding", "viewer-shipments", "--clusterrole=shipment-viewer", "--user=viewer")

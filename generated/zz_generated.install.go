@@ -7,6 +7,7 @@ package generated
 import (
 	"fmt"
 
+	admissionregistrationv1 "github.com/kubeforge/kubeforge/generated/admissionregistration/v1"
 	coordinationv1 "github.com/kubeforge/kubeforge/generated/coordination/v1"
 	corev1 "github.com/kubeforge/kubeforge/generated/core/v1"
 	eventsv1 "github.com/kubeforge/kubeforge/generated/events/v1"
@@ -28,6 +29,11 @@ func Install(s *server.Server) error {
 	coreNamespaceStore := corev1.NewNamespaceStore(b)
 	coreSecretStore := corev1.NewSecretStore(b)
 	coreServiceAccountStore := corev1.NewServiceAccountStore(b)
+	// admissionregistration.k8s.io: one store per kind, shared by every served version.
+	admissionregistrationMutatingWebhookConfigurationStore := admissionregistrationv1.NewMutatingWebhookConfigurationStore(b)
+	admissionregistrationValidatingAdmissionPolicyStore := admissionregistrationv1.NewValidatingAdmissionPolicyStore(b)
+	admissionregistrationValidatingAdmissionPolicyBindingStore := admissionregistrationv1.NewValidatingAdmissionPolicyBindingStore(b)
+	admissionregistrationValidatingWebhookConfigurationStore := admissionregistrationv1.NewValidatingWebhookConfigurationStore(b)
 	// coordination.k8s.io: one store per kind, shared by every served version.
 	coordinationLeaseStore := coordinationv1.NewLeaseStore(b)
 	// infra.kubeforge.dev: one store per kind, shared by every served version.
@@ -56,6 +62,18 @@ func Install(s *server.Server) error {
 	if err := s.AddCollection(coreServiceAccountStore); err != nil {
 		return fmt.Errorf("install serviceaccounts: %w", err)
 	}
+	if err := s.AddCollection(admissionregistrationMutatingWebhookConfigurationStore); err != nil {
+		return fmt.Errorf("install mutatingwebhookconfigurations.admissionregistration.k8s.io: %w", err)
+	}
+	if err := s.AddCollection(admissionregistrationValidatingAdmissionPolicyStore); err != nil {
+		return fmt.Errorf("install validatingadmissionpolicies.admissionregistration.k8s.io: %w", err)
+	}
+	if err := s.AddCollection(admissionregistrationValidatingAdmissionPolicyBindingStore); err != nil {
+		return fmt.Errorf("install validatingadmissionpolicybindings.admissionregistration.k8s.io: %w", err)
+	}
+	if err := s.AddCollection(admissionregistrationValidatingWebhookConfigurationStore); err != nil {
+		return fmt.Errorf("install validatingwebhookconfigurations.admissionregistration.k8s.io: %w", err)
+	}
 	if err := s.AddCollection(coordinationLeaseStore); err != nil {
 		return fmt.Errorf("install leases.coordination.k8s.io: %w", err)
 	}
@@ -76,6 +94,14 @@ func Install(s *server.Server) error {
 	}
 	if err := s.AddCollection(shippingShipmentStore); err != nil {
 		return fmt.Errorf("install shipments.shipping.kubeforge.dev: %w", err)
+	}
+	if err := admissionregistrationv1.Install(s, admissionregistrationv1.Stores{
+		MutatingWebhookConfiguration:     admissionregistrationMutatingWebhookConfigurationStore,
+		ValidatingAdmissionPolicy:        admissionregistrationValidatingAdmissionPolicyStore,
+		ValidatingAdmissionPolicyBinding: admissionregistrationValidatingAdmissionPolicyBindingStore,
+		ValidatingWebhookConfiguration:   admissionregistrationValidatingWebhookConfigurationStore,
+	}); err != nil {
+		return fmt.Errorf("install admissionregistration.k8s.io/v1: %w", err)
 	}
 	if err := coordinationv1.Install(s, coordinationv1.Stores{Lease: coordinationLeaseStore}); err != nil {
 		return fmt.Errorf("install coordination.k8s.io/v1: %w", err)
@@ -123,6 +149,9 @@ func Install(s *server.Server) error {
 // AddToScheme registers the types of every group-version with scheme, for
 // client-go and controller-runtime users.
 func AddToScheme(scheme *runtime.Scheme) error {
+	if err := admissionregistrationv1.AddToScheme(scheme); err != nil {
+		return fmt.Errorf("add admissionregistration.k8s.io/v1 to scheme: %w", err)
+	}
 	if err := coordinationv1.AddToScheme(scheme); err != nil {
 		return fmt.Errorf("add coordination.k8s.io/v1 to scheme: %w", err)
 	}

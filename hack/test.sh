@@ -10,10 +10,11 @@
 #      hack/kube-apiserver.sh, about 11 minutes the first time), with
 #      kube-controller-manager's garbage collector (hack/kube-controller-manager.sh,
 #      built in the same module, a few minutes more the first time)
-#   5. the shared kubectl acceptance scenarios (--require full,smp,crd,secure,gc:
+#   5. the shared kubectl acceptance scenarios (--require full,smp,crd,secure,gc,admission:
 #      core, full, strategic merge patch, CEL rules and the scale subresource,
 #      TLS, authentication, RBAC and ServiceAccount tokens, garbage collection
-#      through ownerReferences and namespace deletion)
+#      through ownerReferences and namespace deletion, ValidatingAdmissionPolicy
+#      and admission webhooks)
 # Set SKIP_E2E=1 or SKIP_ACCEPTANCE=1 to skip the slow stages locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,8 +59,8 @@ if [[ -z ${SKIP_E2E:-} && -f e2e/go.mod ]]; then
 fi
 
 if [[ -z ${SKIP_ACCEPTANCE:-} ]]; then
-  step "acceptance scenarios (kubectl, --require full,smp,crd,secure,gc)"
+  step "acceptance scenarios (kubectl, --require full,smp,crd,secure,gc,admission)"
   shared=../shared
   [[ -x $shared/acceptance/run.sh ]] || { echo "missing $shared/acceptance/run.sh (shared/ must sit beside the repository)" >&2; exit 1; }
-  bash "$shared/acceptance/run.sh" --require full,smp,crd,secure,gc .
+  bash "$shared/acceptance/run.sh" --require full,smp,crd,secure,gc,admission .
 fi

@@ -19,4 +19,8 @@
 // +kubeforge:external:package=k8s.io/api/rbac/v1,kind=RoleBinding
 // +kubeforge:external:package=k8s.io/api/rbac/v1,kind=ClusterRole,scope=Cluster
 // +kubeforge:external:package=k8s.io/api/rbac/v1,kind=ClusterRoleBinding,scope=Cluster
+// +kubeforge:external:package=k8s.io/api/admissionregistration/v1,kind=ValidatingAdmissionPolicy,scope=Cluster
+// +kubeforge:external:package=k8s.io/api/admissionregistration/v1,kind=ValidatingAdmissionPolicyBinding,scope=Cluster
+// +kubeforge:external:package=k8s.io/api/admissionregistration/v1,kind=ValidatingWebhookConfiguration,scope=Cluster
+// +kubeforge:external:package=k8s.io/api/admissionregistration/v1,kind=MutatingWebhookConfiguration,scope=Cluster
 package types

@@ -22,8 +22,9 @@ metadata:
 	{"base/rbac.yaml", `# {{.Header}}
 # The apiserver's identity in the main cluster and what it may do there:
 # read the front proxy's trust (extension-apiserver-authentication-reader),
-# send TokenReviews and SubjectAccessReviews (system:auth-delegator) and
-# watch namespaces.
+# send TokenReviews and SubjectAccessReviews (system:auth-delegator),
+# watch namespaces, and watch the admission configurations (policies,
+# bindings, webhook configurations) it enforces on its own kinds.
 apiVersion: v1
 kind: ServiceAccount
 metadata:
@@ -64,6 +65,9 @@ metadata:
 rules:
 - apiGroups: [""]
   resources: [namespaces]
+  verbs: [get, list, watch]
+- apiGroups: [admissionregistration.k8s.io]
+  resources: [validatingadmissionpolicies, validatingadmissionpolicybindings, validatingwebhookconfigurations, mutatingwebhookconfigurations]
   verbs: [get, list, watch]
 ---
 apiVersion: rbac.authorization.k8s.io/v1

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -126,6 +127,9 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 	if err := h.checkCollections(typed, len(body)); err != nil {
 		return err
 	}
+	ctx, cancel := h.requestContext(r)
+	defer cancel()
+	ctx = h.admissionContext(ctx, w)
 	applyTo := func(live T) (T, error) {
 		var zero T
 		h.setKind(live)
@@ -142,11 +146,17 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		}
 		return obj, nil
 	}
+	updateTo := func(live T) (T, error) {
+		obj, err := applyTo(live)
+		if err != nil {
+			return obj, err
+		}
+		return h.mutate(ctx, admission.Update, sub, obj, live, opts)
+	}
 
-	ctx, cancel := h.requestContext(r)
-	defer cancel()
 	for attempt := 0; ; attempt++ {
-		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, applyTo, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub})
+		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, updateTo, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub,
+			Admit: h.admitFunc(admission.Update, sub, ns, name, opts.options, opts.dryRun)})
 		if err == nil {
 			return h.respondObject(w, r, http.StatusOK, f, out)
 		}
@@ -164,7 +174,19 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		if err := h.admit(ctx, OperationCreate, ns, name, obj, opts.dryRun); err != nil {
 			return err
 		}
-		created, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun})
+		// An apply that creates is admitted as a create, with
+		// CreateOptions (kube's patchToCreateOptions).
+		createOpts := opts
+		if uo, ok := opts.options.(*metav1.UpdateOptions); ok {
+			createOpts.options = &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{Kind: "CreateOptions", APIVersion: "meta.k8s.io/v1"},
+				DryRun: uo.DryRun, FieldManager: uo.FieldManager, FieldValidation: uo.FieldValidation}
+		}
+		var none T
+		if obj, err = h.mutate(ctx, admission.Create, "", obj, none, createOpts); err != nil {
+			return err
+		}
+		created, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun,
+			Admit: h.admitFunc(admission.Create, "", ns, name, createOpts.options, opts.dryRun)})
 		if apierrors.IsAlreadyExists(err) {
 			continue // created meanwhile: apply to it
 		}

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
@@ -66,6 +67,10 @@ type Options struct {
 	// create of a server-side apply) and every single-object delete reaches
 	// the store; an error rejects the request (see Attributes).
 	Admit Admitter
+	// Admission, when set, is the admission chain of every write (see
+	// package admission): Mutate before the object is validated, Validate
+	// (storage.AdmitFunc) once it is valid, before it is written.
+	Admission admission.Interface
 }
 
 // Handler serves one resource. Its methods are go-restful route functions;
@@ -441,10 +446,16 @@ func (h *Handler[T, L]) Create(req *restful.Request, resp *restful.Response) {
 		obj = h.trackUpdate(fm, h.s.New(), obj, fieldmanager.ManagerOrUserAgent(opts.fieldManager, r.UserAgent()))
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
+		ctx = h.admissionContext(ctx, w)
 		if err := h.admit(ctx, OperationCreate, obj.GetNamespace(), obj.GetName(), obj, opts.dryRun); err != nil {
 			return err
 		}
-		out, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun})
+		var none T
+		if obj, err = h.mutate(ctx, admission.Create, "", obj, none, opts); err != nil {
+			return err
+		}
+		out, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun,
+			Admit: h.admitFunc(admission.Create, "", obj.GetNamespace(), obj.GetName(), opts.options, opts.dryRun)})
 		if err != nil {
 			return err
 		}
@@ -494,13 +505,15 @@ func (h *Handler[T, L]) update(sub string, req *restful.Request, resp *restful.R
 		// The store checks the object's resourceVersion (required, and
 		// the current one); the field manager needs the current object to
 		// record what this write changed.
-		tryUpdate := func(current T) (T, error) {
-			return h.trackUpdate(fm, current, obj.DeepCopyObject().(T), manager), nil
-		}
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
+		ctx = h.admissionContext(ctx, w)
+		tryUpdate := func(current T) (T, error) {
+			return h.mutate(ctx, admission.Update, sub, h.trackUpdate(fm, current, obj.DeepCopyObject().(T), manager), current, opts)
+		}
 		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, tryUpdate,
-			storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub, RequireResourceVersion: true})
+			storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub, RequireResourceVersion: true,
+				Admit: h.admitFunc(admission.Update, sub, ns, name, opts.options, opts.dryRun)})
 		if err != nil {
 			return err
 		}
@@ -527,13 +540,15 @@ func (h *Handler[T, L]) Delete(req *restful.Request, resp *restful.Response) {
 		}
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
+		ctx = h.admissionContext(ctx, w)
+		opts.Admit = h.admitFunc(admission.Delete, "", ns, name, opts.options, opts.DryRun)
 		if h.opts.Admit != nil {
 			a := Attributes{Operation: OperationDelete, Info: h.info, Namespace: ns, Name: name, DryRun: opts.DryRun, IgnoreStoreReadError: opts.IgnoreStoreReadError}
 			if err := h.opts.Admit(ctx, a); err != nil {
 				return err
 			}
 		}
-		obj, deleted, err := h.store.Delete(ctx, ns, name, opts)
+		obj, deleted, err := h.store.Delete(ctx, ns, name, opts.DeleteOptions)
 		if err != nil {
 			return err
 		}
@@ -585,7 +600,9 @@ func (h *Handler[T, L]) DeleteCollection(req *restful.Request, resp *restful.Res
 		}
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
-		list, err := h.store.DeleteCollection(ctx, ns, toStorageList(listOpts), delOpts)
+		ctx = h.admissionContext(ctx, w)
+		delOpts.Admit = h.admitFunc(admission.Delete, "", ns, "", delOpts.options, delOpts.DryRun)
+		list, err := h.store.DeleteCollection(ctx, ns, toStorageList(listOpts), delOpts.DeleteOptions)
 		if err != nil {
 			return err
 		}
@@ -593,42 +610,50 @@ func (h *Handler[T, L]) DeleteCollection(req *restful.Request, resp *restful.Res
 	})
 }
 
-func (h *Handler[T, L]) deleteOptions(r *http.Request) (storage.DeleteOptions, error) {
+// deleteRequest is a delete's options for the store and, as sent, for
+// admission.
+type deleteRequest struct {
+	storage.DeleteOptions
+	options *metav1.DeleteOptions
+}
+
+func (h *Handler[T, L]) deleteOptions(r *http.Request) (deleteRequest, error) {
 	var o metav1.DeleteOptions
 	body, err := readBody(r, h.opts.MaxRequestBodyBytes)
 	if err != nil {
-		return storage.DeleteOptions{}, err
+		return deleteRequest{}, err
 	}
 	if len(body) > 0 && isProtobuf(r.Header.Get("Content-Type")) {
 		gvk, err := decodeProtobuf(body, &o, "delete options")
 		if err != nil {
-			return storage.DeleteOptions{}, err
+			return deleteRequest{}, err
 		}
 		if gvk.Kind != "" && gvk.Kind != "DeleteOptions" {
-			return storage.DeleteOptions{}, apierrors.NewBadRequest("decoded object cannot be converted to DeleteOptions")
+			return deleteRequest{}, apierrors.NewBadRequest("decoded object cannot be converted to DeleteOptions")
 		}
 	} else if len(body) > 0 {
 		data, _, err := bodyToJSON(r.Header.Get("Content-Type"), body, metav1.FieldValidationIgnore)
 		if err != nil {
-			return storage.DeleteOptions{}, err
+			return deleteRequest{}, err
 		}
 		if err := unmarshal(nil, data, &o, metav1.FieldValidationIgnore, nil, "delete options"); err != nil {
-			return storage.DeleteOptions{}, err
+			return deleteRequest{}, err
 		}
 		if o.Kind != "" && o.Kind != "DeleteOptions" {
-			return storage.DeleteOptions{}, apierrors.NewBadRequest("decoded object cannot be converted to DeleteOptions")
+			return deleteRequest{}, apierrors.NewBadRequest("decoded object cannot be converted to DeleteOptions")
 		}
 	} else if err := decodeParams(r.URL.Query(), &o); err != nil {
-		return storage.DeleteOptions{}, err
+		return deleteRequest{}, err
 	}
 	if errs := metav1validation.ValidateDeleteOptions(&o); len(errs) > 0 {
-		return storage.DeleteOptions{}, invalidOptions("DeleteOptions", errs)
+		return deleteRequest{}, invalidOptions("DeleteOptions", errs)
 	}
-	return storage.DeleteOptions{
+	o.TypeMeta = metav1.TypeMeta{Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"}
+	return deleteRequest{options: &o, DeleteOptions: storage.DeleteOptions{
 		DryRun:               len(o.DryRun) > 0,
 		Preconditions:        o.Preconditions,
 		PropagationPolicy:    o.PropagationPolicy,
 		OrphanDependents:     o.OrphanDependents, //nolint:staticcheck // deprecated, still part of the API
 		IgnoreStoreReadError: o.IgnoreStoreReadErrorWithClusterBreakingPotential != nil && *o.IgnoreStoreReadErrorWithClusterBreakingPotential,
-	}, nil
+	}}, nil
 }

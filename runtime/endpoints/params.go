@@ -42,6 +42,9 @@ type writeOptions struct {
 	force           bool // apply only
 	fieldManager    string
 	fieldValidation string // Strict, Warn or Ignore
+	// options is the decoded metav1 CreateOptions, UpdateOptions or
+	// PatchOptions, for admission.
+	options runtime.Object
 }
 
 func fieldValidationDirective(v string) string {
@@ -59,7 +62,8 @@ func parseCreateOptions(q url.Values) (writeOptions, error) {
 	if errs := metav1validation.ValidateCreateOptions(&o); len(errs) > 0 {
 		return writeOptions{}, invalidOptions("CreateOptions", errs)
 	}
-	return writeOptions{dryRun: len(o.DryRun) > 0, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation)}, nil
+	o.TypeMeta = metav1.TypeMeta{Kind: "CreateOptions", APIVersion: "meta.k8s.io/v1"}
+	return writeOptions{dryRun: len(o.DryRun) > 0, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation), options: &o}, nil
 }
 
 func parseUpdateOptions(q url.Values) (writeOptions, error) {
@@ -70,7 +74,8 @@ func parseUpdateOptions(q url.Values) (writeOptions, error) {
 	if errs := metav1validation.ValidateUpdateOptions(&o); len(errs) > 0 {
 		return writeOptions{}, invalidOptions("UpdateOptions", errs)
 	}
-	return writeOptions{dryRun: len(o.DryRun) > 0, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation)}, nil
+	o.TypeMeta = metav1.TypeMeta{Kind: "UpdateOptions", APIVersion: "meta.k8s.io/v1"}
+	return writeOptions{dryRun: len(o.DryRun) > 0, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation), options: &o}, nil
 }
 
 func parsePatchOptions(q url.Values, patchType string) (writeOptions, error) {
@@ -81,7 +86,11 @@ func parsePatchOptions(q url.Values, patchType string) (writeOptions, error) {
 	if errs := metav1validation.ValidatePatchOptions(&o, types.PatchType(patchType)); len(errs) > 0 {
 		return writeOptions{}, invalidOptions("PatchOptions", errs)
 	}
-	return writeOptions{dryRun: len(o.DryRun) > 0, force: o.Force != nil && *o.Force, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation)}, nil
+	// Admission sees a patch's options as UpdateOptions, as
+	// kube-apiserver passes them (patchToUpdateOptions).
+	uo := &metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{Kind: "UpdateOptions", APIVersion: "meta.k8s.io/v1"},
+		DryRun: o.DryRun, FieldManager: o.FieldManager, FieldValidation: o.FieldValidation}
+	return writeOptions{dryRun: len(o.DryRun) > 0, force: o.Force != nil && *o.Force, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation), options: uo}, nil
 }
 
 // getResourceVersion reads ?resourceVersion= of a GET.

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -93,6 +94,9 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			return err
 		}
 
+		ctx, cancel := h.requestContext(r)
+		defer cancel()
+		ctx = h.admissionContext(ctx, w)
 		var warnings []error
 		tryUpdate := func(current T) (T, error) {
 			var zero T
@@ -136,12 +140,11 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			if h.s.Default != nil {
 				h.s.Default(obj)
 			}
-			return h.trackUpdate(fm, current, obj, manager), nil
+			return h.mutate(ctx, admission.Update, sub, h.trackUpdate(fm, current, obj, manager), current, opts)
 		}
 
-		ctx, cancel := h.requestContext(r)
-		defer cancel()
-		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, tryUpdate, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub})
+		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, tryUpdate, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub,
+			Admit: h.admitFunc(admission.Update, sub, ns, name, opts.options, opts.dryRun)})
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -111,7 +113,7 @@ func (h *Handler[T, L]) UpdateScale(req *restful.Request, resp *restful.Response
 		if in.Name != "" && in.Name != name {
 			return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name))
 		}
-		out, err := h.writeScale(r, ns, name, opts, updateScale(r, opts, func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error) { return in, nil }))
+		out, err := h.writeScale(w, r, ns, name, opts, updateScale(r, opts, func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error) { return in, nil }))
 		if err != nil {
 			return err
 		}
@@ -185,7 +187,7 @@ func (h *Handler[T, L]) PatchScale(req *restful.Request, resp *restful.Response)
 				return next, nil
 			})
 		}
-		out, err := h.writeScale(r, ns, name, opts, func(fm *fieldmanager.FieldManager, cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
+		out, err := h.writeScale(w, r, ns, name, opts, func(fm *fieldmanager.FieldManager, cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
 			want, err := next(fm, cur)
 			if err != nil {
 				return nil, err
@@ -246,11 +248,14 @@ func (h *Handler[T, L]) scaleFieldManager() (*fieldmanager.FieldManager, error) 
 // resource (managedfields.ScaleHandler): the Scale sees the owners of the
 // object's replicas field, and whoever writes replicas through /scale
 // takes that field over.
-func (h *Handler[T, L]) writeScale(r *http.Request, ns, name string, opts writeOptions, next scaleWrite) (*autoscalingv1.Scale, error) {
+func (h *Handler[T, L]) writeScale(w http.ResponseWriter, r *http.Request, ns, name string, opts writeOptions, next scaleWrite) (*autoscalingv1.Scale, error) {
 	fm, err := h.scaleFieldManager()
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := h.requestContext(r)
+	defer cancel()
+	ctx = h.admissionContext(ctx, w)
 	tryUpdate := func(current T) (T, error) {
 		var zero T
 		managed := h.scaleManagedFields(current.GetManagedFields())
@@ -269,6 +274,11 @@ func (h *Handler[T, L]) writeScale(r *http.Request, ns, name string, opts writeO
 				field.Invalid(field.NewPath("spec", "replicas"), want.Spec.Replicas, "must be greater than or equal to 0"),
 			})
 		}
+		if h.opts.Admission != nil {
+			if want, err = h.mutateScale(ctx, want, cur, opts); err != nil {
+				return zero, err
+			}
+		}
 		obj := current.DeepCopyObject().(T)
 		h.s.SetReplicas(obj, want.Spec.Replicas)
 		parent, err := managed.ToParent(want.ManagedFields)
@@ -281,9 +291,8 @@ func (h *Handler[T, L]) writeScale(r *http.Request, ns, name string, opts writeO
 		obj.SetResourceVersion(want.ResourceVersion)
 		return obj, nil
 	}
-	ctx, cancel := h.requestContext(r)
-	defer cancel()
-	out, err := h.store.GuaranteedUpdate(ctx, ns, name, "", tryUpdate, storage.UpdateOptions{DryRun: opts.dryRun})
+	out, err := h.store.GuaranteedUpdate(ctx, ns, name, "", tryUpdate, storage.UpdateOptions{DryRun: opts.dryRun,
+		Admit: h.admitFunc(admission.Update, "scale", ns, name, opts.options, opts.dryRun)})
 	if err != nil {
 		return nil, err
 	}
@@ -305,4 +314,20 @@ func (h *Handler[T, L]) scaleManagedFields(entries []metav1.ManagedFieldsEntry) 
 	}
 	mappings[own.String()] = fieldpath.MakePathOrDie(path...)
 	return managedfields.NewScaleHandler(entries, own, mappings)
+}
+
+// mutateScale runs mutating admission on the Scale a /scale write asks
+// for (cur is the current one) and returns the Scale to write.
+func (h *Handler[T, L]) mutateScale(ctx context.Context, want, cur *autoscalingv1.Scale, opts writeOptions) (*autoscalingv1.Scale, error) {
+	a := h.attributes(ctx, admission.Update, "scale", cur.Namespace, cur.Name, opts.options, opts.dryRun)
+	want.TypeMeta = metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"}
+	a.Object, a.OldObject = want, cur
+	if err := h.opts.Admission.Mutate(ctx, a); err != nil {
+		return nil, err
+	}
+	out, ok := a.Object.(*autoscalingv1.Scale)
+	if !ok {
+		return nil, fmt.Errorf("mutating admission of %s %q/scale returned a %T", h.gvk.Kind, cur.Name, a.Object)
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
@@ -81,6 +82,11 @@ func (s *Server) AddCollection(c storage.Collection) error {
 	}
 	if info.Group == rbacv1.GroupName {
 		if err := s.rbacStores.add(c); err != nil {
+			return fmt.Errorf("add collection %s: %w", gr, err)
+		}
+	}
+	if info.Group == admissionregistrationv1.GroupName {
+		if err := s.admissionStores.add(c); err != nil {
 			return fmt.Errorf("add collection %s: %w", gr, err)
 		}
 	}

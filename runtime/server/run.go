@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
+	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/audit"
 	"github.com/kubeforge/kubeforge/runtime/auth"
 	"github.com/kubeforge/kubeforge/runtime/delegate"
@@ -95,9 +96,17 @@ type Server struct {
 	rbacReady atomic.Bool
 	// rbacStores and serviceAccounts are set by AddCollection when the
 	// generated install serves those kinds.
-	rbacStores      rbacStores
-	serviceAccounts ServiceAccountStore
-	rbacAuthorizer  *rbac.Authorizer
+	rbacStores rbacStores
+	// admissionStores are the admissionregistration.k8s.io stores;
+	// admission is the chain every handler calls, conversions what it
+	// converts objects between versions with.
+	admissionStores admissionStores
+	admission       admissionChain
+	// admissionPlugins are the in-process plug-ins AddAdmission added.
+	admissionPlugins []admission.Interface
+	conversions      conversions
+	serviceAccounts  ServiceAccountStore
+	rbacAuthorizer   *rbac.Authorizer
 	// saCache holds the ServiceAccounts tokens are checked against.
 	saCache *informer.Cache[*corev1.ServiceAccount, *corev1.ServiceAccountList]
 	// delegation is the main cluster in aggregated mode, else nil.
@@ -301,6 +310,7 @@ func (s *Server) EndpointOptions() endpoints.Options {
 		Logger:              s.log,
 		FieldManagers:       s.fieldManagers,
 		Admit:               s.admit,
+		Admission:           &s.admission,
 	}
 }
 
@@ -386,6 +396,7 @@ func (s *Server) AddConversions(cs ...fieldmanager.Conversion) error {
 			return err
 		}
 	}
+	s.conversions.add(cs...)
 	return nil
 }
 
@@ -631,6 +642,13 @@ func (s *Server) Run(ctx context.Context) (err error) {
 			}
 			return fmt.Errorf("run apiserver: %w", err)
 		}
+	}
+	if err := s.startAdmission(ctx, workerCtx, &wg, groups); err != nil {
+		_ = srv.Close()
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("run apiserver: %w", err)
 	}
 	wg.Add(1)
 	go func() {

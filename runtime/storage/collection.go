@@ -6,6 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
@@ -62,4 +63,34 @@ func (st *Store[T, L]) DeleteAllInNamespace(ctx context.Context, namespace strin
 		}
 	}
 	return remaining, nil
+}
+
+// CachedReader reads a store's objects untyped at resourceVersion "0":
+// from the watch cache when there is one, never a quorum read. Admission
+// reads ValidatingAdmissionPolicy params with it.
+type CachedReader interface {
+	Info() *resource.Info
+	GetCached(ctx context.Context, namespace, name string) (resource.Object, error)
+	ListCached(ctx context.Context, namespace string, sel labels.Selector) ([]resource.Object, error)
+}
+
+var _ CachedReader = (*Store[resource.Object, resource.ListObject])(nil)
+
+// GetCached reads one object at resourceVersion "0".
+func (st *Store[T, L]) GetCached(ctx context.Context, namespace, name string) (resource.Object, error) {
+	return st.Get(ctx, namespace, name, GetOptions{ResourceVersion: "0"})
+}
+
+// ListCached lists namespace ("" for all) at resourceVersion "0".
+func (st *Store[T, L]) ListCached(ctx context.Context, namespace string, sel labels.Selector) ([]resource.Object, error) {
+	list, err := st.List(ctx, namespace, ListOptions{ResourceVersion: "0", LabelSelector: sel})
+	if err != nil {
+		return nil, err
+	}
+	items := st.s.GetItems(list)
+	out := make([]resource.Object, len(items))
+	for i, it := range items {
+		out[i] = it
+	}
+	return out, nil
 }

@@ -108,6 +108,32 @@ func (cv *converted[E, EL, T, L]) listFromHub(op string, list L) (EL, error) {
 	return out, nil
 }
 
+// admitFunc gives admit the hub store's objects converted to the spoke,
+// the version the write came through.
+func (cv *converted[E, EL, T, L]) admitFunc(admit AdmitFunc) AdmitFunc {
+	if admit == nil {
+		return nil
+	}
+	spoke := func(op string, o resource.Object) (resource.Object, error) {
+		h, ok := o.(T)
+		if !ok {
+			return nil, nil
+		}
+		return cv.fromHub(op, h)
+	}
+	return func(ctx context.Context, obj, old resource.Object) error {
+		e, err := spoke("admit", obj)
+		if err != nil {
+			return err
+		}
+		o, err := spoke("admit", old)
+		if err != nil {
+			return err
+		}
+		return admit(ctx, e, o)
+	}
+}
+
 // validate runs the spoke's validation (the request version's field paths).
 // On an update (old set) unchanged values' errors are dropped (ratchet).
 func (cv *converted[E, EL, T, L]) validate(ctx context.Context, obj, old E, update bool) error {
@@ -139,6 +165,7 @@ func (cv *converted[E, EL, T, L]) Create(ctx context.Context, in E, opts CreateO
 		return zero, err
 	}
 	opts.fromSpoke = true
+	opts.Admit = cv.admitFunc(opts.Admit)
 	out, err := cv.hub.Create(ctx, h, opts)
 	if err != nil {
 		return zero, err
@@ -195,6 +222,7 @@ func (cv *converted[E, EL, T, L]) List(ctx context.Context, namespace string, op
 func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespace, name string, subresource string, tryUpdate func(current E) (E, error), opts UpdateOptions) (E, error) {
 	var zero E
 	opts.fromSpoke = true
+	opts.Admit = cv.admitFunc(opts.Admit)
 	out, err := cv.hub.GuaranteedUpdate(ctx, namespace, name, subresource, func(cur T) (T, error) {
 		var zeroT T
 		spokeCur, err := cv.fromHub("update", cur)
@@ -233,6 +261,7 @@ func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespac
 
 // Delete deletes in the hub and returns the last state converted.
 func (cv *converted[E, EL, T, L]) Delete(ctx context.Context, namespace, name string, opts DeleteOptions) (E, bool, error) {
+	opts.Admit = cv.admitFunc(opts.Admit)
 	out, deleted, err := cv.hub.Delete(ctx, namespace, name, opts)
 	if err != nil {
 		var zero E
@@ -244,6 +273,7 @@ func (cv *converted[E, EL, T, L]) Delete(ctx context.Context, namespace, name st
 
 // DeleteCollection deletes in the hub and returns the objects converted.
 func (cv *converted[E, EL, T, L]) DeleteCollection(ctx context.Context, namespace string, listOpts ListOptions, delOpts DeleteOptions) (EL, error) {
+	delOpts.Admit = cv.admitFunc(delOpts.Admit)
 	list, err := cv.hub.DeleteCollection(ctx, namespace, cv.selecting(listOpts), delOpts)
 	if err != nil {
 		var zero EL

@@ -43,9 +43,19 @@ const OptimisticLockErrorMsg = "the object has been modified; please apply your 
 // conflicts with concurrent writers.
 const maxUpdateRetries = 16
 
+// AdmitFunc is the validating admission of one write, called once the
+// object passed its own validation, just before it is written (kube's
+// createValidation, updateValidation and deleteValidation): obj is the
+// object to write (nil on delete), old the current one (nil on create),
+// both in the version of the storage.Interface the write came through.
+// An error refuses the write.
+type AdmitFunc func(ctx context.Context, obj, old resource.Object) error
+
 // CreateOptions for Create.
 type CreateOptions struct {
 	DryRun bool
+	// Admit, when set, is the write's validating admission.
+	Admit AdmitFunc
 	// fromSpoke is set by a converted view: see Store.validate.
 	fromSpoke bool
 }
@@ -73,6 +83,8 @@ type ListOptions struct {
 // UpdateOptions for GuaranteedUpdate.
 type UpdateOptions struct {
 	DryRun bool
+	// Admit, when set, is the write's validating admission.
+	Admit AdmitFunc
 	// Subresource is "" or "status".
 	Subresource string
 	// RequireResourceVersion makes the object tryUpdate returns carry a
@@ -112,7 +124,10 @@ func checkResourceVersion(info *resource.Info, newObj, cur resource.Object, requ
 
 // DeleteOptions for Delete and DeleteCollection.
 type DeleteOptions struct {
-	DryRun        bool
+	DryRun bool
+	// Admit, when set, is the validating admission of each object's
+	// deletion (obj nil, old the object).
+	Admit         AdmitFunc
 	Preconditions *metav1.Preconditions
 	// PropagationPolicy: Orphan adds the "orphan" finalizer, Foreground
 	// "foregroundDeletion", Background neither; nil keeps what the object
@@ -357,6 +372,11 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	}
 	if st.hooks.Admit != nil {
 		if err := st.hooks.Admit(ctx, obj, none); err != nil {
+			return zero, err
+		}
+	}
+	if opts.Admit != nil {
+		if err := opts.Admit(ctx, obj, nil); err != nil {
 			return zero, err
 		}
 	}
@@ -662,6 +682,11 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 			return zero, false, err
 		}
 	}
+	if opts.Admit != nil {
+		if err := opts.Admit(ctx, newObj, cur); err != nil {
+			return zero, false, err
+		}
+	}
 	data, err := st.encode(newObj)
 	if err != nil {
 		return zero, false, err
@@ -750,7 +775,7 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 		}
 		obj, mark, changed := st.deletionUpdate(cur, opts)
 		// Anything but a plain delete is decided on etcd's object.
-		if cached && (opts.Preconditions != nil || st.hooks.BeforeDelete != nil || mark) {
+		if cached && (opts.Preconditions != nil || st.hooks.BeforeDelete != nil || opts.Admit != nil || mark) {
 			attempt--
 			continue
 		}
@@ -759,6 +784,11 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 		}
 		if st.hooks.BeforeDelete != nil {
 			if err := st.hooks.BeforeDelete(cur); err != nil {
+				return zero, false, err
+			}
+		}
+		if opts.Admit != nil {
+			if err := opts.Admit(ctx, nil, cur); err != nil {
 				return zero, false, err
 			}
 		}
