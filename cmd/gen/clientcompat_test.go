@@ -338,4 +338,3 @@ func exportedAPI(ctx context.Context, dir string, patterns ...string) (map[strin
 	}
 	return out, nil
 }
-
