@@ -40,6 +40,7 @@ type dispatcher struct {
 
 	mu         sync.Mutex
 	reconciled map[string]int
+	errs       []error
 }
 
 const dispatcherManager = "dispatcher"
@@ -87,6 +88,9 @@ func (d *dispatcher) next(ctx context.Context) bool {
 	}
 	defer d.queue.Done(key)
 	if err := d.reconcile(ctx, key); err != nil {
+		d.mu.Lock()
+		d.errs = append(d.errs, err)
+		d.mu.Unlock()
 		d.queue.AddRateLimited(key)
 		return true
 	}
@@ -176,7 +180,13 @@ func TestGeneratedClientsController(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := ctx(t, time.Minute)
-	startDispatcher(t, cs, externalversions.WithNamespace(ns))
+	d := startDispatcher(t, cs, externalversions.WithNamespace(ns))
+	start := time.Now()
+	defer func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		t.Logf("reconciled %v in %v; errors on the way: %v", d.reconciled, time.Since(start).Round(time.Millisecond), d.errs)
+	}()
 
 	old := &typesv1alpha1.Shipment{
 		ObjectMeta: metav1.ObjectMeta{Name: "from-alpha"},
@@ -228,13 +238,14 @@ func TestGeneratedClientsController(t *testing.T) {
 	factory := externalversions.NewSharedInformerFactoryWithOptions(cs, 0, externalversions.WithNamespace(ns),
 		externalversions.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = "dispatched=true" }))
 	lister := factory.Shipping().V1().Shipments().Lister()
-	factory.Start(c.Done())
-	for typ, ok := range factory.WaitForCacheSync(c.Done()) {
-		if !ok {
-			t.Fatalf("%v did not sync", typ)
-		}
+	fc, stop := context.WithCancel(c)
+	factory.StartWithContext(fc)
+	synced := factory.WaitForCacheSyncWithContext(fc)
+	stop()
+	factory.Shutdown() // returns once the informer has stopped
+	if synced.Err != nil || len(synced.Synced) != 1 {
+		t.Fatalf("informer sync: %+v", synced)
 	}
-	factory.Shutdown()
 	list, err := lister.Shipments(ns).List(labels.Everything())
 	if err != nil || len(list) != 2 {
 		t.Fatalf("lister: %d shipments, %v", len(list), err)
