@@ -10,6 +10,7 @@ import (
 	yaml "go.yaml.in/yaml/v2"
 	"k8s.io/kube-openapi/pkg/schemaconv"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 
 	"github.com/kubeforge/kubeforge/generators/genall"
 	cp "github.com/kubeforge/kubeforge/generators/internal/clientpkg"
@@ -119,6 +120,9 @@ func (g *gen) smdSchema(versions []*cp.Version) (string, error) {
 		return "", fmt.Errorf("convert schemas to structured-merge-diff: %w", err)
 	}
 	sort.Slice(smd.Types, func(i, j int) bool { return smd.Types[i].Name < smd.Types[j].Name })
+	for i := range smd.Types {
+		sortAtom(&smd.Types[i].Atom)
+	}
 	out, err := yaml.Marshal(smd)
 	if err != nil {
 		return "", fmt.Errorf("encode structured-merge-diff schema: %w", err)
@@ -127,4 +131,19 @@ func (g *gen) smdSchema(versions []*cp.Version) (string, error) {
 		return "", fmt.Errorf("structured-merge-diff schema contains a backquote")
 	}
 	return string(out), nil
+}
+
+// sortAtom sorts the fields of every map in a, which the conversion
+// leaves in Go map order, so that the schema is written deterministically.
+func sortAtom(a *smdschema.Atom) {
+	if a.Map != nil {
+		sort.Slice(a.Map.Fields, func(i, j int) bool { return a.Map.Fields[i].Name < a.Map.Fields[j].Name })
+		for i := range a.Map.Fields {
+			sortAtom(&a.Map.Fields[i].Type.Inlined)
+		}
+		sortAtom(&a.Map.ElementType.Inlined)
+	}
+	if a.List != nil {
+		sortAtom(&a.List.ElementType.Inlined)
+	}
 }

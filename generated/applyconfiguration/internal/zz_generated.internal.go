@@ -55,16 +55,16 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: com.github.kubeforge.kubeforge.types.infra.v1.Dock
   map:
     fields:
-    - name: kind
-      type:
-        scalar: string
-      default: Truck
     - name: covered
       type:
         scalar: boolean
     - name: id
       type:
         scalar: numeric
+    - name: kind
+      type:
+        scalar: string
+      default: Truck
 - name: com.github.kubeforge.kubeforge.types.infra.v1.Hours
   map:
     fields:
@@ -92,20 +92,6 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: com.github.kubeforge.kubeforge.types.infra.v1.WarehouseSpec
   map:
     fields:
-    - name: openingHours
-      type:
-        map:
-          elementType:
-            namedType: com.github.kubeforge.kubeforge.types.infra.v1.Hours
-    - name: region
-      type:
-        scalar: string
-    - name: zones
-      type:
-        list:
-          elementType:
-            scalar: string
-          elementRelationship: associative
     - name: bonded
       type:
         scalar: boolean
@@ -124,9 +110,26 @@ var schemaYAML = typed.YAMLObject(`types:
           elementRelationship: associative
           keys:
           - id
+    - name: openingHours
+      type:
+        map:
+          elementType:
+            namedType: com.github.kubeforge.kubeforge.types.infra.v1.Hours
+    - name: region
+      type:
+        scalar: string
+    - name: zones
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: associative
 - name: com.github.kubeforge.kubeforge.types.shipping.v1.Address
   map:
     fields:
+    - name: city
+      type:
+        scalar: string
     - name: country
       type:
         scalar: string
@@ -135,9 +138,6 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
     - name: street
-      type:
-        scalar: string
-    - name: city
       type:
         scalar: string
 - name: com.github.kubeforge.kubeforge.types.shipping.v1.Parcel
@@ -180,6 +180,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: carrier
       type:
         scalar: string
+    - name: declaredValueCents
+      type:
+        scalar: numeric
     - name: delayTolerance
       type:
         namedType: io.k8s.apimachinery.pkg.util.intstr.IntOrString
@@ -187,33 +190,6 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: destination
       type:
         namedType: com.github.kubeforge.kubeforge.types.shipping.v1.Address
-    - name: intervalMinutes
-      type:
-        scalar: numeric
-      default: 15
-    - name: notify
-      type:
-        scalar: untyped
-    - name: parcels
-      type:
-        list:
-          elementType:
-            namedType: com.github.kubeforge.kubeforge.types.shipping.v1.Parcel
-          elementRelationship: associative
-          keys:
-          - name
-    - name: pickupAfter
-      type:
-        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
-    - name: tags
-      type:
-        list:
-          elementType:
-            scalar: string
-          elementRelationship: associative
-    - name: declaredValueCents
-      type:
-        scalar: numeric
     - name: handlingTime
       type:
         namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Duration
@@ -226,16 +202,43 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: insured
       type:
         scalar: boolean
+    - name: intervalMinutes
+      type:
+        scalar: numeric
+      default: 15
+    - name: notify
+      type:
+        scalar: untyped
     - name: origin
       type:
         namedType: com.github.kubeforge.kubeforge.types.shipping.v1.Address
+    - name: parcels
+      type:
+        list:
+          elementType:
+            namedType: com.github.kubeforge.kubeforge.types.shipping.v1.Parcel
+          elementRelationship: associative
+          keys:
+          - name
+    - name: pickupAfter
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
     - name: priority
       type:
         scalar: string
       default: Normal
+    - name: tags
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: associative
 - name: com.github.kubeforge.kubeforge.types.shipping.v1.ShipmentStatus
   map:
     fields:
+    - name: attempts
+      type:
+        scalar: numeric
     - name: conditions
       type:
         list:
@@ -253,9 +256,6 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: phase
       type:
         scalar: string
-    - name: attempts
-      type:
-        scalar: numeric
 - name: com.github.kubeforge.kubeforge.types.shipping.v1alpha1.Address
   map:
     fields:
@@ -271,13 +271,13 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: com.github.kubeforge.kubeforge.types.shipping.v1alpha1.Parcel
   map:
     fields:
-    - name: name
-      type:
-        scalar: string
     - name: count
       type:
         scalar: numeric
       default: 1
+    - name: name
+      type:
+        scalar: string
 - name: com.github.kubeforge.kubeforge.types.shipping.v1alpha1.Shipment
   map:
     fields:
@@ -327,14 +327,6 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: io.k8s.apimachinery.pkg.apis.meta.v1.Condition
   map:
     fields:
-    - name: status
-      type:
-        scalar: string
-      default: ""
-    - name: type
-      type:
-        scalar: string
-      default: ""
     - name: lastTransitionTime
       type:
         namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
@@ -350,6 +342,14 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+    - name: status
+      type:
+        scalar: string
+      default: ""
+    - name: type
+      type:
+        scalar: string
+      default: ""
 - name: io.k8s.apimachinery.pkg.apis.meta.v1.Duration
   scalar: string
 - name: io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1
@@ -359,6 +359,15 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry
   map:
     fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: fieldsType
+      type:
+        scalar: string
+    - name: fieldsV1
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1
     - name: manager
       type:
         scalar: string
@@ -371,18 +380,36 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: time
       type:
         namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
-    - name: apiVersion
-      type:
-        scalar: string
-    - name: fieldsType
-      type:
-        scalar: string
-    - name: fieldsV1
-      type:
-        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1
 - name: io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
   map:
     fields:
+    - name: annotations
+      type:
+        map:
+          elementType:
+            scalar: string
+    - name: clusterName
+      type:
+        scalar: string
+    - name: creationTimestamp
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+      default: {}
+    - name: deletionGracePeriodSeconds
+      type:
+        scalar: numeric
+    - name: deletionTimestamp
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+    - name: finalizers
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: associative
+    - name: generateName
+      type:
+        scalar: string
     - name: generation
       type:
         scalar: numeric
@@ -391,6 +418,15 @@ var schemaYAML = typed.YAMLObject(`types:
         map:
           elementType:
             scalar: string
+    - name: managedFields
+      type:
+        list:
+          elementType:
+            namedType: io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry
+          elementRelationship: atomic
+    - name: name
+      type:
+        scalar: string
     - name: namespace
       type:
         scalar: string
@@ -402,54 +438,22 @@ var schemaYAML = typed.YAMLObject(`types:
           elementRelationship: associative
           keys:
           - uid
-    - name: annotations
-      type:
-        map:
-          elementType:
-            scalar: string
-    - name: finalizers
-      type:
-        list:
-          elementType:
-            scalar: string
-          elementRelationship: associative
-    - name: deletionTimestamp
-      type:
-        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
     - name: resourceVersion
-      type:
-        scalar: string
-    - name: uid
-      type:
-        scalar: string
-    - name: creationTimestamp
-      type:
-        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
-      default: {}
-    - name: deletionGracePeriodSeconds
-      type:
-        scalar: numeric
-    - name: generateName
-      type:
-        scalar: string
-    - name: managedFields
-      type:
-        list:
-          elementType:
-            namedType: io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry
-          elementRelationship: atomic
-    - name: name
       type:
         scalar: string
     - name: selfLink
       type:
         scalar: string
-    - name: clusterName
+    - name: uid
       type:
         scalar: string
 - name: io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference
   map:
     fields:
+    - name: apiVersion
+      type:
+        scalar: string
+      default: ""
     - name: blockOwnerDeletion
       type:
         scalar: boolean
@@ -465,10 +469,6 @@ var schemaYAML = typed.YAMLObject(`types:
         scalar: string
       default: ""
     - name: uid
-      type:
-        scalar: string
-      default: ""
-    - name: apiVersion
       type:
         scalar: string
       default: ""

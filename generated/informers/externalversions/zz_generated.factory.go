@@ -15,7 +15,7 @@ import (
 	infra "github.com/kubeforge/kubeforge/generated/informers/externalversions/infra"
 	internalinterfaces "github.com/kubeforge/kubeforge/generated/informers/externalversions/internalinterfaces"
 	shipping "github.com/kubeforge/kubeforge/generated/informers/externalversions/shipping"
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	wait "k8s.io/apimachinery/pkg/util/wait"
@@ -44,7 +44,7 @@ type sharedInformerFactory struct {
 }
 
 // WithCustomResyncConfig sets the resync period of the informers of the given object types.
-func WithCustomResyncConfig(resyncConfig map[v1.Object]time.Duration) SharedInformerOption {
+func WithCustomResyncConfig(resyncConfig map[metav1.Object]time.Duration) SharedInformerOption {
 	return func(factory *sharedInformerFactory) *sharedInformerFactory {
 		for k, v := range resyncConfig {
 			factory.customResync[reflect.TypeOf(k)] = v
@@ -112,7 +112,7 @@ func NewSharedInformerFactoryWithOptions(client versioned.Interface, defaultResy
 		customResync:     make(map[reflect.Type]time.Duration),
 		defaultResync:    defaultResync,
 		informers:        make(map[reflect.Type]cache.SharedIndexInformer),
-		namespace:        v1.NamespaceAll,
+		namespace:        metav1.NamespaceAll,
 		startedInformers: make(map[reflect.Type]bool),
 	}
 	for _, opt := range options {

@@ -167,6 +167,8 @@ func Alias(prefix string, v *Version) string { return prefix + v.Group.Pkg + v.N
 // standard header and the given doc comment.
 func NewFile(name, importPath, doc string) *jen.File {
 	f := genall.NewFile(name, importPath)
+	f.ImportAlias(Metav1, "metav1")
+	f.ImportAlias("k8s.io/api/autoscaling/v1", "autoscalingv1")
 	if doc != "" {
 		f.PackageComment(doc)
 	}

@@ -8,7 +8,7 @@ package v1
 import (
 	internal "github.com/kubeforge/kubeforge/generated/applyconfiguration/internal"
 	infrav1 "github.com/kubeforge/kubeforge/types/infra/v1"
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
 	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	applymetav1 "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -116,14 +116,14 @@ func (b *WarehouseApplyConfiguration) WithGeneration(value int64) *WarehouseAppl
 }
 
 // WithCreationTimestamp sets the CreationTimestamp field and returns the receiver.
-func (b *WarehouseApplyConfiguration) WithCreationTimestamp(value v1.Time) *WarehouseApplyConfiguration {
+func (b *WarehouseApplyConfiguration) WithCreationTimestamp(value metav1.Time) *WarehouseApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	b.ObjectMetaApplyConfiguration.CreationTimestamp = &value
 	return b
 }
 
 // WithDeletionTimestamp sets the DeletionTimestamp field and returns the receiver.
-func (b *WarehouseApplyConfiguration) WithDeletionTimestamp(value v1.Time) *WarehouseApplyConfiguration {
+func (b *WarehouseApplyConfiguration) WithDeletionTimestamp(value metav1.Time) *WarehouseApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	b.ObjectMetaApplyConfiguration.DeletionTimestamp = &value
 	return b

@@ -7,7 +7,7 @@ package v1
 
 import (
 	shippingv1 "github.com/kubeforge/kubeforge/types/shipping/v1"
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	intstr "k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -34,9 +34,9 @@ type ShipmentSpecApplyConfiguration struct {
 	// DeclaredValueCents is the value of the contents.
 	DeclaredValueCents *int64 `json:"declaredValueCents,omitempty"`
 	// HandlingTime is how long the carrier may take to pick up.
-	HandlingTime *v1.Duration `json:"handlingTime,omitempty"`
+	HandlingTime *metav1.Duration `json:"handlingTime,omitempty"`
 	// PickupAfter delays the pickup.
-	PickupAfter *v1.Time `json:"pickupAfter,omitempty"`
+	PickupAfter *metav1.Time `json:"pickupAfter,omitempty"`
 	// Instructions are free-form notes for the driver, by topic.
 	Instructions map[string]string `json:"instructions,omitempty"`
 	/*
@@ -108,13 +108,13 @@ func (b *ShipmentSpecApplyConfiguration) WithDeclaredValueCents(value int64) *Sh
 }
 
 // WithHandlingTime sets the HandlingTime field and returns the receiver.
-func (b *ShipmentSpecApplyConfiguration) WithHandlingTime(value v1.Duration) *ShipmentSpecApplyConfiguration {
+func (b *ShipmentSpecApplyConfiguration) WithHandlingTime(value metav1.Duration) *ShipmentSpecApplyConfiguration {
 	b.HandlingTime = &value
 	return b
 }
 
 // WithPickupAfter sets the PickupAfter field and returns the receiver.
-func (b *ShipmentSpecApplyConfiguration) WithPickupAfter(value v1.Time) *ShipmentSpecApplyConfiguration {
+func (b *ShipmentSpecApplyConfiguration) WithPickupAfter(value metav1.Time) *ShipmentSpecApplyConfiguration {
 	b.PickupAfter = &value
 	return b
 }

@@ -7,7 +7,7 @@ package v1
 
 import (
 	shippingv1 "github.com/kubeforge/kubeforge/types/shipping/v1"
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	applymetav1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -22,7 +22,7 @@ type ShipmentStatusApplyConfiguration struct {
 	// ObservedGeneration is the spec generation the status describes.
 	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
 	// DeliveredAt is set once the shipment is delivered.
-	DeliveredAt *v1.Time `json:"deliveredAt,omitempty"`
+	DeliveredAt *metav1.Time `json:"deliveredAt,omitempty"`
 	// Attempts at delivery so far.
 	Attempts *int32 `json:"attempts,omitempty"`
 	// Conditions in the usual Kubernetes form.
@@ -47,7 +47,7 @@ func (b *ShipmentStatusApplyConfiguration) WithObservedGeneration(value int64) *
 }
 
 // WithDeliveredAt sets the DeliveredAt field and returns the receiver.
-func (b *ShipmentStatusApplyConfiguration) WithDeliveredAt(value v1.Time) *ShipmentStatusApplyConfiguration {
+func (b *ShipmentStatusApplyConfiguration) WithDeliveredAt(value metav1.Time) *ShipmentStatusApplyConfiguration {
 	b.DeliveredAt = &value
 	return b
 }

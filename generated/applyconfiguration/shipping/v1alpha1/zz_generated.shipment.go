@@ -8,7 +8,7 @@ package v1alpha1
 import (
 	internal "github.com/kubeforge/kubeforge/generated/applyconfiguration/internal"
 	shippingv1alpha1 "github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
 	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	applymetav1 "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -123,14 +123,14 @@ func (b *ShipmentApplyConfiguration) WithGeneration(value int64) *ShipmentApplyC
 }
 
 // WithCreationTimestamp sets the CreationTimestamp field and returns the receiver.
-func (b *ShipmentApplyConfiguration) WithCreationTimestamp(value v1.Time) *ShipmentApplyConfiguration {
+func (b *ShipmentApplyConfiguration) WithCreationTimestamp(value metav1.Time) *ShipmentApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	b.ObjectMetaApplyConfiguration.CreationTimestamp = &value
 	return b
 }
 
 // WithDeletionTimestamp sets the DeletionTimestamp field and returns the receiver.
-func (b *ShipmentApplyConfiguration) WithDeletionTimestamp(value v1.Time) *ShipmentApplyConfiguration {
+func (b *ShipmentApplyConfiguration) WithDeletionTimestamp(value metav1.Time) *ShipmentApplyConfiguration {
 	b.ensureObjectMetaApplyConfigurationExists()
 	b.ObjectMetaApplyConfiguration.DeletionTimestamp = &value
 	return b

@@ -14,7 +14,7 @@ import (
 	fakeshippingv1 "github.com/kubeforge/kubeforge/generated/clientset/versioned/typed/shipping/v1/fake"
 	shippingv1alpha1 "github.com/kubeforge/kubeforge/generated/clientset/versioned/typed/shipping/v1alpha1"
 	fakeshippingv1alpha1 "github.com/kubeforge/kubeforge/generated/clientset/versioned/typed/shipping/v1alpha1/fake"
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	watch "k8s.io/apimachinery/pkg/watch"
 	discovery "k8s.io/client-go/discovery"
@@ -63,7 +63,7 @@ func newClientset(o testing.ObjectTracker, objects []runtime.Object) *Clientset 
 	cs.discovery = &fakediscovery.FakeDiscovery{Fake: &cs.Fake}
 	cs.AddReactor("*", "*", testing.ObjectReaction(o))
 	cs.AddWatchReactor("*", func(action testing.Action) (bool, watch.Interface, error) {
-		var opts v1.ListOptions
+		var opts metav1.ListOptions
 		if wa, ok := action.(testing.WatchActionImpl); ok {
 			opts = wa.ListOptions
 		}

@@ -9,7 +9,7 @@ import (
 	infrav1 "github.com/kubeforge/kubeforge/types/infra/v1"
 	shippingv1 "github.com/kubeforge/kubeforge/types/shipping/v1"
 	shippingv1alpha1 "github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	serializer "k8s.io/apimachinery/pkg/runtime/serializer"
@@ -33,7 +33,7 @@ AddToScheme adds every kind of this clientset to a scheme, so that clientsets co
 var AddToScheme = localSchemeBuilder.AddToScheme
 
 func init() {
-	v1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
+	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
 	runtime1.Must(AddToScheme(Scheme))
 }
 func addInfraV1(s *runtime.Scheme) error {
@@ -42,7 +42,7 @@ func addInfraV1(s *runtime.Scheme) error {
 		Version: "v1",
 	}
 	s.AddKnownTypes(gv, &infrav1.Warehouse{}, &infrav1.WarehouseList{})
-	v1.AddToGroupVersion(s, gv)
+	metav1.AddToGroupVersion(s, gv)
 	return nil
 }
 func addShippingV1(s *runtime.Scheme) error {
@@ -51,7 +51,7 @@ func addShippingV1(s *runtime.Scheme) error {
 		Version: "v1",
 	}
 	s.AddKnownTypes(gv, &shippingv1.Shipment{}, &shippingv1.ShipmentList{})
-	v1.AddToGroupVersion(s, gv)
+	metav1.AddToGroupVersion(s, gv)
 	return nil
 }
 func addShippingV1alpha1(s *runtime.Scheme) error {
@@ -60,6 +60,6 @@ func addShippingV1alpha1(s *runtime.Scheme) error {
 		Version: "v1alpha1",
 	}
 	s.AddKnownTypes(gv, &shippingv1alpha1.Shipment{}, &shippingv1alpha1.ShipmentList{})
-	v1.AddToGroupVersion(s, gv)
+	metav1.AddToGroupVersion(s, gv)
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	versioned "github.com/kubeforge/kubeforge/generated/clientset/versioned"
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	cache "k8s.io/client-go/tools/cache"
 )
@@ -25,7 +25,7 @@ type SharedInformerFactory interface {
 }
 
 // TweakListOptionsFunc changes the list options of every list and watch.
-type TweakListOptionsFunc func(*v1.ListOptions)
+type TweakListOptionsFunc func(*metav1.ListOptions)
 
 // InformerOptions configure one informer.
 type InformerOptions struct {

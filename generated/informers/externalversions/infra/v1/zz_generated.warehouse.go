@@ -12,7 +12,7 @@ import (
 	internalinterfaces "github.com/kubeforge/kubeforge/generated/informers/externalversions/internalinterfaces"
 	listersinfrav1 "github.com/kubeforge/kubeforge/generated/listers/infra/v1"
 	typesinfrav1 "github.com/kubeforge/kubeforge/types/infra/v1"
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	watch "k8s.io/apimachinery/pkg/watch"
@@ -123,25 +123,25 @@ func NewTypedWarehouseInformerWithOptions(client versioned.Interface, options in
 	}
 	tweak := options.TweakListOptions
 	lw := &cache.ListWatch{
-		ListFunc: func(opts v1.ListOptions) (runtime.Object, error) {
+		ListFunc: func(opts metav1.ListOptions) (runtime.Object, error) {
 			if tweak != nil {
 				tweak(&opts)
 			}
 			return client.InfraV1().Warehouses().List(context.Background(), opts)
 		},
-		WatchFunc: func(opts v1.ListOptions) (watch.Interface, error) {
+		WatchFunc: func(opts metav1.ListOptions) (watch.Interface, error) {
 			if tweak != nil {
 				tweak(&opts)
 			}
 			return client.InfraV1().Warehouses().Watch(context.Background(), opts)
 		},
-		ListWithContextFunc: func(ctx context.Context, opts v1.ListOptions) (runtime.Object, error) {
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			if tweak != nil {
 				tweak(&opts)
 			}
 			return client.InfraV1().Warehouses().List(ctx, opts)
 		},
-		WatchFuncWithContext: func(ctx context.Context, opts v1.ListOptions) (watch.Interface, error) {
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			if tweak != nil {
 				tweak(&opts)
 			}

@@ -12,7 +12,7 @@ import (
 	internalinterfaces "github.com/kubeforge/kubeforge/generated/informers/externalversions/internalinterfaces"
 	listersshippingv1alpha1 "github.com/kubeforge/kubeforge/generated/listers/shipping/v1alpha1"
 	typesshippingv1alpha1 "github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	watch "k8s.io/apimachinery/pkg/watch"
@@ -124,25 +124,25 @@ func NewTypedShipmentInformerWithOptions(client versioned.Interface, namespace s
 	}
 	tweak := options.TweakListOptions
 	lw := &cache.ListWatch{
-		ListFunc: func(opts v1.ListOptions) (runtime.Object, error) {
+		ListFunc: func(opts metav1.ListOptions) (runtime.Object, error) {
 			if tweak != nil {
 				tweak(&opts)
 			}
 			return client.ShippingV1alpha1().Shipments(namespace).List(context.Background(), opts)
 		},
-		WatchFunc: func(opts v1.ListOptions) (watch.Interface, error) {
+		WatchFunc: func(opts metav1.ListOptions) (watch.Interface, error) {
 			if tweak != nil {
 				tweak(&opts)
 			}
 			return client.ShippingV1alpha1().Shipments(namespace).Watch(context.Background(), opts)
 		},
-		ListWithContextFunc: func(ctx context.Context, opts v1.ListOptions) (runtime.Object, error) {
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			if tweak != nil {
 				tweak(&opts)
 			}
 			return client.ShippingV1alpha1().Shipments(namespace).List(ctx, opts)
 		},
-		WatchFuncWithContext: func(ctx context.Context, opts v1.ListOptions) (watch.Interface, error) {
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			if tweak != nil {
 				tweak(&opts)
 			}

@@ -10,7 +10,7 @@ import (
 	applyinfrav1 "github.com/kubeforge/kubeforge/generated/applyconfiguration/infra/v1"
 	scheme "github.com/kubeforge/kubeforge/generated/clientset/versioned/scheme"
 	infrav1 "github.com/kubeforge/kubeforge/types/infra/v1"
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
 	watch "k8s.io/apimachinery/pkg/watch"
 	gentype "k8s.io/client-go/gentype"
@@ -23,15 +23,15 @@ type WarehousesGetter interface {
 
 // WarehouseInterface has methods to work with Warehouse resources.
 type WarehouseInterface interface {
-	Create(ctx context.Context, warehouse *infrav1.Warehouse, opts v1.CreateOptions) (*infrav1.Warehouse, error)
-	Update(ctx context.Context, warehouse *infrav1.Warehouse, opts v1.UpdateOptions) (*infrav1.Warehouse, error)
-	Delete(ctx context.Context, name string, opts v1.DeleteOptions) error
-	DeleteCollection(ctx context.Context, opts v1.DeleteOptions, listOpts v1.ListOptions) error
-	Get(ctx context.Context, name string, opts v1.GetOptions) (*infrav1.Warehouse, error)
-	List(ctx context.Context, opts v1.ListOptions) (*infrav1.WarehouseList, error)
-	Watch(ctx context.Context, opts v1.ListOptions) (watch.Interface, error)
-	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts v1.PatchOptions, subresources ...string) (result *infrav1.Warehouse, err error)
-	Apply(ctx context.Context, warehouse *applyinfrav1.WarehouseApplyConfiguration, opts v1.ApplyOptions) (result *infrav1.Warehouse, err error)
+	Create(ctx context.Context, warehouse *infrav1.Warehouse, opts metav1.CreateOptions) (*infrav1.Warehouse, error)
+	Update(ctx context.Context, warehouse *infrav1.Warehouse, opts metav1.UpdateOptions) (*infrav1.Warehouse, error)
+	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+	DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, listOpts metav1.ListOptions) error
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (*infrav1.Warehouse, error)
+	List(ctx context.Context, opts metav1.ListOptions) (*infrav1.WarehouseList, error)
+	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *infrav1.Warehouse, err error)
+	Apply(ctx context.Context, warehouse *applyinfrav1.WarehouseApplyConfiguration, opts metav1.ApplyOptions) (result *infrav1.Warehouse, err error)
 	WarehouseExpansion
 }
 

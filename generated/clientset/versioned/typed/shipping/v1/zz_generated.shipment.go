@@ -10,7 +10,7 @@ import (
 	applyshippingv1 "github.com/kubeforge/kubeforge/generated/applyconfiguration/shipping/v1"
 	scheme "github.com/kubeforge/kubeforge/generated/clientset/versioned/scheme"
 	shippingv1 "github.com/kubeforge/kubeforge/types/shipping/v1"
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
 	watch "k8s.io/apimachinery/pkg/watch"
 	gentype "k8s.io/client-go/gentype"
@@ -23,17 +23,17 @@ type ShipmentsGetter interface {
 
 // ShipmentInterface has methods to work with Shipment resources.
 type ShipmentInterface interface {
-	Create(ctx context.Context, shipment *shippingv1.Shipment, opts v1.CreateOptions) (*shippingv1.Shipment, error)
-	Update(ctx context.Context, shipment *shippingv1.Shipment, opts v1.UpdateOptions) (*shippingv1.Shipment, error)
-	UpdateStatus(ctx context.Context, shipment *shippingv1.Shipment, opts v1.UpdateOptions) (*shippingv1.Shipment, error)
-	Delete(ctx context.Context, name string, opts v1.DeleteOptions) error
-	DeleteCollection(ctx context.Context, opts v1.DeleteOptions, listOpts v1.ListOptions) error
-	Get(ctx context.Context, name string, opts v1.GetOptions) (*shippingv1.Shipment, error)
-	List(ctx context.Context, opts v1.ListOptions) (*shippingv1.ShipmentList, error)
-	Watch(ctx context.Context, opts v1.ListOptions) (watch.Interface, error)
-	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts v1.PatchOptions, subresources ...string) (result *shippingv1.Shipment, err error)
-	Apply(ctx context.Context, shipment *applyshippingv1.ShipmentApplyConfiguration, opts v1.ApplyOptions) (result *shippingv1.Shipment, err error)
-	ApplyStatus(ctx context.Context, shipment *applyshippingv1.ShipmentApplyConfiguration, opts v1.ApplyOptions) (result *shippingv1.Shipment, err error)
+	Create(ctx context.Context, shipment *shippingv1.Shipment, opts metav1.CreateOptions) (*shippingv1.Shipment, error)
+	Update(ctx context.Context, shipment *shippingv1.Shipment, opts metav1.UpdateOptions) (*shippingv1.Shipment, error)
+	UpdateStatus(ctx context.Context, shipment *shippingv1.Shipment, opts metav1.UpdateOptions) (*shippingv1.Shipment, error)
+	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+	DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, listOpts metav1.ListOptions) error
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (*shippingv1.Shipment, error)
+	List(ctx context.Context, opts metav1.ListOptions) (*shippingv1.ShipmentList, error)
+	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *shippingv1.Shipment, err error)
+	Apply(ctx context.Context, shipment *applyshippingv1.ShipmentApplyConfiguration, opts metav1.ApplyOptions) (result *shippingv1.Shipment, err error)
+	ApplyStatus(ctx context.Context, shipment *applyshippingv1.ShipmentApplyConfiguration, opts metav1.ApplyOptions) (result *shippingv1.Shipment, err error)
 	ShipmentExpansion
 }
 
