@@ -33,7 +33,11 @@ type gen struct {
 
 // Generate implements genall.Generator.
 func (Generator) Generate(api *model.API) ([]genall.File, error) {
-	versions := cp.Versions(cp.Groups(api))
+	groups, err := cp.Groups(api)
+	if err != nil {
+		return nil, err
+	}
+	versions := cp.Versions(groups)
 	if len(versions) == 0 {
 		return nil, nil
 	}

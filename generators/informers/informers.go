@@ -21,7 +21,10 @@ func (Generator) Name() string { return "informers" }
 
 // Generate implements genall.Generator.
 func (Generator) Generate(api *model.API) ([]genall.File, error) {
-	groups := cp.Groups(api)
+	groups, err := cp.Groups(api)
+	if err != nil {
+		return nil, err
+	}
 	if len(groups) == 0 {
 		return nil, nil
 	}

@@ -24,7 +24,11 @@ func (Generator) Name() string { return "listers" }
 func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	p := cp.For(api)
 	var files []genall.File
-	for _, v := range cp.Versions(cp.Groups(api)) {
+	groups, err := cp.Groups(api)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range cp.Versions(groups) {
 		dir := p.Dir(api, p.Lister(v))
 		for _, k := range v.Kinds {
 			out, err := cp.Render(kindFile(p, v, k), dir, lowerAll(k.Name))

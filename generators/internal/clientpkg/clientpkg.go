@@ -43,9 +43,12 @@ func (v *Version) Prefix() string { return v.Group.GoName + v.GoName }
 
 // Groups returns the groups of the user's own types (not +kubeforge:external
 // ones: client-go has clients for those) with their served kinds, in model
-// order (groups by name, versions by priority, kinds by name).
-func Groups(api *model.API) []*Group {
+// order (groups by name, versions by priority, kinds by name). Two groups
+// whose names start with the same label would share client packages
+// (client-gen's layout): that is an error naming both.
+func Groups(api *model.API) ([]*Group, error) {
 	var out []*Group
+	byPkg := map[string]*model.Group{}
 	for _, g := range api.Groups {
 		cg := &Group{Name: g.Name, Pkg: groupPkg(g.Name)}
 		cg.GoName = upperFirst(cg.Pkg)
@@ -63,11 +66,16 @@ func Groups(api *model.API) []*Group {
 				cg.Versions = append(cg.Versions, cv)
 			}
 		}
-		if len(cg.Versions) > 0 {
-			out = append(out, cg)
+		if len(cg.Versions) == 0 {
+			continue
 		}
+		if prev := byPkg[cg.Pkg]; prev != nil {
+			return nil, fmt.Errorf("%s: group %s and group %s (%s) would share the Go client packages of %q: the first label of a group name must differ", g.Versions[0].Pos, g.Name, prev.Name, prev.Versions[0].Pos, cg.Pkg)
+		}
+		byPkg[cg.Pkg] = g
+		out = append(out, cg)
 	}
-	return out
+	return out, nil
 }
 
 // Versions returns every client group-version of groups, in order.
