@@ -100,12 +100,16 @@ func (g *gen) smdSchema(versions []*cp.Version) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("schema closure: %w", err)
 	}
+	// One replacer for every reference: a pass over each schema, not one
+	// per renamed type.
+	pairs := make([]string, 0, 2*len(rename))
+	for from, to := range rename {
+		pairs = append(pairs, openapidefs.Ref(from)+`"`, openapidefs.Ref(to)+`"`)
+	}
+	refs := strings.NewReplacer(pairs...)
 	models := make(map[string]*spec.Schema, len(closure))
 	for name, raw := range closure {
-		text := string(raw)
-		for from, to := range rename {
-			text = strings.ReplaceAll(text, openapidefs.Ref(from)+`"`, openapidefs.Ref(to)+`"`)
-		}
+		text := refs.Replace(string(raw))
 		s := new(spec.Schema)
 		if err := json.Unmarshal([]byte(text), s); err != nil {
 			return "", fmt.Errorf("decode schema %s: %w", name, err)
