@@ -113,20 +113,19 @@ func fakeKindFile(p cp.Paths, v *cp.Version, k *model.Kind) *jen.File {
 		jen.Op("*").Qual(cp.Gentype, "FakeClientWithListAndApply").Types(ptr(obj), ptr(list), ptr(apply)),
 		jen.Id("Fake").Op("*").Id("Fake"+v.Prefix()),
 	)
-	gv := cp.GroupVersion(v)
 	f.Func().Id("newFake"+cp.Plural(k.Name)).Params(jen.Id("fake").Op("*").Id("Fake"+v.Prefix()), jen.Id("namespace").String()).Qual(p.Typed(v), k.Name+"Interface").Block(
 		jen.Return(jen.Op("&").Id(impl).Values(
-			jen.Qual(cp.Gentype, "NewFakeClientWithListAndApply").Types(ptr(obj), ptr(list), ptr(apply)).Call(
+			jen.Qual(cp.Gentype, "NewFakeClientWithListAndApply").Types(ptr(obj), ptr(list), ptr(apply)).Add(cp.Args(
 				jen.Id("fake").Dot("Fake"),
 				jen.Id("namespace"),
-				gv.Clone().Dot("WithResource").Call(jen.Lit(k.Plural)),
-				gv.Clone().Dot("WithKind").Call(jen.Lit(k.Name)),
+				jen.Qual(cp.Schema, "GroupVersionResource").Values(jen.Dict{jen.Id("Group"): jen.Lit(v.Group.Name), jen.Id("Version"): jen.Lit(v.Name), jen.Id("Resource"): jen.Lit(k.Plural)}),
+				jen.Qual(cp.Schema, "GroupVersionKind").Values(jen.Dict{jen.Id("Group"): jen.Lit(v.Group.Name), jen.Id("Version"): jen.Lit(v.Name), jen.Id("Kind"): jen.Lit(k.Name)}),
 				jen.Func().Params().Add(ptr(obj)).Block(jen.Return(jen.Op("&").Add(obj.Clone()).Values())),
 				jen.Func().Params().Add(ptr(list)).Block(jen.Return(jen.Op("&").Add(list.Clone()).Values())),
 				jen.Func().Params(jen.List(jen.Id("dst"), jen.Id("src")).Add(ptr(list))).Block(jen.Id("dst").Dot("ListMeta").Op("=").Id("src").Dot("ListMeta")),
 				jen.Func().Params(jen.Id("list").Add(ptr(list))).Index().Add(ptr(obj)).Block(jen.Return(jen.Qual(cp.Gentype, "ToPointerSlice").Call(jen.Id("list").Dot("Items")))),
 				jen.Func().Params(jen.Id("list").Add(ptr(list)), jen.Id("items").Index().Add(ptr(obj))).Block(jen.Id("list").Dot("Items").Op("=").Qual(cp.Gentype, "FromPointerSlice").Call(jen.Id("items"))),
-			),
+			)),
 			jen.Id("fake"),
 		)))
 	if k.Scale != nil {

@@ -149,14 +149,14 @@ func kindFile(p cp.Paths, v *cp.Version, k *model.Kind) *jen.File {
 	}
 	f.Func().Id("new" + plural).Params(params...).Op("*").Id(impl).Block(
 		jen.Return(jen.Op("&").Id(impl).Values(
-			jen.Qual(cp.Gentype, "NewClientWithListAndApply").Types(jen.Op("*").Add(obj.Clone()), jen.Op("*").Add(list.Clone()), jen.Op("*").Add(apply.Clone())).Call(
+			jen.Qual(cp.Gentype, "NewClientWithListAndApply").Types(jen.Op("*").Add(obj.Clone()), jen.Op("*").Add(list.Clone()), jen.Op("*").Add(apply.Clone())).Add(cp.Args(
 				jen.Lit(k.Plural),
 				jen.Id("c").Dot("RESTClient").Call(),
 				jen.Qual(p.ClientsetScheme(), "ParameterCodec"),
 				ns,
 				jen.Func().Params().Op("*").Add(obj.Clone()).Block(jen.Return(jen.Op("&").Add(obj.Clone()).Values())),
 				jen.Func().Params().Op("*").Add(list.Clone()).Block(jen.Return(jen.Op("&").Add(list.Clone()).Values())),
-			))))
+			)))))
 	if k.Scale != nil {
 		scaleMethods(f, p, k, impl)
 	}

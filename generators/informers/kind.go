@@ -158,12 +158,13 @@ func constructorsOf(f *jen.File, p cp.Paths, v *cp.Version, k *model.Kind, obj f
 			lw("ListWithContextFunc", "List", true, robj.Clone()),
 			lw("WatchFuncWithContext", "Watch", true, rwatch.Clone()),
 		),
-		jen.Return(jen.Qual(cp.Cache, "NewTypedSharedIndexInformer").Types(obj()).Call(jen.Qual(cp.Cache, "NewSharedIndexInformerWithOptions").Call(
+		jen.Id("informer").Op(":=").Qual(cp.Cache, "NewSharedIndexInformerWithOptions").Add(cp.Args(
 			jen.Qual(cp.Cache, "ToListWatcherWithWatchListSemantics").Call(jen.Id("lw"), jen.Id("client")),
 			jen.Op("&").Qual(k.Version.Package, n).Values(),
 			jen.Qual(cp.Cache, "SharedIndexInformerOptions").Values(jen.Dict{
 				jen.Id("ResyncPeriod"): jen.Id("options").Dot("ResyncPeriod"),
 				jen.Id("Indexers"):     jen.Id("options").Dot("Indexers"),
 				jen.Id("Identifier"):   jen.Id("options").Dot("InformerName").Dot("WithResource").Call(jen.Id("gvr")),
-			})))))
+			}))),
+		jen.Return(jen.Qual(cp.Cache, "NewTypedSharedIndexInformer").Types(obj()).Call(jen.Id("informer"))))
 }

@@ -225,3 +225,8 @@ func ImportTypes(f *jen.File, versions ...*Version) {
 		f.ImportAlias(v.V.Package, v.Group.Pkg+v.Name)
 	}
 }
+
+// Args are call arguments written one per line, for long constructor calls.
+func Args(args ...jen.Code) *jen.Statement {
+	return jen.Custom(jen.Options{Open: "(", Close: ")", Separator: ",", Multi: true}, args...)
+}

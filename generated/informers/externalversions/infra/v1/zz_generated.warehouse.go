@@ -148,11 +148,16 @@ func NewTypedWarehouseInformerWithOptions(client versioned.Interface, options in
 			return client.InfraV1().Warehouses().Watch(ctx, opts)
 		},
 	}
-	return cache.NewTypedSharedIndexInformer[*typesinfrav1.Warehouse](cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client), &typesinfrav1.Warehouse{}, cache.SharedIndexInformerOptions{
-		Identifier:   options.InformerName.WithResource(gvr),
-		Indexers:     options.Indexers,
-		ResyncPeriod: options.ResyncPeriod,
-	}))
+	informer := cache.NewSharedIndexInformerWithOptions(
+		cache.ToListWatcherWithWatchListSemantics(lw, client),
+		&typesinfrav1.Warehouse{},
+		cache.SharedIndexInformerOptions{
+			Identifier:   options.InformerName.WithResource(gvr),
+			Indexers:     options.Indexers,
+			ResyncPeriod: options.ResyncPeriod,
+		},
+	)
+	return cache.NewTypedSharedIndexInformer[*typesinfrav1.Warehouse](informer)
 }
 func (f *warehouseInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
 	return NewTypedWarehouseInformerWithOptions(client, internalinterfaces.InformerOptions{

@@ -149,11 +149,16 @@ func NewTypedShipmentInformerWithOptions(client versioned.Interface, namespace s
 			return client.ShippingV1().Shipments(namespace).Watch(ctx, opts)
 		},
 	}
-	return cache.NewTypedSharedIndexInformer[*typesshippingv1.Shipment](cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client), &typesshippingv1.Shipment{}, cache.SharedIndexInformerOptions{
-		Identifier:   options.InformerName.WithResource(gvr),
-		Indexers:     options.Indexers,
-		ResyncPeriod: options.ResyncPeriod,
-	}))
+	informer := cache.NewSharedIndexInformerWithOptions(
+		cache.ToListWatcherWithWatchListSemantics(lw, client),
+		&typesshippingv1.Shipment{},
+		cache.SharedIndexInformerOptions{
+			Identifier:   options.InformerName.WithResource(gvr),
+			Indexers:     options.Indexers,
+			ResyncPeriod: options.ResyncPeriod,
+		},
+	)
+	return cache.NewTypedSharedIndexInformer[*typesshippingv1.Shipment](informer)
 }
 func (f *shipmentInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
 	return NewTypedShipmentInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{

@@ -41,9 +41,16 @@ type warehouses struct {
 }
 
 func newWarehouses(c *InfraV1Client) *warehouses {
-	return &warehouses{gentype.NewClientWithListAndApply[*infrav1.Warehouse, *infrav1.WarehouseList, *applyinfrav1.WarehouseApplyConfiguration]("warehouses", c.RESTClient(), scheme.ParameterCodec, "", func() *infrav1.Warehouse {
-		return &infrav1.Warehouse{}
-	}, func() *infrav1.WarehouseList {
-		return &infrav1.WarehouseList{}
-	})}
+	return &warehouses{gentype.NewClientWithListAndApply[*infrav1.Warehouse, *infrav1.WarehouseList, *applyinfrav1.WarehouseApplyConfiguration](
+		"warehouses",
+		c.RESTClient(),
+		scheme.ParameterCodec,
+		"",
+		func() *infrav1.Warehouse {
+			return &infrav1.Warehouse{}
+		},
+		func() *infrav1.WarehouseList {
+			return &infrav1.WarehouseList{}
+		},
+	)}
 }

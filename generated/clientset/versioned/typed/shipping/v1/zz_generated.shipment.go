@@ -43,9 +43,16 @@ type shipments struct {
 }
 
 func newShipments(c *ShippingV1Client, namespace string) *shipments {
-	return &shipments{gentype.NewClientWithListAndApply[*shippingv1.Shipment, *shippingv1.ShipmentList, *applyshippingv1.ShipmentApplyConfiguration]("shipments", c.RESTClient(), scheme.ParameterCodec, namespace, func() *shippingv1.Shipment {
-		return &shippingv1.Shipment{}
-	}, func() *shippingv1.ShipmentList {
-		return &shippingv1.ShipmentList{}
-	})}
+	return &shipments{gentype.NewClientWithListAndApply[*shippingv1.Shipment, *shippingv1.ShipmentList, *applyshippingv1.ShipmentApplyConfiguration](
+		"shipments",
+		c.RESTClient(),
+		scheme.ParameterCodec,
+		namespace,
+		func() *shippingv1.Shipment {
+			return &shippingv1.Shipment{}
+		},
+		func() *shippingv1.ShipmentList {
+			return &shippingv1.ShipmentList{}
+		},
+	)}
 }

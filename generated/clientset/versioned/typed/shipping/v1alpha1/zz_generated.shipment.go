@@ -43,9 +43,16 @@ type shipments struct {
 }
 
 func newShipments(c *ShippingV1alpha1Client, namespace string) *shipments {
-	return &shipments{gentype.NewClientWithListAndApply[*shippingv1alpha1.Shipment, *shippingv1alpha1.ShipmentList, *applyshippingv1alpha1.ShipmentApplyConfiguration]("shipments", c.RESTClient(), scheme.ParameterCodec, namespace, func() *shippingv1alpha1.Shipment {
-		return &shippingv1alpha1.Shipment{}
-	}, func() *shippingv1alpha1.ShipmentList {
-		return &shippingv1alpha1.ShipmentList{}
-	})}
+	return &shipments{gentype.NewClientWithListAndApply[*shippingv1alpha1.Shipment, *shippingv1alpha1.ShipmentList, *applyshippingv1alpha1.ShipmentApplyConfiguration](
+		"shipments",
+		c.RESTClient(),
+		scheme.ParameterCodec,
+		namespace,
+		func() *shippingv1alpha1.Shipment {
+			return &shippingv1alpha1.Shipment{}
+		},
+		func() *shippingv1alpha1.ShipmentList {
+			return &shippingv1alpha1.ShipmentList{}
+		},
+	)}
 }

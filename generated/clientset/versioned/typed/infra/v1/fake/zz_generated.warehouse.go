@@ -19,21 +19,33 @@ type fakeWarehouses struct {
 }
 
 func newFakeWarehouses(fake *FakeInfraV1, namespace string) typedinfrav1.WarehouseInterface {
-	return &fakeWarehouses{gentype.NewFakeClientWithListAndApply[*infrav1.Warehouse, *infrav1.WarehouseList, *applyinfrav1.WarehouseApplyConfiguration](fake.Fake, namespace, schema.GroupVersion{
-		Group:   "infra.kubeforge.dev",
-		Version: "v1",
-	}.WithResource("warehouses"), schema.GroupVersion{
-		Group:   "infra.kubeforge.dev",
-		Version: "v1",
-	}.WithKind("Warehouse"), func() *infrav1.Warehouse {
-		return &infrav1.Warehouse{}
-	}, func() *infrav1.WarehouseList {
-		return &infrav1.WarehouseList{}
-	}, func(dst, src *infrav1.WarehouseList) {
-		dst.ListMeta = src.ListMeta
-	}, func(list *infrav1.WarehouseList) []*infrav1.Warehouse {
-		return gentype.ToPointerSlice(list.Items)
-	}, func(list *infrav1.WarehouseList, items []*infrav1.Warehouse) {
-		list.Items = gentype.FromPointerSlice(items)
-	}), fake}
+	return &fakeWarehouses{gentype.NewFakeClientWithListAndApply[*infrav1.Warehouse, *infrav1.WarehouseList, *applyinfrav1.WarehouseApplyConfiguration](
+		fake.Fake,
+		namespace,
+		schema.GroupVersionResource{
+			Group:    "infra.kubeforge.dev",
+			Resource: "warehouses",
+			Version:  "v1",
+		},
+		schema.GroupVersionKind{
+			Group:   "infra.kubeforge.dev",
+			Kind:    "Warehouse",
+			Version: "v1",
+		},
+		func() *infrav1.Warehouse {
+			return &infrav1.Warehouse{}
+		},
+		func() *infrav1.WarehouseList {
+			return &infrav1.WarehouseList{}
+		},
+		func(dst, src *infrav1.WarehouseList) {
+			dst.ListMeta = src.ListMeta
+		},
+		func(list *infrav1.WarehouseList) []*infrav1.Warehouse {
+			return gentype.ToPointerSlice(list.Items)
+		},
+		func(list *infrav1.WarehouseList, items []*infrav1.Warehouse) {
+			list.Items = gentype.FromPointerSlice(items)
+		},
+	), fake}
 }

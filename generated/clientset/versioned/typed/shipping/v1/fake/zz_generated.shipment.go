@@ -19,21 +19,33 @@ type fakeShipments struct {
 }
 
 func newFakeShipments(fake *FakeShippingV1, namespace string) typedshippingv1.ShipmentInterface {
-	return &fakeShipments{gentype.NewFakeClientWithListAndApply[*shippingv1.Shipment, *shippingv1.ShipmentList, *applyshippingv1.ShipmentApplyConfiguration](fake.Fake, namespace, schema.GroupVersion{
-		Group:   "shipping.kubeforge.dev",
-		Version: "v1",
-	}.WithResource("shipments"), schema.GroupVersion{
-		Group:   "shipping.kubeforge.dev",
-		Version: "v1",
-	}.WithKind("Shipment"), func() *shippingv1.Shipment {
-		return &shippingv1.Shipment{}
-	}, func() *shippingv1.ShipmentList {
-		return &shippingv1.ShipmentList{}
-	}, func(dst, src *shippingv1.ShipmentList) {
-		dst.ListMeta = src.ListMeta
-	}, func(list *shippingv1.ShipmentList) []*shippingv1.Shipment {
-		return gentype.ToPointerSlice(list.Items)
-	}, func(list *shippingv1.ShipmentList, items []*shippingv1.Shipment) {
-		list.Items = gentype.FromPointerSlice(items)
-	}), fake}
+	return &fakeShipments{gentype.NewFakeClientWithListAndApply[*shippingv1.Shipment, *shippingv1.ShipmentList, *applyshippingv1.ShipmentApplyConfiguration](
+		fake.Fake,
+		namespace,
+		schema.GroupVersionResource{
+			Group:    "shipping.kubeforge.dev",
+			Resource: "shipments",
+			Version:  "v1",
+		},
+		schema.GroupVersionKind{
+			Group:   "shipping.kubeforge.dev",
+			Kind:    "Shipment",
+			Version: "v1",
+		},
+		func() *shippingv1.Shipment {
+			return &shippingv1.Shipment{}
+		},
+		func() *shippingv1.ShipmentList {
+			return &shippingv1.ShipmentList{}
+		},
+		func(dst, src *shippingv1.ShipmentList) {
+			dst.ListMeta = src.ListMeta
+		},
+		func(list *shippingv1.ShipmentList) []*shippingv1.Shipment {
+			return gentype.ToPointerSlice(list.Items)
+		},
+		func(list *shippingv1.ShipmentList, items []*shippingv1.Shipment) {
+			list.Items = gentype.FromPointerSlice(items)
+		},
+	), fake}
 }

@@ -19,21 +19,33 @@ type fakeShipments struct {
 }
 
 func newFakeShipments(fake *FakeShippingV1alpha1, namespace string) typedshippingv1alpha1.ShipmentInterface {
-	return &fakeShipments{gentype.NewFakeClientWithListAndApply[*shippingv1alpha1.Shipment, *shippingv1alpha1.ShipmentList, *applyshippingv1alpha1.ShipmentApplyConfiguration](fake.Fake, namespace, schema.GroupVersion{
-		Group:   "shipping.kubeforge.dev",
-		Version: "v1alpha1",
-	}.WithResource("shipments"), schema.GroupVersion{
-		Group:   "shipping.kubeforge.dev",
-		Version: "v1alpha1",
-	}.WithKind("Shipment"), func() *shippingv1alpha1.Shipment {
-		return &shippingv1alpha1.Shipment{}
-	}, func() *shippingv1alpha1.ShipmentList {
-		return &shippingv1alpha1.ShipmentList{}
-	}, func(dst, src *shippingv1alpha1.ShipmentList) {
-		dst.ListMeta = src.ListMeta
-	}, func(list *shippingv1alpha1.ShipmentList) []*shippingv1alpha1.Shipment {
-		return gentype.ToPointerSlice(list.Items)
-	}, func(list *shippingv1alpha1.ShipmentList, items []*shippingv1alpha1.Shipment) {
-		list.Items = gentype.FromPointerSlice(items)
-	}), fake}
+	return &fakeShipments{gentype.NewFakeClientWithListAndApply[*shippingv1alpha1.Shipment, *shippingv1alpha1.ShipmentList, *applyshippingv1alpha1.ShipmentApplyConfiguration](
+		fake.Fake,
+		namespace,
+		schema.GroupVersionResource{
+			Group:    "shipping.kubeforge.dev",
+			Resource: "shipments",
+			Version:  "v1alpha1",
+		},
+		schema.GroupVersionKind{
+			Group:   "shipping.kubeforge.dev",
+			Kind:    "Shipment",
+			Version: "v1alpha1",
+		},
+		func() *shippingv1alpha1.Shipment {
+			return &shippingv1alpha1.Shipment{}
+		},
+		func() *shippingv1alpha1.ShipmentList {
+			return &shippingv1alpha1.ShipmentList{}
+		},
+		func(dst, src *shippingv1alpha1.ShipmentList) {
+			dst.ListMeta = src.ListMeta
+		},
+		func(list *shippingv1alpha1.ShipmentList) []*shippingv1alpha1.Shipment {
+			return gentype.ToPointerSlice(list.Items)
+		},
+		func(list *shippingv1alpha1.ShipmentList, items []*shippingv1alpha1.Shipment) {
+			list.Items = gentype.FromPointerSlice(items)
+		},
+	), fake}
 }

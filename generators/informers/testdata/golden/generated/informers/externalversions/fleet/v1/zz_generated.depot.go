@@ -148,11 +148,16 @@ func NewTypedDepotInformerWithOptions(client versioned.Interface, options intern
 			return client.FleetV1().Depots().Watch(ctx, opts)
 		},
 	}
-	return cache.NewTypedSharedIndexInformer[*typesfleetv1.Depot](cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client), &typesfleetv1.Depot{}, cache.SharedIndexInformerOptions{
-		Identifier:   options.InformerName.WithResource(gvr),
-		Indexers:     options.Indexers,
-		ResyncPeriod: options.ResyncPeriod,
-	}))
+	informer := cache.NewSharedIndexInformerWithOptions(
+		cache.ToListWatcherWithWatchListSemantics(lw, client),
+		&typesfleetv1.Depot{},
+		cache.SharedIndexInformerOptions{
+			Identifier:   options.InformerName.WithResource(gvr),
+			Indexers:     options.Indexers,
+			ResyncPeriod: options.ResyncPeriod,
+		},
+	)
+	return cache.NewTypedSharedIndexInformer[*typesfleetv1.Depot](informer)
 }
 func (f *depotInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
 	return NewTypedDepotInformerWithOptions(client, internalinterfaces.InformerOptions{

@@ -149,11 +149,16 @@ func NewTypedTruckInformerWithOptions(client versioned.Interface, namespace stri
 			return client.FleetV1().Trucks(namespace).Watch(ctx, opts)
 		},
 	}
-	return cache.NewTypedSharedIndexInformer[*typesfleetv1.Truck](cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client), &typesfleetv1.Truck{}, cache.SharedIndexInformerOptions{
-		Identifier:   options.InformerName.WithResource(gvr),
-		Indexers:     options.Indexers,
-		ResyncPeriod: options.ResyncPeriod,
-	}))
+	informer := cache.NewSharedIndexInformerWithOptions(
+		cache.ToListWatcherWithWatchListSemantics(lw, client),
+		&typesfleetv1.Truck{},
+		cache.SharedIndexInformerOptions{
+			Identifier:   options.InformerName.WithResource(gvr),
+			Indexers:     options.Indexers,
+			ResyncPeriod: options.ResyncPeriod,
+		},
+	)
+	return cache.NewTypedSharedIndexInformer[*typesfleetv1.Truck](informer)
 }
 func (f *truckInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
 	return NewTypedTruckInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{

@@ -41,9 +41,16 @@ type depots struct {
 }
 
 func newDepots(c *FleetV1Client) *depots {
-	return &depots{gentype.NewClientWithListAndApply[*fleetv1.Depot, *fleetv1.DepotList, *applyfleetv1.DepotApplyConfiguration]("depots", c.RESTClient(), scheme.ParameterCodec, "", func() *fleetv1.Depot {
-		return &fleetv1.Depot{}
-	}, func() *fleetv1.DepotList {
-		return &fleetv1.DepotList{}
-	})}
+	return &depots{gentype.NewClientWithListAndApply[*fleetv1.Depot, *fleetv1.DepotList, *applyfleetv1.DepotApplyConfiguration](
+		"depots",
+		c.RESTClient(),
+		scheme.ParameterCodec,
+		"",
+		func() *fleetv1.Depot {
+			return &fleetv1.Depot{}
+		},
+		func() *fleetv1.DepotList {
+			return &fleetv1.DepotList{}
+		},
+	)}
 }

@@ -46,11 +46,18 @@ type trucks struct {
 }
 
 func newTrucks(c *FleetV1Client, namespace string) *trucks {
-	return &trucks{gentype.NewClientWithListAndApply[*fleetv1.Truck, *fleetv1.TruckList, *applyfleetv1.TruckApplyConfiguration]("trucks", c.RESTClient(), scheme.ParameterCodec, namespace, func() *fleetv1.Truck {
-		return &fleetv1.Truck{}
-	}, func() *fleetv1.TruckList {
-		return &fleetv1.TruckList{}
-	})}
+	return &trucks{gentype.NewClientWithListAndApply[*fleetv1.Truck, *fleetv1.TruckList, *applyfleetv1.TruckApplyConfiguration](
+		"trucks",
+		c.RESTClient(),
+		scheme.ParameterCodec,
+		namespace,
+		func() *fleetv1.Truck {
+			return &fleetv1.Truck{}
+		},
+		func() *fleetv1.TruckList {
+			return &fleetv1.TruckList{}
+		},
+	)}
 }
 
 // GetScale reads the scale subresource of the named Truck.

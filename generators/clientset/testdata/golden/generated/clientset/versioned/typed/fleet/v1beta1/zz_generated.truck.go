@@ -43,9 +43,16 @@ type trucks struct {
 }
 
 func newTrucks(c *FleetV1beta1Client, namespace string) *trucks {
-	return &trucks{gentype.NewClientWithListAndApply[*fleetv1beta1.Truck, *fleetv1beta1.TruckList, *applyfleetv1beta1.TruckApplyConfiguration]("trucks", c.RESTClient(), scheme.ParameterCodec, namespace, func() *fleetv1beta1.Truck {
-		return &fleetv1beta1.Truck{}
-	}, func() *fleetv1beta1.TruckList {
-		return &fleetv1beta1.TruckList{}
-	})}
+	return &trucks{gentype.NewClientWithListAndApply[*fleetv1beta1.Truck, *fleetv1beta1.TruckList, *applyfleetv1beta1.TruckApplyConfiguration](
+		"trucks",
+		c.RESTClient(),
+		scheme.ParameterCodec,
+		namespace,
+		func() *fleetv1beta1.Truck {
+			return &fleetv1beta1.Truck{}
+		},
+		func() *fleetv1beta1.TruckList {
+			return &fleetv1beta1.TruckList{}
+		},
+	)}
 }

@@ -19,21 +19,33 @@ type fakeDepots struct {
 }
 
 func newFakeDepots(fake *FakeFleetV1, namespace string) typedfleetv1.DepotInterface {
-	return &fakeDepots{gentype.NewFakeClientWithListAndApply[*fleetv1.Depot, *fleetv1.DepotList, *applyfleetv1.DepotApplyConfiguration](fake.Fake, namespace, schema.GroupVersion{
-		Group:   "fleet.example.dev",
-		Version: "v1",
-	}.WithResource("depots"), schema.GroupVersion{
-		Group:   "fleet.example.dev",
-		Version: "v1",
-	}.WithKind("Depot"), func() *fleetv1.Depot {
-		return &fleetv1.Depot{}
-	}, func() *fleetv1.DepotList {
-		return &fleetv1.DepotList{}
-	}, func(dst, src *fleetv1.DepotList) {
-		dst.ListMeta = src.ListMeta
-	}, func(list *fleetv1.DepotList) []*fleetv1.Depot {
-		return gentype.ToPointerSlice(list.Items)
-	}, func(list *fleetv1.DepotList, items []*fleetv1.Depot) {
-		list.Items = gentype.FromPointerSlice(items)
-	}), fake}
+	return &fakeDepots{gentype.NewFakeClientWithListAndApply[*fleetv1.Depot, *fleetv1.DepotList, *applyfleetv1.DepotApplyConfiguration](
+		fake.Fake,
+		namespace,
+		schema.GroupVersionResource{
+			Group:    "fleet.example.dev",
+			Resource: "depots",
+			Version:  "v1",
+		},
+		schema.GroupVersionKind{
+			Group:   "fleet.example.dev",
+			Kind:    "Depot",
+			Version: "v1",
+		},
+		func() *fleetv1.Depot {
+			return &fleetv1.Depot{}
+		},
+		func() *fleetv1.DepotList {
+			return &fleetv1.DepotList{}
+		},
+		func(dst, src *fleetv1.DepotList) {
+			dst.ListMeta = src.ListMeta
+		},
+		func(list *fleetv1.DepotList) []*fleetv1.Depot {
+			return gentype.ToPointerSlice(list.Items)
+		},
+		func(list *fleetv1.DepotList, items []*fleetv1.Depot) {
+			list.Items = gentype.FromPointerSlice(items)
+		},
+	), fake}
 }

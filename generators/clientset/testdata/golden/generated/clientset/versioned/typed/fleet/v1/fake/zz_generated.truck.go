@@ -24,23 +24,35 @@ type fakeTrucks struct {
 }
 
 func newFakeTrucks(fake *FakeFleetV1, namespace string) typedfleetv1.TruckInterface {
-	return &fakeTrucks{gentype.NewFakeClientWithListAndApply[*fleetv1.Truck, *fleetv1.TruckList, *applyfleetv1.TruckApplyConfiguration](fake.Fake, namespace, schema.GroupVersion{
-		Group:   "fleet.example.dev",
-		Version: "v1",
-	}.WithResource("trucks"), schema.GroupVersion{
-		Group:   "fleet.example.dev",
-		Version: "v1",
-	}.WithKind("Truck"), func() *fleetv1.Truck {
-		return &fleetv1.Truck{}
-	}, func() *fleetv1.TruckList {
-		return &fleetv1.TruckList{}
-	}, func(dst, src *fleetv1.TruckList) {
-		dst.ListMeta = src.ListMeta
-	}, func(list *fleetv1.TruckList) []*fleetv1.Truck {
-		return gentype.ToPointerSlice(list.Items)
-	}, func(list *fleetv1.TruckList, items []*fleetv1.Truck) {
-		list.Items = gentype.FromPointerSlice(items)
-	}), fake}
+	return &fakeTrucks{gentype.NewFakeClientWithListAndApply[*fleetv1.Truck, *fleetv1.TruckList, *applyfleetv1.TruckApplyConfiguration](
+		fake.Fake,
+		namespace,
+		schema.GroupVersionResource{
+			Group:    "fleet.example.dev",
+			Resource: "trucks",
+			Version:  "v1",
+		},
+		schema.GroupVersionKind{
+			Group:   "fleet.example.dev",
+			Kind:    "Truck",
+			Version: "v1",
+		},
+		func() *fleetv1.Truck {
+			return &fleetv1.Truck{}
+		},
+		func() *fleetv1.TruckList {
+			return &fleetv1.TruckList{}
+		},
+		func(dst, src *fleetv1.TruckList) {
+			dst.ListMeta = src.ListMeta
+		},
+		func(list *fleetv1.TruckList) []*fleetv1.Truck {
+			return gentype.ToPointerSlice(list.Items)
+		},
+		func(list *fleetv1.TruckList, items []*fleetv1.Truck) {
+			list.Items = gentype.FromPointerSlice(items)
+		},
+	), fake}
 }
 
 // GetScale records a get of the scale subresource.

@@ -19,21 +19,33 @@ type fakeTrucks struct {
 }
 
 func newFakeTrucks(fake *FakeFleetV1beta1, namespace string) typedfleetv1beta1.TruckInterface {
-	return &fakeTrucks{gentype.NewFakeClientWithListAndApply[*fleetv1beta1.Truck, *fleetv1beta1.TruckList, *applyfleetv1beta1.TruckApplyConfiguration](fake.Fake, namespace, schema.GroupVersion{
-		Group:   "fleet.example.dev",
-		Version: "v1beta1",
-	}.WithResource("trucks"), schema.GroupVersion{
-		Group:   "fleet.example.dev",
-		Version: "v1beta1",
-	}.WithKind("Truck"), func() *fleetv1beta1.Truck {
-		return &fleetv1beta1.Truck{}
-	}, func() *fleetv1beta1.TruckList {
-		return &fleetv1beta1.TruckList{}
-	}, func(dst, src *fleetv1beta1.TruckList) {
-		dst.ListMeta = src.ListMeta
-	}, func(list *fleetv1beta1.TruckList) []*fleetv1beta1.Truck {
-		return gentype.ToPointerSlice(list.Items)
-	}, func(list *fleetv1beta1.TruckList, items []*fleetv1beta1.Truck) {
-		list.Items = gentype.FromPointerSlice(items)
-	}), fake}
+	return &fakeTrucks{gentype.NewFakeClientWithListAndApply[*fleetv1beta1.Truck, *fleetv1beta1.TruckList, *applyfleetv1beta1.TruckApplyConfiguration](
+		fake.Fake,
+		namespace,
+		schema.GroupVersionResource{
+			Group:    "fleet.example.dev",
+			Resource: "trucks",
+			Version:  "v1beta1",
+		},
+		schema.GroupVersionKind{
+			Group:   "fleet.example.dev",
+			Kind:    "Truck",
+			Version: "v1beta1",
+		},
+		func() *fleetv1beta1.Truck {
+			return &fleetv1beta1.Truck{}
+		},
+		func() *fleetv1beta1.TruckList {
+			return &fleetv1beta1.TruckList{}
+		},
+		func(dst, src *fleetv1beta1.TruckList) {
+			dst.ListMeta = src.ListMeta
+		},
+		func(list *fleetv1beta1.TruckList) []*fleetv1beta1.Truck {
+			return gentype.ToPointerSlice(list.Items)
+		},
+		func(list *fleetv1beta1.TruckList, items []*fleetv1beta1.Truck) {
+			list.Items = gentype.FromPointerSlice(items)
+		},
+	), fake}
 }
