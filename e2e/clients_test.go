@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/kubeforge/kubeforge/generated/clientset/versioned/fake"
 	"github.com/kubeforge/kubeforge/generated/informers/externalversions"
 	listersv1 "github.com/kubeforge/kubeforge/generated/listers/shipping/v1"
+	infrav1 "github.com/kubeforge/kubeforge/types/infra/v1"
 	typesv1 "github.com/kubeforge/kubeforge/types/shipping/v1"
 	typesv1alpha1 "github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
 )
@@ -338,5 +340,59 @@ func TestGeneratedFakeClientset(t *testing.T) {
 	defer d.mu.Unlock()
 	if d.reconciled["team-a/seeded"] == 0 || d.reconciled["team-a/created"] == 0 {
 		t.Errorf("reconciled %v", d.reconciled)
+	}
+}
+
+// TestGeneratedInformerOptions: the factory's options on the fake
+// clientset: one namespace, a custom resync for Shipments, a transform,
+// and a cluster-scoped kind's lister.
+func TestGeneratedInformerOptions(t *testing.T) {
+	wh := &infrav1.Warehouse{ObjectMeta: metav1.ObjectMeta{Name: "north"}, Spec: infrav1.WarehouseSpec{Region: "eu"}}
+	cs := fake.NewSimpleClientset(v1Shipment("a", "s1"), v1Shipment("b", "s2"), wh)
+	factory := externalversions.NewSharedInformerFactoryWithOptions(cs, 0,
+		externalversions.WithNamespace("a"),
+		externalversions.WithCustomResyncConfig(map[metav1.Object]time.Duration{&typesv1.Shipment{}: 50 * time.Millisecond}),
+		externalversions.WithTransform(func(obj any) (any, error) {
+			if o, ok := obj.(metav1.Object); ok {
+				o.SetAnnotations(map[string]string{"seen": "yes"})
+			}
+			return obj, nil
+		}))
+	shipments := factory.Shipping().V1().Shipments()
+	var resyncs atomic.Int32
+	if _, err := shipments.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(_, _ any) { resyncs.Add(1) },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	warehouses := factory.Infra().V1().Warehouses().Lister()
+	c, cancel := context.WithCancel(context.Background())
+	factory.StartWithContext(c)
+	defer func() {
+		cancel()
+		factory.Shutdown()
+	}()
+	if res := factory.WaitForCacheSyncWithContext(c); res.Err != nil || len(res.Synced) != 2 {
+		t.Fatalf("sync: %+v", res)
+	}
+	all, err := shipments.Lister().List(labels.Everything())
+	if err != nil || len(all) != 1 || all[0].Name != "s1" || all[0].Annotations["seen"] != "yes" {
+		t.Fatalf("shipments in namespace a: %v %v", all, err)
+	}
+	if got, err := warehouses.Get("north"); err != nil || got.Spec.Region != "eu" {
+		t.Fatalf("warehouse: %v %v", got, err)
+	}
+	eventually(t, 5*time.Second, "two resyncs", func() error {
+		if n := resyncs.Load(); n < 2 {
+			return fmt.Errorf("%d resyncs", n)
+		}
+		return nil
+	})
+	generic, err := factory.ForResource(shipmentsGVR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obj, err := generic.Lister().ByNamespace("a").Get("s1"); err != nil || obj.(*typesv1.Shipment).Name != "s1" {
+		t.Fatalf("generic lister: %v %v", obj, err)
 	}
 }
