@@ -189,6 +189,97 @@ func TestKubernetesStructsAsFields(t *testing.T) {
 	if r := k.run(t, bad, "create", "-f", "-"); r.code == 0 || !strings.Contains(r.stderr, "protocol") {
 		t.Errorf("create with protocol QUIC: want a 422 naming the field:\n%s", r)
 	}
+	typedScale(t, root, s)
+}
+
+// typedScaleProgram uses the generated clients of the copy: GetScale and
+// UpdateScale of the typed Workload client, a lister over the shared
+// informer, and an apply configuration of a kind full of k8s.io/api types.
+const typedScaleProgram = `package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+
+	applyv1 "MODULE/generated/applyconfiguration/corpus/v1"
+	"MODULE/generated/clientset/versioned"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	ctx := context.Background()
+	config, err := clientcmd.BuildConfigFromFlags("", os.Args[1])
+	if err != nil {
+		return err
+	}
+	workloads := versioned.NewForConfigOrDie(config).CorpusV1().Workloads("default")
+	scale, err := workloads.GetScale(ctx, "w1", metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("get scale: %w", err)
+	}
+	before := scale.Spec.Replicas
+	scale.Spec.Replicas = before + 2
+	updated, err := workloads.UpdateScale(ctx, "w1", scale, metav1.UpdateOptions{FieldManager: "typed"})
+	if err != nil {
+		return fmt.Errorf("update scale: %w", err)
+	}
+	w, err := workloads.Get(ctx, "w1", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if updated.Spec.Replicas != before+2 || w.Spec.Replicas == nil || *w.Spec.Replicas != before+2 {
+		return fmt.Errorf("replicas %d -> scale %d, object %v", before, updated.Spec.Replicas, w.Spec.Replicas)
+	}
+	// Apply replicas with an apply configuration (the server merges it
+	// into the object full of k8s.io/api structs), then extract it back.
+	ac := applyv1.Workload("w1", "default").WithSpec(applyv1.WorkloadSpec().WithReplicas(before + 3))
+	applied, err := workloads.Apply(ctx, ac, metav1.ApplyOptions{FieldManager: "typed", Force: true})
+	if err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
+	owned, err := applyv1.ExtractWorkload(applied, "typed")
+	if err != nil {
+		return fmt.Errorf("extract: %w", err)
+	}
+	if owned.Spec == nil || owned.Spec.Replicas == nil || *owned.Spec.Replicas != before+3 || owned.Spec.Template != nil {
+		return fmt.Errorf("extracted %+v", owned.Spec)
+	}
+	fmt.Printf("scale %d -> %d, applied and extracted replicas %d\n", before, updated.Spec.Replicas, *owned.Spec.Replicas)
+	return nil
+}
+`
+
+// typedScale builds and runs typedScaleProgram in the copy against s: the
+// scale subresource through the generated typed client.
+func typedScale(t *testing.T, root string, s *apiserver) {
+	t.Helper()
+	dir := filepath.Join(root, "cmd", "typedscale")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := strings.ReplaceAll(typedScaleProgram, "MODULE", "github.com/kubeforge/kubeforge")
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := exec.Command("go", "run", "./cmd/typedscale", filepath.Join(s.dataDir, "admin.kubeconfig"))
+	run.Dir = root
+	out, err := run.CombinedOutput()
+	if err != nil {
+		t.Fatalf("typed scale client: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "applied and extracted replicas") {
+		t.Errorf("typed scale client: %s", out)
+	}
 }
 
 func mustRead(t *testing.T, path string) string {

@@ -2,13 +2,17 @@ package main
 
 import (
 	"github.com/kubeforge/kubeforge/generators/apidocs"
+	"github.com/kubeforge/kubeforge/generators/applyconfig"
 	"github.com/kubeforge/kubeforge/generators/celcheck"
+	"github.com/kubeforge/kubeforge/generators/clientset"
 	"github.com/kubeforge/kubeforge/generators/conversion"
 	"github.com/kubeforge/kubeforge/generators/deepcopy"
 	"github.com/kubeforge/kubeforge/generators/defaults"
 	"github.com/kubeforge/kubeforge/generators/deploy"
 	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/informers"
 	"github.com/kubeforge/kubeforge/generators/install"
+	"github.com/kubeforge/kubeforge/generators/listers"
 	"github.com/kubeforge/kubeforge/generators/lists"
 	"github.com/kubeforge/kubeforge/generators/markers"
 	"github.com/kubeforge/kubeforge/generators/model"
@@ -38,6 +42,10 @@ func Generators() []genall.Generator {
 		apidocs.Generator{},
 		deploy.Generator{},
 		celcheck.Generator{},
+		clientset.Generator{},
+		listers.Generator{},
+		informers.Generator{},
+		applyconfig.Generator{},
 	}
 }
 
