@@ -510,6 +510,7 @@ func (l *loader) build() {
 	for _, g := range l.api.Groups {
 		l.storage(g)
 	}
+	l.convertibles()
 }
 
 // findPackages lists root/types/<group>/<version> directories with Go files.

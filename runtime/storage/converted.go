@@ -3,12 +3,15 @@ package storage
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
+	kfconversion "github.com/kubeforge/kubeforge/runtime/conversion"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
@@ -75,6 +78,9 @@ func (cv *converted[E, EL, T, L]) toHub(op string, obj E) (T, error) {
 	out, err := cv.c.ToHub(obj)
 	if err != nil {
 		var zero T
+		if se, ok := convertibleStatus(err); ok {
+			return zero, se
+		}
 		err = fmt.Errorf("%s %s %q: convert %s to the storage version: %w", op, cv.resourceName(), obj.GetName(), cv.s.Info.Version, err)
 		return zero, apierrors.NewBadRequest(err.Error())
 	}
@@ -86,6 +92,9 @@ func (cv *converted[E, EL, T, L]) fromHub(op string, obj T) (E, error) {
 	out, err := cv.c.FromHub(obj)
 	if err != nil {
 		var zero E
+		if se, ok := convertibleStatus(err); ok {
+			return zero, se
+		}
 		return zero, apierrors.NewInternalError(fmt.Errorf("%s %s %q: convert stored object to %s: %w", op, cv.resourceName(), obj.GetName(), cv.s.Info.Version, err))
 	}
 	out.GetObjectKind().SetGroupVersionKind(cv.gvk())
@@ -96,6 +105,9 @@ func (cv *converted[E, EL, T, L]) listFromHub(op string, list L) (EL, error) {
 	out, err := cv.c.ListFromHub(list)
 	if err != nil {
 		var zero EL
+		if se, ok := convertibleStatus(err); ok {
+			return zero, se
+		}
 		return zero, apierrors.NewInternalError(fmt.Errorf("%s %s: convert stored list to %s: %w", op, cv.resourceName(), cv.s.Info.Version, err))
 	}
 	out.SetResourceVersion(list.GetResourceVersion())
@@ -317,4 +329,21 @@ func (cv *converted[E, EL, T, L]) Watch(ctx context.Context, namespace string, o
 		}
 	}()
 	return out, nil
+}
+
+// convertibleStatus answers the failure of a kind's own conversion methods
+// (controller-runtime's ConvertTo/ConvertFrom) as kube-apiserver answers a
+// failing conversion webhook: a 500 with no reason whose message is the
+// webhook error's, in either direction (nothing is stored: conversion
+// happens before the write).
+func convertibleStatus(err error) (*apierrors.StatusError, bool) {
+	ce, ok := kfconversion.AsConvertibleError(err)
+	if !ok {
+		return nil, false
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusInternalServerError,
+		Message: ce.Error(),
+	}}, true
 }
