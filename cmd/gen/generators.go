@@ -17,6 +17,7 @@ import (
 	"github.com/kubeforge/kubeforge/generators/routes"
 	"github.com/kubeforge/kubeforge/generators/storage"
 	"github.com/kubeforge/kubeforge/generators/validation"
+	"github.com/kubeforge/kubeforge/generators/webhooks"
 )
 
 // Generators is THE list of generators cmd/gen runs, in order. Add a new
@@ -33,6 +34,7 @@ func Generators() []genall.Generator {
 		openapi.Generator{},
 		storage.New(),
 		routes.New(),
+		webhooks.Generator{},
 		install.New(),
 		markersDoc,
 		apidocs.Generator{},

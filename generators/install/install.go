@@ -110,6 +110,11 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 			if g.Name != "" {
 				gr += "." + g.Name
 			}
+			if hasWebhooks(api, hk) {
+				install = append(install, jen.If(jen.Err().Op(":=").Qual(pkgOf[hk.Version], ids.InstallWebhooks(hk)).Call(jen.Id(id)), jen.Err().Op("!=").Nil()).Block(
+					jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install webhooks of "+gr+": %w"), jen.Err())),
+				))
+			}
 			collections = append(collections, jen.If(jen.Err().Op(":=").Id("s").Dot("AddCollection").Call(jen.Id(id)), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+gr+": %w"), jen.Err())),
 			))
@@ -166,4 +171,14 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 		return nil, fmt.Errorf("render %s: %w", Path, err)
 	}
 	return []genall.File{{Path: Path, Content: buf.Bytes()}}, nil
+}
+
+// hasWebhooks reports whether the project has in-process webhooks for k.
+func hasWebhooks(api *model.API, k *model.Kind) bool {
+	for _, w := range api.Webhooks {
+		if w.Kind == k {
+			return true
+		}
+	}
+	return false
 }

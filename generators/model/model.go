@@ -31,6 +31,11 @@ type API struct {
 	// with its position: never an error (see README, "Kubernetes' structs
 	// as fields").
 	Skipped []string
+	// Webhooks are the project's controller-runtime webhooks
+	// (+kubebuilder:webhook with the type implementing each), sorted by
+	// kind then position: run in process by the storage version's store
+	// (webhooks.go).
+	Webhooks []*Webhook
 }
 
 // TypesPackage is the package at the root of the types tree, package types

@@ -147,6 +147,8 @@ type Store[T resource.Object, L resource.ListObject] struct {
 	b     *Backend
 	s     *resource.Strategy[T, L]
 	hooks Hooks[T]
+	// inproc is the kind's in-process admission (inprocess.go), or nil.
+	inproc InProcessAdmission[T]
 	// raw remembers the stored versions whose bytes ListJSON and GetJSON
 	// may serve with a splice (see rawjson.go).
 	raw *rawCache
@@ -318,6 +320,10 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	if !st.s.Info.Namespaced {
 		obj.SetNamespace("")
 	}
+	var none T
+	if err := st.mutate(ctx, "CREATE", obj, none, opts.DryRun, ""); err != nil {
+		return zero, err
+	}
 	generated := obj.GetName() == "" && obj.GetGenerateName() != ""
 	if generated {
 		obj.SetName(generateName(obj.GetGenerateName()))
@@ -338,8 +344,10 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	if st.hooks.PrepareForCreate != nil {
 		st.hooks.PrepareForCreate(obj)
 	}
-	var none T
 	if err := st.validate(ctx, obj, none, false, opts.fromSpoke); err != nil {
+		return zero, err
+	}
+	if err := st.validateAdmission(ctx, "CREATE", obj, none, opts.DryRun, ""); err != nil {
 		return zero, err
 	}
 	if st.hooks.Admit != nil {
@@ -582,6 +590,9 @@ func (st *Store[T, L]) cachedCurrent(key string, guess bool) (T, []byte, int64, 
 func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curData []byte, curRev int64, newObj T, opts UpdateOptions) (T, bool, error) {
 	var zero T
 	name := cur.GetName()
+	if err := st.mutate(ctx, "UPDATE", newObj, cur, opts.DryRun, opts.Subresource); err != nil {
+		return zero, false, err
+	}
 	var errs field.ErrorList
 	if newObj.GetName() != cur.GetName() {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), newObj.GetName(), "field is immutable"))
@@ -639,6 +650,9 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 	}
 	newObj.SetResourceVersion(cur.GetResourceVersion())
 	if err := st.validate(ctx, newObj, cur, true, opts.fromSpoke); err != nil {
+		return zero, false, err
+	}
+	if err := st.validateAdmission(ctx, "UPDATE", newObj, cur, opts.DryRun, opts.Subresource); err != nil {
 		return zero, false, err
 	}
 	if st.hooks.Admit != nil {
@@ -728,7 +742,7 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			}
 		}
 		// Anything but a plain delete is decided on etcd's object.
-		if cached && (opts.Preconditions != nil || st.hooks.BeforeDelete != nil || st.hasFinalizers(cur)) {
+		if cached && (opts.Preconditions != nil || st.hooks.BeforeDelete != nil || st.inproc != nil || st.hasFinalizers(cur)) {
 			attempt--
 			continue
 		}
@@ -739,6 +753,9 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			if err := st.hooks.BeforeDelete(cur); err != nil {
 				return zero, false, err
 			}
+		}
+		if err := st.validateAdmission(ctx, "DELETE", zero, cur, opts.DryRun, ""); err != nil {
+			return zero, false, err
 		}
 		if st.hasFinalizers(cur) {
 			if cur.GetDeletionTimestamp() != nil {

@@ -1,0 +1,129 @@
+// Package webhooks is the "webhooks" generator: for every kind with
+// controller-runtime webhooks in the project (model.API.Webhooks, from
+// +kubebuilder:webhook markers) it writes, in the storage version's
+// generated/<g>/<v>/zz_generated.webhooks.go,
+//
+//	func Install<Kind>Webhooks(st *storage.Store[*T, *L]) error
+//
+// which builds each webhook's value (the zero value of the implementing
+// type, then the hand-written Configure<Type>(w *<Type>) error when the
+// package declares one) and sets them on the store as an
+// inprocess.Chain, in marker order. generated.Install calls it. A project
+// without webhooks gets no such file, and its server links neither
+// runtime/inprocess nor controller-runtime.
+package webhooks
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/kubeforge/kubeforge/generators/genall"
+	"github.com/kubeforge/kubeforge/generators/ids"
+	"github.com/kubeforge/kubeforge/generators/model"
+)
+
+// FileName is the generated file's name.
+const FileName = "zz_generated.webhooks.go"
+
+const (
+	inprocessPkg = "github.com/kubeforge/kubeforge/runtime/inprocess"
+	storagePkg   = "github.com/kubeforge/kubeforge/runtime/storage"
+	schemaPkg    = "k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Generator is the webhooks generator.
+type Generator struct{}
+
+// Name implements genall.Generator.
+func (Generator) Name() string { return "webhooks" }
+
+// Generate implements genall.Generator.
+func (Generator) Generate(api *model.API) ([]genall.File, error) {
+	byVersion := map[*model.Version][]*model.Kind{}
+	byKind := map[*model.Kind][]*model.Webhook{}
+	var versions []*model.Version
+	for _, w := range api.Webhooks { // sorted by kind, then position
+		k := w.Kind
+		if byKind[k] == nil {
+			if byVersion[k.Version] == nil {
+				versions = append(versions, k.Version)
+			}
+			byVersion[k.Version] = append(byVersion[k.Version], k)
+		}
+		byKind[k] = append(byKind[k], w)
+	}
+	var files []genall.File
+	for _, v := range versions {
+		importPath, dir, name := genall.GeneratedPackage(api, v)
+		f := genall.NewFile(name, importPath)
+		for _, k := range byVersion[v] {
+			kindFunc(f, k, byKind[k])
+		}
+		var b bytes.Buffer
+		if err := f.Render(&b); err != nil {
+			return nil, fmt.Errorf("generate webhooks for %s: render: %w", v.GroupVersion(), err)
+		}
+		files = append(files, genall.File{Path: dir + "/" + FileName, Content: b.Bytes()})
+	}
+	return files, nil
+}
+
+func kindFunc(f *jen.File, k *model.Kind, hooks []*model.Webhook) {
+	pkg := k.Version.Package
+	obj := jen.Op("*").Qual(pkg, k.Name)
+	var body, items []jen.Code
+	for i, w := range hooks {
+		v := fmt.Sprintf("w%d", i)
+		if w.Package != pkg {
+			f.ImportAlias(w.Package, "webhook"+path.Base(w.Package))
+		}
+		body = append(body, jen.Id(v).Op(":=").Op("&").Qual(w.Package, w.Type).Values())
+		if w.Configure {
+			body = append(body, jen.If(jen.Err().Op(":=").Qual(w.Package, "Configure"+w.Type).Call(jen.Id(v)), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("configure webhook "+w.Name+" ("+w.Type+"): %w"), jen.Err())),
+			))
+		}
+		impl := jen.Id(v)
+		field := "Validator"
+		switch {
+		case w.Mutating && !w.Typed:
+			impl = jen.Qual(inprocessPkg, "Untyped").Types(obj.Clone()).Call(jen.Id(v))
+		case !w.Mutating && !w.Typed:
+			impl = jen.Qual(inprocessPkg, "UntypedValidator").Types(obj.Clone()).Call(jen.Id(v))
+		}
+		if w.Mutating {
+			field = "Defaulter"
+		}
+		var ops []jen.Code
+		for _, op := range w.Operations {
+			ops = append(ops, jen.Lit(op))
+		}
+		items = append(items, jen.Values(jen.Dict{
+			jen.Id("Name"):          jen.Lit(w.Name),
+			jen.Id("FailurePolicy"): jen.Lit(w.FailurePolicy),
+			jen.Id("SideEffects"):   jen.Lit(w.SideEffects),
+			jen.Id("Operations"):    jen.Index().String().Values(ops...),
+			jen.Id(field):           impl,
+		}))
+	}
+	g := k.Version.Group.Name
+	body = append(body,
+		jen.Id("st").Dot("SetInProcessAdmission").Call(jen.Op("&").Qual(inprocessPkg, "Chain").Types(obj.Clone()).Values(jen.Dict{
+			jen.Id("GVK"):      jen.Qual(schemaPkg, "GroupVersionKind").Values(jen.Dict{jen.Id("Group"): jen.Lit(g), jen.Id("Version"): jen.Lit(k.Version.Name), jen.Id("Kind"): jen.Lit(k.Name)}),
+			jen.Id("Resource"): jen.Qual(schemaPkg, "GroupVersionResource").Values(jen.Dict{jen.Id("Group"): jen.Lit(g), jen.Id("Version"): jen.Lit(k.Version.Name), jen.Id("Resource"): jen.Lit(k.Plural)}),
+			jen.Id("Webhooks"): jen.Index().Op("*").Qual(inprocessPkg, "Webhook").Types(obj.Clone()).ValuesFunc(func(gr *jen.Group) {
+				for _, it := range items {
+					gr.Line().Add(it)
+				}
+				gr.Line()
+			}),
+		})),
+		jen.Return(jen.Nil()),
+	)
+	f.Commentf("%s sets the in-process webhooks of %s (+kubebuilder:webhook markers, in marker order) on its store: defaulters before validation, validators after it, on writes through every version.", ids.InstallWebhooks(k), k.Name)
+	f.Func().Id(ids.InstallWebhooks(k)).Params(jen.Id("st").Op("*").Qual(storagePkg, "Store").Types(obj.Clone(), jen.Op("*").Qual(pkg, k.ListName))).Error().Block(body...)
+	f.Line()
+}
