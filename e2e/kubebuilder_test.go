@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -9,6 +10,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 )
 
 // kubebuilderProject adds testdata/kubebuilder (the kubebuilder book's
@@ -74,6 +80,7 @@ func TestKubebuilderProject(t *testing.T) {
 		return mustRead(t, filepath.Join("testdata", "kubebuilder", "manifests", name))
 	}
 	t.Run("conversion", func(t *testing.T) { kubebuilderConversion(t, k, manifest) })
+	t.Run("webhooks", func(t *testing.T) { kubebuilderWebhooks(t, s, k, manifest) })
 }
 
 func kubebuilderConversion(t *testing.T, k *kubectl, manifest func(string) string) {
@@ -161,4 +168,84 @@ func kubebuilderConversion(t *testing.T, k *kubectl, manifest func(string) strin
 		t.Errorf("v1 read of hourly: %q", got)
 	}
 	k.ok(t, "", "delete", cronV1, "hourly")
+}
+
+// kubebuilderWebhooks: the project's defaulter and validator
+// (internal/webhook/v1) run in the apiserver on writes through either
+// version, as kube-apiserver calls them with matchPolicy Equivalent.
+func kubebuilderWebhooks(t *testing.T, s *apiserver, k *kubectl, manifest func(string) string) {
+	rename := func(m, name string) string {
+		return strings.Replace(strings.Replace(m, "cronjob-sample", name, 1), "cronjob-v2", name, 1)
+	}
+	// The defaulter (its fields set by ConfigureCronJobCustomDefaulter)
+	// fills what the manifest leaves out, through v1 and through v2, and
+	// reads the user from admission.RequestFromContext.
+	for _, c := range []struct{ file, name string }{{"cronjob-v1.yaml", "def-v1"}, {"cronjob-v2.yaml", "def-v2"}} {
+		k.ok(t, rename(manifest(c.file), c.name), "create", "-f", "-")
+		got := k.ok(t, "", "get", cronV1, c.name, "-o", `jsonpath={.spec.successfulJobsHistoryLimit} {.spec.failedJobsHistoryLimit} {.spec.suspend} {.spec.concurrencyPolicy} {.metadata.annotations.batch\.tutorial\.kubebuilder\.io/created-by}`)
+		if got != "3 1 false Allow kubeforge-admin" {
+			t.Errorf("%s: defaults and creator = %q, want \"3 1 false Allow kubeforge-admin\"", c.name, got)
+		}
+	}
+	// The validator refuses a bad schedule with its own message, as
+	// kube's answer to a denying webhook; nothing is stored.
+	bad := strings.Replace(rename(manifest("cronjob-v1.yaml"), "badsched"), `"*/1 * * * *"`, `"*/1 * * *"`, 1)
+	r := k.run(t, bad, "create", "-f", "-")
+	if r.code == 0 || !strings.Contains(r.stderr, `The CronJob "badsched" is invalid: spec.schedule: Invalid value: "*/1 * * *": expected exactly 5 fields, found 4`) {
+		t.Errorf("create with a 4-field schedule: want the validator's 422:\n%s", r)
+	}
+	cron := s.dynamic(t).Resource(schema.GroupVersionResource{Group: "batch.tutorial.kubebuilder.io", Version: "v1", Resource: "cronjobs"}).Namespace("default")
+	var u unstructured.Unstructured
+	if err := yamlToUnstructured(bad, &u); err != nil {
+		t.Fatal(err)
+	}
+	_, err := cron.Create(ctx(t, 10*time.Second), &u, metav1.CreateOptions{})
+	want := `admission webhook "vcronjob-v1.kb.io" denied the request: CronJob.batch.tutorial.kubebuilder.io "badsched" is invalid: spec.schedule: Invalid value: "*/1 * * *": expected exactly 5 fields, found 4: */1 * * *`
+	if err == nil || err.Error() != want {
+		t.Errorf("create with a 4-field schedule through client-go: %v, want %s", err, want)
+	}
+	if r := k.run(t, "", "get", cronV1, "badsched"); !strings.Contains(r.stderr, "not found") {
+		t.Errorf("the refused object was stored:\n%s", r)
+	}
+	// Through v2: the hour 77 is refused by the v1 validator, after
+	// conversion; the object keeps its schedule.
+	if r := k.run(t, "", "patch", cronV2, "def-v2", "--type=merge", "-p", `{"spec":{"schedule":{"hour":"77"}}}`); r.code == 0 || !strings.Contains(r.stderr, "end of range (77) above maximum (23)") {
+		t.Errorf("patch of hour 77 through v2: want the validator's 422:\n%s", r)
+	}
+	if got := k.ok(t, "", "get", cronV1, "def-v2", "-o", "jsonpath={.spec.schedule}"); got != "*/1 * * * *" {
+		t.Errorf("after the refused patch, schedule = %q", got)
+	}
+	// A warning of the validator reaches kubectl.
+	r = k.run(t, "", "patch", cronV2, "def-v2", "--type=merge", "-p", `{"spec":{"suspend":true}}`)
+	if r.code != 0 || strings.Count(r.stderr, "Warning: cronjob def-v2 is suspended: no job will run until spec.suspend is false") != 1 {
+		t.Errorf("suspending: want the validator's warning once:\n%s", r)
+	}
+	// ValidateDelete blocks the deletion of a protected CronJob.
+	k.ok(t, "", "label", cronV1, "def-v1", "protected=true")
+	r = k.run(t, "", "delete", cronV2, "def-v1")
+	if r.code == 0 || !strings.Contains(r.stderr, `Error from server (Forbidden): admission webhook "vcronjob-v1.kb.io" denied the request: cronjob "def-v1" is protected: remove the label protected=true first`) {
+		t.Errorf("delete of a protected CronJob: want the validator's 403:\n%s", r)
+	}
+	k.ok(t, "", "get", cronV1, "def-v1")
+	k.ok(t, "", "label", cronV1, "def-v1", "protected-")
+	k.ok(t, "", "delete", cronV1, "def-v1")
+	// Dry run: the webhooks (sideEffects=None) run, nothing is stored.
+	out := k.ok(t, rename(manifest("cronjob-v2.yaml"), "dry"), "create", "--dry-run=server", "-f", "-", "-o", "jsonpath={.spec.successfulJobsHistoryLimit}")
+	if out != "3" {
+		t.Errorf("dry-run create: successfulJobsHistoryLimit %q, want the default 3", out)
+	}
+	if r := k.run(t, "", "get", cronV1, "dry"); !strings.Contains(r.stderr, "not found") {
+		t.Errorf("the dry-run object was stored:\n%s", r)
+	}
+	if r := k.run(t, strings.Replace(bad, "badsched", "drybad", 1), "create", "--dry-run=server", "-f", "-"); r.code == 0 || !strings.Contains(r.stderr, "expected exactly 5 fields") {
+		t.Errorf("dry-run create with a bad schedule: want the validator's 422:\n%s", r)
+	}
+}
+
+func yamlToUnstructured(y string, u *unstructured.Unstructured) error {
+	j, err := yaml.YAMLToJSON([]byte(y))
+	if err != nil {
+		return fmt.Errorf("convert manifest to JSON: %w", err)
+	}
+	return u.UnmarshalJSON(j)
 }
