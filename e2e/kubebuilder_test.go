@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -133,8 +134,9 @@ func kubebuilderConversion(t *testing.T, k *kubectl, manifest func(string) strin
 	}
 	var found bool
 	for _, e := range obj.Metadata.ManagedFields {
-		if e.Manager == "ops" {
-			found = e.APIVersion == "batch.tutorial.kubebuilder.io/v2" && string(e.FieldsV1) == `{"f:spec":{"f:schedule":{"f:dayOfWeek":{}}}}`
+		var fields bytes.Buffer
+		if e.Manager == "ops" && json.Compact(&fields, e.FieldsV1) == nil {
+			found = e.APIVersion == "batch.tutorial.kubebuilder.io/v2" && fields.String() == `{"f:spec":{"f:schedule":{"f:dayOfWeek":{}}}}`
 		}
 	}
 	if !found {
