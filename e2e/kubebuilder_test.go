@@ -231,6 +231,17 @@ func kubebuilderWebhooks(t *testing.T, s *apiserver, k *kubectl, manifest func(s
 	k.ok(t, "", "get", cronV1, "def-v1")
 	k.ok(t, "", "label", cronV1, "def-v1", "protected-")
 	k.ok(t, "", "delete", cronV1, "def-v1")
+	// The validator's client (given by ConfigureCronJobCustomValidator)
+	// reads this server from inside the request: a second exclusive
+	// CronJob with a taken schedule is refused.
+	exclusive := func(name string) string {
+		m := strings.Replace(rename(manifest("cronjob-v1.yaml"), name), `"*/1 * * * *"`, `"7 7 * * *"`, 1)
+		return strings.Replace(m, "metadata:\n", "metadata:\n  annotations:\n    batch.tutorial.kubebuilder.io/exclusive: \"true\"\n", 1)
+	}
+	k.ok(t, exclusive("excl-1"), "create", "-f", "-")
+	if r := k.run(t, exclusive("excl-2"), "create", "-f", "-"); r.code == 0 || !strings.Contains(r.stderr, `admission webhook "vcronjob-v1.kb.io" denied the request: schedule "7 7 * * *" is taken by cronjob excl-1`) {
+		t.Errorf("a second exclusive CronJob: want the validator's refusal naming excl-1:\n%s", r)
+	}
 	// Dry run: the webhooks (sideEffects=None) run, nothing is stored.
 	out := k.ok(t, rename(manifest("cronjob-v2.yaml"), "dry"), "create", "--dry-run=server", "-f", "-", "-o", "jsonpath={.spec.successfulJobsHistoryLimit}")
 	if out != "3" {

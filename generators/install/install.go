@@ -111,7 +111,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 				gr += "." + g.Name
 			}
 			if hasWebhooks(api, hk) {
-				install = append(install, jen.If(jen.Err().Op(":=").Qual(pkgOf[hk.Version], ids.InstallWebhooks(hk)).Call(jen.Id(id)), jen.Err().Op("!=").Nil()).Block(
+				install = append(install, jen.If(jen.Err().Op(":=").Qual(pkgOf[hk.Version], ids.InstallWebhooks(hk)).Call(jen.Id(id), jen.Id("webhookClient")), jen.Err().Op("!=").Nil()).Block(
 					jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install webhooks of "+gr+": %w"), jen.Err())),
 				))
 			}
@@ -121,6 +121,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 		}
 	}
 	if len(storeVar) > 0 {
+		install = append(webhookClient(api), install...)
 		install = append([]jen.Code{jen.Id("b").Op(":=").Id("s").Dot("Backend").Call()}, install...)
 		install = append(install, jen.Comment("Every hub store is a collection: work across resources (emptying a"),
 			jen.Comment("namespace being deleted) reaches each one."))
@@ -181,4 +182,22 @@ func hasWebhooks(api *model.API, k *model.Kind) bool {
 		}
 	}
 	return false
+}
+
+// webhookClient declares webhookClient, the controller-runtime client of
+// the server itself that Install<Kind>Webhooks hands to the project's
+// Configure<Type> functions, when the project has webhooks.
+func webhookClient(api *model.API) []jen.Code {
+	if len(api.Webhooks) == 0 {
+		return nil
+	}
+	return []jen.Code{
+		jen.Comment("The project's webhooks get a client of this server (connected once it serves)."),
+		jen.Id("webhookScheme").Op(":=").Qual("k8s.io/apimachinery/pkg/runtime", "NewScheme").Call(),
+		jen.If(jen.Err().Op(":=").Id("AddToScheme").Call(jen.Id("webhookScheme")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install webhooks: %w"), jen.Err())),
+		),
+		jen.Id("webhookClient").Op(":=").Qual("github.com/kubeforge/kubeforge/runtime/inprocess", "SelfClient").Call(
+			jen.Id("s").Dot("Ready").Call(), jen.Id("s").Dot("KubeconfigPath").Call(), jen.Id("webhookScheme")),
+	}
 }

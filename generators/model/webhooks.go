@@ -45,9 +45,12 @@ type Webhook struct {
 	// CustomValidator (runtime.Object).
 	Typed bool
 	// Configure is set when the package declares
-	// func Configure<Type>(w *<Type>) error: the one hand-written place
-	// where the fields SetupWebhookWithManager would set are set.
-	Configure bool
+	// func Configure<Type>(w *<Type>) error, or with ConfigureClient
+	// func Configure<Type>(w *<Type>, c client.Client) error (c a
+	// controller-runtime client of the server itself): the one
+	// hand-written place where the fields SetupWebhookWithManager would
+	// set are set.
+	Configure, ConfigureClient bool
 	Pos       Position
 }
 
@@ -192,11 +195,13 @@ func (l *loader) webhook(wp *webhookPkg, mv MarkerValue) *Webhook {
 	if fn, ok := wp.tpkg.Scope().Lookup("Configure" + w.Type).(*types.Func); ok {
 		sig := fn.Type().(*types.Signature)
 		p, isPtr := types.Unalias(paramType(sig, 0)).(*types.Pointer)
-		if sig.Params().Len() != 1 || !isPtr || types.Unalias(p.Elem()) != pick.obj.Type() || sig.Results().Len() != 1 || !isError(sig.Results().At(0).Type()) {
-			l.errorf(l.position(fn.Pos()), "func Configure%s: want func Configure%s(w *%s) error", w.Type, w.Type, w.Type)
+		n := sig.Params().Len()
+		withClient := n == 2 && isNamed(paramType(sig, 1), "sigs.k8s.io/controller-runtime/pkg/client", "Client")
+		if (n != 1 && !withClient) || !isPtr || types.Unalias(p.Elem()) != pick.obj.Type() || sig.Results().Len() != 1 || !isError(sig.Results().At(0).Type()) {
+			l.errorf(l.position(fn.Pos()), "func Configure%s: want func Configure%s(w *%s) error or func Configure%s(w *%s, c client.Client) error (client of sigs.k8s.io/controller-runtime/pkg/client)", w.Type, w.Type, w.Type, w.Type, w.Type)
 			return nil
 		}
-		w.Configure = true
+		w.Configure, w.ConfigureClient = true, withClient
 	}
 	return w
 }

@@ -3,11 +3,13 @@
 // +kubebuilder:webhook markers) it writes, in the storage version's
 // generated/<g>/<v>/zz_generated.webhooks.go,
 //
-//	func Install<Kind>Webhooks(st *storage.Store[*T, *L]) error
+//	func Install<Kind>Webhooks(st *storage.Store[*T, *L], c client.Client) error
 //
 // which builds each webhook's value (the zero value of the implementing
-// type, then the hand-written Configure<Type>(w *<Type>) error when the
-// package declares one) and sets them on the store as an
+// type, then the hand-written Configure<Type>(w *<Type>) error, or
+// Configure<Type>(w *<Type>, c client.Client) error given c, a
+// controller-runtime client of the server itself, when the package
+// declares one) and sets them on the store as an
 // inprocess.Chain, in marker order. generated.Install calls it. A project
 // without webhooks gets no such file, and its server links neither
 // runtime/inprocess nor controller-runtime.
@@ -32,6 +34,7 @@ const (
 	inprocessPkg = "github.com/kubeforge/kubeforge/runtime/inprocess"
 	storagePkg   = "github.com/kubeforge/kubeforge/runtime/storage"
 	schemaPkg    = "k8s.io/apimachinery/pkg/runtime/schema"
+	clientPkg    = "sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Generator is the webhooks generator.
@@ -82,7 +85,11 @@ func kindFunc(f *jen.File, k *model.Kind, hooks []*model.Webhook) {
 		}
 		body = append(body, jen.Id(v).Op(":=").Op("&").Qual(w.Package, w.Type).Values())
 		if w.Configure {
-			body = append(body, jen.If(jen.Err().Op(":=").Qual(w.Package, "Configure"+w.Type).Call(jen.Id(v)), jen.Err().Op("!=").Nil()).Block(
+			args := []jen.Code{jen.Id(v)}
+			if w.ConfigureClient {
+				args = append(args, jen.Id("c"))
+			}
+			body = append(body, jen.If(jen.Err().Op(":=").Qual(w.Package, "Configure"+w.Type).Call(args...), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("configure webhook "+w.Name+" ("+w.Type+"): %w"), jen.Err())),
 			))
 		}
@@ -124,6 +131,6 @@ func kindFunc(f *jen.File, k *model.Kind, hooks []*model.Webhook) {
 		jen.Return(jen.Nil()),
 	)
 	f.Commentf("%s sets the in-process webhooks of %s (+kubebuilder:webhook markers, in marker order) on its store: defaulters before validation, validators after it, on writes through every version.", ids.InstallWebhooks(k), k.Name)
-	f.Func().Id(ids.InstallWebhooks(k)).Params(jen.Id("st").Op("*").Qual(storagePkg, "Store").Types(obj.Clone(), jen.Op("*").Qual(pkg, k.ListName))).Error().Block(body...)
+	f.Func().Id(ids.InstallWebhooks(k)).Params(jen.Id("st").Op("*").Qual(storagePkg, "Store").Types(obj.Clone(), jen.Op("*").Qual(pkg, k.ListName)), jen.Id("c").Qual(clientPkg, "Client")).Error().Block(body...)
 	f.Line()
 }

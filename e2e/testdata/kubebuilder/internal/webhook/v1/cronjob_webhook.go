@@ -11,6 +11,7 @@ import (
 	validationutils "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -23,7 +24,7 @@ var cronjoblog = logf.Log.WithName("cronjob-resource")
 // SetupCronJobWebhookWithManager registers the webhook for CronJob in the manager.
 func SetupCronJobWebhookWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewWebhookManagedBy(mgr, &batchv1.CronJob{}).
-		WithValidator(&CronJobCustomValidator{}).
+		WithValidator(&CronJobCustomValidator{Client: mgr.GetClient()}).
 		WithDefaulter(&CronJobCustomDefaulter{
 			DefaultConcurrencyPolicy:          batchv1.AllowConcurrent,
 			DefaultSuspend:                    false,
@@ -81,13 +82,33 @@ func (d *CronJobCustomDefaulter) Default(ctx context.Context, cronjob *batchv1.C
 // +kubebuilder:webhook:path=/validate-batch-tutorial-kubebuilder-io-v1-cronjob,mutating=false,failurePolicy=fail,sideEffects=None,groups=batch.tutorial.kubebuilder.io,resources=cronjobs,verbs=create;update;delete,versions=v1,name=vcronjob-v1.kb.io,admissionReviewVersions=v1
 
 // CronJobCustomValidator validates CronJobs when they are created,
-// updated or deleted.
-type CronJobCustomValidator struct{}
+// updated or deleted. Client reads the other CronJobs.
+type CronJobCustomValidator struct {
+	Client client.Client
+}
+
+// exclusiveAnnotation asks that no other CronJob of the namespace has the
+// same schedule.
+const exclusiveAnnotation = "batch.tutorial.kubebuilder.io/exclusive"
 
 // ValidateCreate checks a new CronJob.
-func (v *CronJobCustomValidator) ValidateCreate(_ context.Context, cronjob *batchv1.CronJob) (admission.Warnings, error) {
+func (v *CronJobCustomValidator) ValidateCreate(ctx context.Context, cronjob *batchv1.CronJob) (admission.Warnings, error) {
 	cronjoblog.Info("validation for CronJob upon creation", "name", cronjob.GetName())
-	return warnings(cronjob), validateCronJob(cronjob)
+	if err := validateCronJob(cronjob); err != nil {
+		return warnings(cronjob), err
+	}
+	if cronjob.Annotations[exclusiveAnnotation] == "true" {
+		var others batchv1.CronJobList
+		if err := v.Client.List(ctx, &others, client.InNamespace(cronjob.Namespace)); err != nil {
+			return nil, fmt.Errorf("list the CronJobs of %s: %w", cronjob.Namespace, err)
+		}
+		for _, o := range others.Items {
+			if o.Name != cronjob.Name && o.Spec.Schedule == cronjob.Spec.Schedule {
+				return nil, fmt.Errorf("schedule %q is taken by cronjob %s", cronjob.Spec.Schedule, o.Name)
+			}
+		}
+	}
+	return warnings(cronjob), nil
 }
 
 // ValidateUpdate checks a changed CronJob.

@@ -1,6 +1,10 @@
 package v1
 
-import batchv1 "github.com/kubeforge/kubeforge/types/batch/v1"
+import (
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	batchv1 "github.com/kubeforge/kubeforge/types/batch/v1"
+)
 
 // ConfigureCronJobCustomDefaulter sets the defaulter's fields when the
 // apiserver runs it in process: the values SetupCronJobWebhookWithManager
@@ -10,5 +14,12 @@ func ConfigureCronJobCustomDefaulter(d *CronJobCustomDefaulter) error {
 	d.DefaultSuspend = false
 	d.DefaultSuccessfulJobsHistoryLimit = 3
 	d.DefaultFailedJobsHistoryLimit = 1
+	return nil
+}
+
+// ConfigureCronJobCustomValidator gives the validator its client: a
+// client of the apiserver itself, as mgr.GetClient() is on a manager.
+func ConfigureCronJobCustomValidator(v *CronJobCustomValidator, c client.Client) error {
+	v.Client = c
 	return nil
 }
