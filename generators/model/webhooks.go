@@ -51,7 +51,7 @@ type Webhook struct {
 	// hand-written place where the fields SetupWebhookWithManager would
 	// set are set.
 	Configure, ConfigureClient bool
-	Pos       Position
+	Pos                        Position
 }
 
 // webhookPkg is a loaded package that may hold webhooks.
