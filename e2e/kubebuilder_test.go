@@ -147,6 +147,17 @@ func kubebuilderConversion(t *testing.T, k *kubectl, manifest func(string) strin
 		t.Errorf("a second applier: want a conflict naming ops:\n%s", r)
 	}
 
+	// An apply through v1 of a schedule v2 cannot express, on an object
+	// with v2 managers: their fields are computed in v2, so the apply
+	// fails as a failing conversion webhook does; nothing is stored.
+	daily := "apiVersion: batch.tutorial.kubebuilder.io/v1\nkind: CronJob\nmetadata:\n  name: cronjob-sample\nspec:\n  schedule: \"@daily\"\n"
+	if r := k.run(t, daily, "apply", "--server-side", "--field-manager=v1-applier", "--force-conflicts", "-f", "-"); r.code == 0 || !strings.Contains(r.stderr, `conversion webhook for batch.tutorial.kubebuilder.io/v1, Kind=CronJob failed: schedule "@daily" is not five fields`) {
+		t.Errorf("apply of @daily through v1 over v2 managers: want the conversion's error:\n%s", r)
+	}
+	if got := k.ok(t, "", "get", cronV1, "cronjob-sample", "-o", "jsonpath={.spec.schedule}"); got != "*/1 3 * * 1-5" {
+		t.Errorf("after the refused apply, schedule = %q", got)
+	}
+
 	// A part with a space is refused by v2's ConvertTo: kube's answer to
 	// a failing conversion webhook, and nothing is stored.
 	bad := strings.Replace(strings.Replace(manifest("cronjob-v2.yaml"), `"*/1"`, `"1 2"`, 1), "cronjob-v2", "spaced", 1)

@@ -3,6 +3,7 @@ package conversion
 import (
 	"errors"
 	"fmt"
+	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -25,6 +26,14 @@ func (e *ConvertibleError) Error() string {
 }
 
 func (e *ConvertibleError) Unwrap() error { return e.Err }
+
+// Status makes the error an apierrors.APIStatus wherever it is wrapped
+// (the store, the field managers of server-side apply): kube-apiserver's
+// answer to a failing conversion webhook, a 500 with no reason and the
+// webhook error's message.
+func (e *ConvertibleError) Status() metav1.Status {
+	return metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: e.Error()}
+}
 
 // AsConvertibleError returns the ConvertibleError in err's chain, if any.
 func AsConvertibleError(err error) (*ConvertibleError, bool) {
