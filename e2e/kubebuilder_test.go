@@ -242,6 +242,13 @@ func kubebuilderWebhooks(t *testing.T, s *apiserver, k *kubectl, manifest func(s
 	k.ok(t, "", "get", cronV1, "def-v1")
 	k.ok(t, "", "label", cronV1, "def-v1", "protected-")
 	k.ok(t, "", "delete", cronV1, "def-v1")
+	// The v2 validator (internal/webhook/v2, matchPolicy=Exact) sees the
+	// writes through v2, in their v2 form, and not those through v1.
+	if r := k.run(t, "", "patch", cronV2, "def-v2", "--type=merge", "-p", `{"spec":{"schedule":{"hour":"13"}}}`); r.code == 0 || !strings.Contains(r.stderr, `admission webhook "vcronjob-v2.kb.io" denied the request: the hour 13 is reserved (request for v2)`) {
+		t.Errorf("patch through v2 to hour 13: want the v2 validator's refusal:\n%s", r)
+	}
+	thirteen := strings.Replace(rename(manifest("cronjob-v1.yaml"), "thirteen"), `"*/1 * * * *"`, `"0 13 * * *"`, 1)
+	k.ok(t, thirteen, "create", "-f", "-")
 	// The validator's client (given by ConfigureCronJobCustomValidator)
 	// reads this server from inside the request: a second exclusive
 	// CronJob with a taken schedule is refused.

@@ -177,7 +177,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 // hasWebhooks reports whether the project has in-process webhooks for k.
 func hasWebhooks(api *model.API, k *model.Kind) bool {
 	for _, w := range api.Webhooks {
-		if w.Kind == k {
+		if w.Kind.Hub() == k {
 			return true
 		}
 	}

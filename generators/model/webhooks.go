@@ -35,7 +35,13 @@ type Webhook struct {
 	SideEffects string
 	// Operations are CREATE, UPDATE and DELETE, from the marker's verbs.
 	Operations []string
-	// Kind is the kind in the marker's version (its storage version).
+	// Exact is matchPolicy=Exact: called only for writes through Kind's
+	// version (kube's default, Equivalent: through every version).
+	Exact bool
+	// Kind is the kind in the marker's version. The webhook runs on the
+	// store of Kind.Hub() (the storage version) and sees writes through
+	// every version; for a spoke Kind the object is converted for the
+	// call, as kube's matchPolicy=Equivalent does.
 	Kind *Kind
 	// Package is the import path of the implementing type's package,
 	// Type its name.
@@ -125,11 +131,11 @@ func (l *loader) webhooks() {
 		}
 	}
 	sort.SliceStable(l.api.Webhooks, func(i, j int) bool {
-		a, b := l.api.Webhooks[i], l.api.Webhooks[j]
-		if a.Kind != b.Kind {
-			return a.Kind.Version.Package+"."+a.Kind.Name < b.Kind.Version.Package+"."+b.Kind.Name
+		a, b := l.api.Webhooks[i].Kind.Hub(), l.api.Webhooks[j].Kind.Hub()
+		if a != b {
+			return a.Version.Package+"."+a.Name < b.Version.Package+"."+b.Name
 		}
-		return a.Pos.String() < b.Pos.String()
+		return l.api.Webhooks[i].Pos.String() < l.api.Webhooks[j].Pos.String()
 	})
 }
 
@@ -141,6 +147,7 @@ func (l *loader) webhook(wp *webhookPkg, mv MarkerValue) *Webhook {
 	list := func(k string) []string { s, _ := args[k].([]string); return s }
 	w := &Webhook{Name: str("name"), Pos: mv.Pos, FailurePolicy: "Fail", SideEffects: "Unknown"}
 	w.Mutating, _ = args["mutating"].(bool)
+	w.Exact = str("matchPolicy") == "Exact"
 	if strings.EqualFold(str("failurePolicy"), "ignore") {
 		w.FailurePolicy = "Ignore"
 	}
@@ -169,8 +176,8 @@ func (l *loader) webhook(wp *webhookPkg, mv MarkerValue) *Webhook {
 		l.errorf(mv.Pos, "+%s %s: no kind with resource %s in %s/%s under %s", webhookMarker, w.Name, resources[0], groups[0], versions[0], l.opts.TypesDir)
 		return nil
 	}
-	if !w.Kind.Storage {
-		l.errorf(mv.Pos, "+%s %s: %s is not the storage version of %s; in-process webhooks take the storage version's type and see writes through every version (kube's matchPolicy=Equivalent)", webhookMarker, w.Name, w.Kind.Version.GroupVersion(), w.Kind.Name)
+	if !w.Kind.Storage && (w.Kind.StoredAs != nil || w.Kind.Hub() == nil || !w.Kind.Served) {
+		l.errorf(mv.Pos, "+%s %s: %s %s is neither the storage version nor a served version converted to it", webhookMarker, w.Name, w.Kind.Version.GroupVersion(), w.Kind.Name)
 		return nil
 	}
 	cands := implementers(wp.tpkg, w.Kind, w.Mutating)

@@ -11,9 +11,9 @@ import (
 
 // TestWebhooks: +kubebuilder:webhook markers of internal/webhook/** and of
 // the types packages' *_webhook.go are resolved to their kind and
-// implementing type (typed or untyped, with Configure<Type>); markers
-// naming a spoke, an unknown resource or verb, or with no implementation
-// are errors at their positions.
+// implementing type (typed or untyped, with Configure<Type>), a spoke
+// version's too; markers naming an unknown resource or verb, or with no
+// implementation, are errors at their positions.
 func TestWebhooks(t *testing.T) {
 	t.Parallel()
 	_, err := Load("testdata/webhooksbad", LoadOptions{})
@@ -22,7 +22,6 @@ func TestWebhooks(t *testing.T) {
 		t.Fatalf("want a markers.ErrorList, got %v", err)
 	}
 	want := []string{
-		`internal/webhook/bad/bad_webhook.go:9:4: +kubebuilder:webhook spoke.example.dev: hooks.example.dev/v2 is not the storage version of Thing; in-process webhooks take the storage version's type and see writes through every version (kube's matchPolicy=Equivalent)`,
 		`internal/webhook/bad/bad_webhook.go:11:4: +kubebuilder:webhook nokind.example.dev: no kind with resource widgets in hooks.example.dev/v1 under types`,
 		`internal/webhook/bad/bad_webhook.go:13:4: +kubebuilder:webhook verb.example.dev: verb "patch" is not create, update, delete, connect or *`,
 		`internal/webhook/bad/bad_webhook.go:15:4: +kubebuilder:webhook noimpl.example.dev: no type in package github.com/kubeforge/kubeforge/generators/model/testdata/webhooksbad/internal/webhook/bad implements controller-runtime's admission.Validator[*Thing] or CustomValidator (ValidateCreate, ValidateUpdate, ValidateDelete)`,
@@ -47,6 +46,7 @@ func TestWebhooksFound(t *testing.T) {
 	want := []string{
 		"mthing.example.dev mutating=true Fail None [CREATE UPDATE] webhooks/internal/webhook/v1.ThingDefaulter typed=true configure=true v1/Thing",
 		"vthing.example.dev mutating=false Fail None [CREATE UPDATE DELETE] webhooks/internal/webhook/v1.ThingValidator typed=true configure=false v1/Thing",
+		"mthing-v2.example.dev mutating=true Fail Unknown [CREATE] webhooks/internal/webhook/v2.ThingDefaulter typed=true configure=false v2/Thing",
 		"old-vthing.example.dev mutating=false Ignore NoneOnDryRun [DELETE] webhooks/types/hooks/v1.ThingValidator typed=false configure=false v1/Thing",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

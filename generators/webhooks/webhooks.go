@@ -48,8 +48,8 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	byVersion := map[*model.Version][]*model.Kind{}
 	byKind := map[*model.Kind][]*model.Webhook{}
 	var versions []*model.Version
-	for _, w := range api.Webhooks { // sorted by kind, then position
-		k := w.Kind
+	for _, w := range api.Webhooks { // sorted by hub kind, then position
+		k := w.Kind.Hub()
 		if byKind[k] == nil {
 			if byVersion[k.Version] == nil {
 				versions = append(versions, k.Version)
@@ -63,7 +63,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 		importPath, dir, name := genall.GeneratedPackage(api, v)
 		f := genall.NewFile(name, importPath)
 		for _, k := range byVersion[v] {
-			kindFunc(f, k, byKind[k])
+			kindFunc(api, f, k, byKind[k])
 		}
 		var b bytes.Buffer
 		if err := f.Render(&b); err != nil {
@@ -74,13 +74,13 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	return files, nil
 }
 
-func kindFunc(f *jen.File, k *model.Kind, hooks []*model.Webhook) {
+func kindFunc(api *model.API, f *jen.File, k *model.Kind, hooks []*model.Webhook) {
 	pkg := k.Version.Package
 	obj := jen.Op("*").Qual(pkg, k.Name)
 	var body, items []jen.Code
 	for i, w := range hooks {
 		v := fmt.Sprintf("w%d", i)
-		if w.Package != pkg {
+		if w.Package != w.Kind.Version.Package {
 			f.ImportAlias(w.Package, "webhook"+path.Base(w.Package))
 		}
 		body = append(body, jen.Id(v).Op(":=").Op("&").Qual(w.Package, w.Type).Values())
@@ -97,9 +97,9 @@ func kindFunc(f *jen.File, k *model.Kind, hooks []*model.Webhook) {
 		field := "Validator"
 		switch {
 		case w.Mutating && !w.Typed:
-			impl = jen.Qual(inprocessPkg, "Untyped").Types(obj.Clone()).Call(jen.Id(v))
+			impl = jen.Qual(inprocessPkg, "Untyped").Types(jen.Op("*").Qual(w.Kind.Version.Package, w.Kind.Name)).Call(jen.Id(v))
 		case !w.Mutating && !w.Typed:
-			impl = jen.Qual(inprocessPkg, "UntypedValidator").Types(obj.Clone()).Call(jen.Id(v))
+			impl = jen.Qual(inprocessPkg, "UntypedValidator").Types(jen.Op("*").Qual(w.Kind.Version.Package, w.Kind.Name)).Call(jen.Id(v))
 		}
 		if w.Mutating {
 			field = "Defaulter"
@@ -108,13 +108,31 @@ func kindFunc(f *jen.File, k *model.Kind, hooks []*model.Webhook) {
 		for _, op := range w.Operations {
 			ops = append(ops, jen.Lit(op))
 		}
-		items = append(items, jen.Values(jen.Dict{
+		fields := jen.Dict{
 			jen.Id("Name"):          jen.Lit(w.Name),
 			jen.Id("FailurePolicy"): jen.Lit(w.FailurePolicy),
 			jen.Id("SideEffects"):   jen.Lit(w.SideEffects),
 			jen.Id("Operations"):    jen.Index().String().Values(ops...),
 			jen.Id(field):           impl,
-		}))
+		}
+		if w.Exact {
+			fields[jen.Id("Exact")] = jen.True()
+		}
+		if w.Kind == k {
+			items = append(items, jen.Values(fields))
+			continue
+		}
+		// A webhook of a spoke version: converted around the call.
+		sk := w.Kind
+		spokeGen, _, spokeName := genall.GeneratedPackage(api, sk.Version)
+		f.ImportAlias(spokeGen, spokeName)
+		items = append(items, jen.Qual(inprocessPkg, "SpokeWebhook").Call(
+			jen.Op("&").Qual(inprocessPkg, "Webhook").Types(jen.Op("*").Qual(sk.Version.Package, sk.Name)).Values(fields),
+			jen.Qual(schemaPkg, "GroupVersionKind").Values(jen.Dict{jen.Id("Group"): jen.Lit(sk.Version.Group.Name), jen.Id("Version"): jen.Lit(sk.Version.Name), jen.Id("Kind"): jen.Lit(sk.Name)}),
+			jen.Qual(schemaPkg, "GroupVersionResource").Values(jen.Dict{jen.Id("Group"): jen.Lit(sk.Version.Group.Name), jen.Id("Version"): jen.Lit(sk.Version.Name), jen.Id("Resource"): jen.Lit(sk.Plural)}),
+			jen.Qual(spokeGen, ids.ToHub(sk.Name)),
+			jen.Qual(spokeGen, ids.FromHub(sk.Name)),
+		))
 	}
 	g := k.Version.Group.Name
 	body = append(body,

@@ -23,10 +23,12 @@ func TestGenerate(t *testing.T) {
 		"func InstallThingWebhooks(st *storage.Store[*v1.Thing, *v1.ThingList], c client.Client) error {",
 		"w0 := &webhookv1.ThingDefaulter{}",
 		"webhookv1.ConfigureThingDefaulter(w0)",
-		"w2 := &v1.ThingValidator{}",
-		"Validator:     inprocess.UntypedValidator[*v1.Thing](w2),",
+		"w3 := &v1.ThingValidator{}",
+		"Validator:     inprocess.UntypedValidator[*v1.Thing](w3),",
 		`Operations:    []string{"DELETE"},`,
 		`FailurePolicy: "Ignore",`,
+		"inprocess.SpokeWebhook(&inprocess.Webhook[*v2.Thing]{",
+		"hooksv2.ThingToHub, hooksv2.ThingFromHub)",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("generated file lacks %q:\n%s", want, src)

@@ -56,8 +56,14 @@ type Webhook[T resource.Object] struct {
 	// Operations are the marker's verbs as admission operations (CREATE,
 	// UPDATE, DELETE).
 	Operations []string
-	Defaulter  admission.Defaulter[T]
-	Validator  admission.Validator[T]
+	// Exact is the marker's matchPolicy=Exact: the webhook is called only
+	// for writes through its own version, Version ("" for the storage
+	// version). Otherwise (Equivalent, kube's default) it is called for
+	// writes through every version.
+	Exact     bool
+	Version   string
+	Defaulter admission.Defaulter[T]
+	Validator admission.Validator[T]
 }
 
 // Untyped adapts an untyped CustomDefaulter to Defaulter[T].
@@ -114,6 +120,9 @@ func (c *Chain[T]) run(ctx context.Context, a storage.AdmissionAttributes[T], mu
 	var req *admission.Request
 	for _, w := range c.Webhooks {
 		if (mutating && w.Defaulter == nil) || (!mutating && w.Validator == nil) || !slices.Contains(w.Operations, a.Operation) {
+			continue
+		}
+		if w.Exact && w.Version != storage.RequestVersion(ctx) {
 			continue
 		}
 		if a.DryRun && w.SideEffects != "None" && w.SideEffects != "NoneOnDryRun" {

@@ -151,7 +151,7 @@ func (cv *converted[E, EL, T, L]) Create(ctx context.Context, in E, opts CreateO
 		return zero, err
 	}
 	opts.fromSpoke = true
-	out, err := cv.hub.Create(ctx, h, opts)
+	out, err := cv.hub.Create(withRequestVersion(ctx, cv.s.Info.Version), h, opts)
 	if err != nil {
 		return zero, err
 	}
@@ -207,7 +207,7 @@ func (cv *converted[E, EL, T, L]) List(ctx context.Context, namespace string, op
 func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespace, name string, subresource string, tryUpdate func(current E) (E, error), opts UpdateOptions) (E, error) {
 	var zero E
 	opts.fromSpoke = true
-	out, err := cv.hub.GuaranteedUpdate(ctx, namespace, name, subresource, func(cur T) (T, error) {
+	out, err := cv.hub.GuaranteedUpdate(withRequestVersion(ctx, cv.s.Info.Version), namespace, name, subresource, func(cur T) (T, error) {
 		var zeroT T
 		spokeCur, err := cv.fromHub("update", cur)
 		if err != nil {
@@ -245,7 +245,7 @@ func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespac
 
 // Delete deletes in the hub and returns the last state converted.
 func (cv *converted[E, EL, T, L]) Delete(ctx context.Context, namespace, name string, opts DeleteOptions) (E, bool, error) {
-	out, deleted, err := cv.hub.Delete(ctx, namespace, name, opts)
+	out, deleted, err := cv.hub.Delete(withRequestVersion(ctx, cv.s.Info.Version), namespace, name, opts)
 	if err != nil {
 		var zero E
 		return zero, false, err
@@ -256,7 +256,7 @@ func (cv *converted[E, EL, T, L]) Delete(ctx context.Context, namespace, name st
 
 // DeleteCollection deletes in the hub and returns the objects converted.
 func (cv *converted[E, EL, T, L]) DeleteCollection(ctx context.Context, namespace string, listOpts ListOptions, delOpts DeleteOptions) (EL, error) {
-	list, err := cv.hub.DeleteCollection(ctx, namespace, cv.selecting(listOpts), delOpts)
+	list, err := cv.hub.DeleteCollection(withRequestVersion(ctx, cv.s.Info.Version), namespace, cv.selecting(listOpts), delOpts)
 	if err != nil {
 		var zero EL
 		return zero, err

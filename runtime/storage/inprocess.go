@@ -47,3 +47,19 @@ func (st *Store[T, L]) validateAdmission(ctx context.Context, op string, obj, ol
 	}
 	return st.inproc.Validate(ctx, AdmissionAttributes[T]{Operation: op, Object: obj, Old: old, DryRun: dryRun})
 }
+
+type requestVersionKey struct{}
+
+// withRequestVersion marks ctx as a write through version v of the kind
+// (storage.NewConverted's writes to the hub store), for in-process
+// webhooks with kube's matchPolicy Exact.
+func withRequestVersion(ctx context.Context, v string) context.Context {
+	return context.WithValue(ctx, requestVersionKey{}, v)
+}
+
+// RequestVersion is the served version a write came through: the one
+// NewConverted marked, or "" for a write through the storage version.
+func RequestVersion(ctx context.Context) string {
+	v, _ := ctx.Value(requestVersionKey{}).(string)
+	return v
+}
