@@ -51,7 +51,9 @@ func kubebuilderProject(t *testing.T) (*apiserver, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"generate", "./..."}, {"build", "-o", "apiserver", "./cmd/apiserver"}} {
+	// As a user does after adding packages with new imports: go mod tidy
+	// records what the webhook packages need of controller-runtime.
+	for _, args := range [][]string{{"mod", "tidy"}, {"generate", "./..."}, {"build", "-o", "apiserver", "./cmd/apiserver"}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
