@@ -21,6 +21,7 @@ import (
 	"github.com/kubeforge/kubeforge/generators/routes"
 	"github.com/kubeforge/kubeforge/generators/storage"
 	"github.com/kubeforge/kubeforge/generators/validation"
+	"github.com/kubeforge/kubeforge/generators/webhooks"
 )
 
 // Generators is THE list of generators cmd/gen runs, in order. Add a new
@@ -37,6 +38,7 @@ func Generators() []genall.Generator {
 		openapi.Generator{},
 		storage.New(),
 		routes.New(),
+		webhooks.Generator{},
 		install.New(),
 		markersDoc,
 		apidocs.Generator{},

@@ -146,6 +146,13 @@ func planVersion(api *model.API, v *model.Version) (*planner, error) {
 			return nil, fmt.Errorf("kind %s: no type in the model", k.Name)
 		}
 		kp := &kindPair{sk: k, hk: hk}
+		if k.Convertible {
+			// The kind's own ConvertTo/ConvertFrom convert it: no
+			// field-by-field functions, nothing to write by hand.
+			kp.convertible = true
+			p.kinds = append(p.kinds, kp)
+			continue
+		}
 		kp.kind = p.addPair(k.Type, hk.Type)
 		if kp.kind == nil {
 			return nil, fmt.Errorf("kind %s: %s and %s types do not pair", k.Name, p.label(v), p.label(hv))

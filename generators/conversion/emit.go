@@ -37,11 +37,16 @@ func sel(base string, path []string) expr {
 func addr(e expr) *jen.Statement { return jen.Op("&").Add(e()) }
 
 func emit(api *model.API, p *planner) ([]genall.File, error) {
-	tf, err := p.typesFile()
+	gf, err := p.generatedFile(api)
 	if err != nil {
 		return nil, err
 	}
-	gf, err := p.generatedFile(api)
+	if len(p.pairs) == 0 {
+		// Only kinds converted by their own methods: no field-by-field
+		// functions beside the types.
+		return []genall.File{gf}, nil
+	}
+	tf, err := p.typesFile()
 	if err != nil {
 		return nil, err
 	}
@@ -307,6 +312,10 @@ func (p *planner) generatedFile(api *model.API) (genall.File, error) {
 	f.ImportName(equalityPkg, "equality")
 
 	for _, kp := range p.kinds {
+		if kp.convertible {
+			p.convertibleFuncs(f, kp)
+			continue
+		}
 		if err := p.kindFuncs(f, kp); err != nil {
 			return genall.File{}, fmt.Errorf("kind %s: %w", kp.sk.Name, err)
 		}
@@ -325,7 +334,9 @@ func (p *planner) generatedFile(api *model.API) (genall.File, error) {
 		}
 	}
 	for _, kp := range p.kinds {
-		walk(kp.kind)
+		if kp.kind != nil {
+			walk(kp.kind)
+		}
 	}
 	for _, pr := range p.sorted() {
 		if !reach[pr] {
@@ -650,6 +661,9 @@ func (p *planner) restoreFunc(f *jen.File, pr *pair) {
 func (p *planner) register(f *jen.File) {
 	kindFn := map[*pair][2]string{}
 	for _, kp := range p.kinds {
+		if kp.convertible {
+			continue
+		}
 		kindFn[kp.kind] = [2]string{ids.ToHub(kp.kind.name), ids.FromHub(kp.kind.name)}
 		if kp.list != nil {
 			kindFn[kp.list] = [2]string{kp.sk.Name + "ListToHub", kp.sk.Name + "ListFromHub"}
@@ -683,6 +697,7 @@ func (p *planner) register(f *jen.File) {
 			))
 		}
 	}
+	body = append(body, p.registerConvertibles()...)
 	body = append(body, jen.Return(jen.Nil()))
 	f.Comment("RegisterConversions adds every conversion of this version to and from its hub version to s, so that s.Convert works; kinds and lists convert as <Kind>ToHub and <Kind>FromHub do (TypeMeta and the " + annotationDoc + " annotation included).")
 	f.Func().Id("RegisterConversions").Params(jen.Id("s").Op("*").Qual(runtimePkg, "Scheme")).Error().Block(body...)
@@ -705,15 +720,15 @@ func (p *planner) conversions(f *jen.File) {
 		if !kp.sk.Served {
 			continue
 		}
-		pr := kp.kind
-		sT, hT := jen.Qual(pr.sv.Package, pr.name), jen.Qual(pr.hv.Package, pr.name)
+		name := kp.sk.Name
+		sT, hT := jen.Qual(kp.sk.Version.Package, name), jen.Qual(kp.hk.Version.Package, kp.hk.Name)
 		items = append(items, jen.Qual(fieldmgrPkg, "NewConversion").Call(
 			jen.Line().Add(gvkLit(kp.sk)),
 			jen.Line().Add(gvkLit(kp.hk)),
 			jen.Line().Func().Params().Op("*").Add(sT.Clone()).Block(jen.Return(jen.New(sT.Clone()))),
 			jen.Line().Func().Params().Op("*").Add(hT.Clone()).Block(jen.Return(jen.New(hT.Clone()))),
-			jen.Line().Id(ids.ToHub(pr.name)),
-			jen.Line().Id(ids.FromHub(pr.name)).Op(",").Line(),
+			jen.Line().Id(ids.ToHub(name)),
+			jen.Line().Id(ids.FromHub(name)).Op(",").Line(),
 		))
 	}
 	f.Line()

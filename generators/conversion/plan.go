@@ -79,6 +79,9 @@ type kindPair struct {
 	sk, hk *model.Kind
 	kind   *pair
 	list   *pair // nil when a side has no list type
+	// convertible: sk converts by its own ConvertTo/ConvertFrom
+	// (model.Kind.Convertible); kind and list are then nil.
+	convertible bool
 }
 
 // planner plans the conversions of one spoke version.

@@ -20,6 +20,10 @@ func Strategy(k *model.Kind) string { return k.Name + "Strategy" }
 // the kind's one store (generators/storage).
 func Store(k *model.Kind) string { return "New" + k.Name + "Store" }
 
+// InstallWebhooks sets the in-process webhooks of kind k (storage
+// version) on its store (generators/webhooks, called by install).
+func InstallWebhooks(k *model.Kind) string { return "Install" + k.Name + "Webhooks" }
+
 // Rules is the compiled CEL rules variable of kind k (generators/storage).
 func Rules(k *model.Kind) string { return k.Name + "Rules" }
 

@@ -110,12 +110,18 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 			if g.Name != "" {
 				gr += "." + g.Name
 			}
+			if hasWebhooks(api, hk) {
+				install = append(install, jen.If(jen.Err().Op(":=").Qual(pkgOf[hk.Version], ids.InstallWebhooks(hk)).Call(jen.Id(id), jen.Id("webhookClient")), jen.Err().Op("!=").Nil()).Block(
+					jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install webhooks of "+gr+": %w"), jen.Err())),
+				))
+			}
 			collections = append(collections, jen.If(jen.Err().Op(":=").Id("s").Dot("AddCollection").Call(jen.Id(id)), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+gr+": %w"), jen.Err())),
 			))
 		}
 	}
 	if len(storeVar) > 0 {
+		install = append(webhookClient(api), install...)
 		install = append([]jen.Code{jen.Id("b").Op(":=").Id("s").Dot("Backend").Call()}, install...)
 		install = append(install, jen.Comment("Every hub store is a collection: work across resources (emptying a"),
 			jen.Comment("namespace being deleted) reaches each one."))
@@ -166,4 +172,32 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 		return nil, fmt.Errorf("render %s: %w", Path, err)
 	}
 	return []genall.File{{Path: Path, Content: buf.Bytes()}}, nil
+}
+
+// hasWebhooks reports whether the project has in-process webhooks for k.
+func hasWebhooks(api *model.API, k *model.Kind) bool {
+	for _, w := range api.Webhooks {
+		if w.Kind.Hub() == k {
+			return true
+		}
+	}
+	return false
+}
+
+// webhookClient declares webhookClient, the controller-runtime client of
+// the server itself that Install<Kind>Webhooks hands to the project's
+// Configure<Type> functions, when the project has webhooks.
+func webhookClient(api *model.API) []jen.Code {
+	if len(api.Webhooks) == 0 {
+		return nil
+	}
+	return []jen.Code{
+		jen.Comment("The project's webhooks get a client of this server (connected once it serves)."),
+		jen.Id("webhookScheme").Op(":=").Qual("k8s.io/apimachinery/pkg/runtime", "NewScheme").Call(),
+		jen.If(jen.Err().Op(":=").Id("AddToScheme").Call(jen.Id("webhookScheme")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install webhooks: %w"), jen.Err())),
+		),
+		jen.Id("webhookClient").Op(":=").Qual("github.com/kubeforge/kubeforge/runtime/inprocess", "SelfClient").Call(
+			jen.Id("s").Dot("Ready").Call(), jen.Id("s").Dot("KubeconfigPath").Call(), jen.Id("webhookScheme")),
+	}
 }

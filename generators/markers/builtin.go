@@ -212,7 +212,26 @@ func newBuiltin() (*Registry, error) {
 	tol("k8s:prerelease-lifecycle-gen", true, "prerelease-lifecycle-gen marker: accepted, no effect.")
 	tol("k8s:protobuf", true, "go-to-protobuf marker: accepted, no effect.")
 	tol("kubebuilder:rbac", true, "controller RBAC marker: accepted, no effect.")
-	tol("kubebuilder:webhook", true, "webhook marker: accepted, no effect.")
+	add(Definition{Name: "kubebuilder:webhook", Target: all, Repeatable: true, Args: []Arg{
+		{Name: "mutating", Type: BoolArg, Required: true, Help: "true: a defaulter (controller-runtime's Defaulter[T] or CustomDefaulter), called before validation; false: a validator (Validator[T] or CustomValidator), called after it"},
+		{Name: "name", Type: StringArg, Required: true, Help: "the webhook's name, as errors name it (`admission webhook \"vcronjob-v1.kb.io\" denied the request: ...`)"},
+		{Name: "groups", Type: StringListArg, Required: true, Help: "the API group of the kind (one)"},
+		{Name: "resources", Type: StringListArg, Required: true, Help: "the plural of the kind (one)"},
+		{Name: "versions", Type: StringListArg, Required: true, Help: "the version whose type the webhook takes (one); it runs on the storage version's store, the object converted to that version for the call"},
+		{Name: "verbs", Type: StringListArg, Required: true, Help: "the operations the webhook is called for: create, update, delete (connect is accepted and never called)"},
+		{Name: "failurePolicy", Type: StringArg, Enum: []string{"fail", "Fail", "ignore", "Ignore"}, Help: "fail (default): a webhook that cannot be called (it panicked) fails the write with a 500; ignore: the write goes on"},
+		{Name: "sideEffects", Type: StringArg, Enum: []string{"None", "NoneOnDryRun", "Some", "Unknown"}, Help: "None or NoneOnDryRun: called on dry runs; Some or Unknown: a dry run is refused with kube's 400 \"admission webhook ... does not support dry run\""},
+		{Name: "path", Type: StringArg, Help: "the HTTP path on a webhook server: accepted, unused (no HTTP hop)"},
+		{Name: "admissionReviewVersions", Type: StringListArg, Help: "accepted, unused (no AdmissionReview is serialized)"},
+		{Name: "webhookVersions", Type: StringListArg, Help: "accepted, unused"},
+		{Name: "matchPolicy", Type: StringArg, Enum: []string{"Exact", "Equivalent"}, Help: "Equivalent (default): called for writes through every version, the object converted to the webhook's version; Exact: only for writes through the webhook's version"},
+		{Name: "timeoutSeconds", Type: IntArg, Help: "accepted, unused (the webhook runs in the request)"},
+		{Name: "reinvocationPolicy", Type: StringArg, Enum: []string{"Never", "IfNeeded"}, Help: "accepted; a defaulter is called once"},
+		{Name: "serviceName", Type: StringArg, Help: "accepted, unused"},
+		{Name: "serviceNamespace", Type: StringArg, Help: "accepted, unused"},
+		{Name: "servicePort", Type: IntArg, Help: "accepted, unused"},
+		{Name: "url", Type: StringArg, Help: "accepted, unused"},
+	}, Help: "A controller-runtime webhook of the project (in internal/webhook/<version>/ or a types package's *_webhook.go), run inside the server where kube-apiserver would call it over HTTPS: the type in the same package implementing the kind's Defaulter[T]/CustomDefaulter (mutating=true) or Validator[T]/CustomValidator (mutating=false) is called on every write through any version (README \"Bring a kubebuilder project\")."})
 	tol("kubebuilder:ac", true, "applyconfiguration marker: accepted, no effect.")
 
 	return r, errors.Join(errs...)

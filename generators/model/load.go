@@ -228,6 +228,8 @@ type loader struct {
 	hiddenMethods map[string]map[string]bool
 	// per version: AST info
 	pkgs []*pkgInfo
+	// webhookPkgs are the packages under WebhookDir (webhooks.go).
+	webhookPkgs []*webhookPkg
 }
 
 type pkgInfo struct {
@@ -366,6 +368,15 @@ func (l *loader) loadPackages(dirs []*Version, decls []*externalDecl) ([]*Versio
 		patterns = append(patterns, "./"+v.Dir)
 	}
 	patterns = append(patterns, l.externalPackages(decls)...)
+	hooks := map[string]bool{}
+	for _, d := range l.findWebhookDirs() {
+		hooks[d] = true
+		rel, err := filepath.Rel(l.root, d)
+		if err != nil {
+			return nil, nil, fmt.Errorf("list webhook packages: %w", err)
+		}
+		patterns = append(patterns, "./"+filepath.ToSlash(rel))
+	}
 	cfg := &packages.Config{
 		Mode:      loadMode,
 		Dir:       l.root,
@@ -384,6 +395,13 @@ func (l *loader) loadPackages(dirs []*Version, decls []*externalDecl) ([]*Versio
 				dirs = append(dirs, v)
 				loaded[v] = p
 			}
+			continue
+		}
+		if hooks[packageDir(p)] {
+			// A webhook package: its markers and types are read after the
+			// kinds (webhooks.go); it is compiled with the server, which
+			// reports its errors.
+			l.webhookPackage(p)
 			continue
 		}
 		for _, e := range p.Errors {
@@ -510,6 +528,8 @@ func (l *loader) build() {
 	for _, g := range l.api.Groups {
 		l.storage(g)
 	}
+	l.convertibles()
+	l.webhooks()
 }
 
 // findPackages lists root/types/<group>/<version> directories with Go files.

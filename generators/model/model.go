@@ -31,6 +31,11 @@ type API struct {
 	// with its position: never an error (see README, "Kubernetes' structs
 	// as fields").
 	Skipped []string
+	// Webhooks are the project's controller-runtime webhooks
+	// (+kubebuilder:webhook with the type implementing each), sorted by
+	// kind then position: run in process by the storage version's store
+	// (webhooks.go).
+	Webhooks []*Webhook
 }
 
 // TypesPackage is the package at the root of the types tree, package types
@@ -151,6 +156,17 @@ type Kind struct {
 	// has no store of its own and is served as a converted view over
 	// StoredAs's store.
 	StoredAs *Kind
+
+	// IsConversionHub is set when the kind's type declares controller-
+	// runtime's conversion.Hub method, func (*T) Hub(), as a kubebuilder
+	// project marks its hub version. It must be the storage version.
+	IsConversionHub bool
+	// Convertible is set when the kind's type implements controller-
+	// runtime's conversion.Convertible (func (*T) ConvertTo(conversion.Hub)
+	// error and func (*T) ConvertFrom(conversion.Hub) error): this spoke
+	// converts to and from its hub by those methods, and no field-by-field
+	// conversion is generated or required for it (convertible.go).
+	Convertible bool
 }
 
 // Hub returns the kind whose store holds k: StoredAs when set, otherwise

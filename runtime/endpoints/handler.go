@@ -162,6 +162,10 @@ func (h *Handler[T, L]) serve(verb, sub string, req *restful.Request, resp *rest
 	start := time.Now()
 	w := &recorder{ResponseWriter: resp}
 	r := req.Request
+	switch verb {
+	case "POST", "PUT", "PATCH", "DELETE", "DELETECOLLECTION":
+		r = withWarnings(w, r)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {

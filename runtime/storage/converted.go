@@ -3,12 +3,15 @@ package storage
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
+	kfconversion "github.com/kubeforge/kubeforge/runtime/conversion"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
@@ -75,6 +78,9 @@ func (cv *converted[E, EL, T, L]) toHub(op string, obj E) (T, error) {
 	out, err := cv.c.ToHub(obj)
 	if err != nil {
 		var zero T
+		if se, ok := convertibleStatus(err); ok {
+			return zero, se
+		}
 		err = fmt.Errorf("%s %s %q: convert %s to the storage version: %w", op, cv.resourceName(), obj.GetName(), cv.s.Info.Version, err)
 		return zero, apierrors.NewBadRequest(err.Error())
 	}
@@ -86,6 +92,9 @@ func (cv *converted[E, EL, T, L]) fromHub(op string, obj T) (E, error) {
 	out, err := cv.c.FromHub(obj)
 	if err != nil {
 		var zero E
+		if se, ok := convertibleStatus(err); ok {
+			return zero, se
+		}
 		return zero, apierrors.NewInternalError(fmt.Errorf("%s %s %q: convert stored object to %s: %w", op, cv.resourceName(), obj.GetName(), cv.s.Info.Version, err))
 	}
 	out.GetObjectKind().SetGroupVersionKind(cv.gvk())
@@ -96,6 +105,9 @@ func (cv *converted[E, EL, T, L]) listFromHub(op string, list L) (EL, error) {
 	out, err := cv.c.ListFromHub(list)
 	if err != nil {
 		var zero EL
+		if se, ok := convertibleStatus(err); ok {
+			return zero, se
+		}
 		return zero, apierrors.NewInternalError(fmt.Errorf("%s %s: convert stored list to %s: %w", op, cv.resourceName(), cv.s.Info.Version, err))
 	}
 	out.SetResourceVersion(list.GetResourceVersion())
@@ -166,7 +178,7 @@ func (cv *converted[E, EL, T, L]) Create(ctx context.Context, in E, opts CreateO
 	}
 	opts.fromSpoke = true
 	opts.Admit = cv.admitFunc(opts.Admit)
-	out, err := cv.hub.Create(ctx, h, opts)
+	out, err := cv.hub.Create(withRequestVersion(ctx, cv.s.Info.Version), h, opts)
 	if err != nil {
 		return zero, err
 	}
@@ -223,7 +235,7 @@ func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespac
 	var zero E
 	opts.fromSpoke = true
 	opts.Admit = cv.admitFunc(opts.Admit)
-	out, err := cv.hub.GuaranteedUpdate(ctx, namespace, name, subresource, func(cur T) (T, error) {
+	out, err := cv.hub.GuaranteedUpdate(withRequestVersion(ctx, cv.s.Info.Version), namespace, name, subresource, func(cur T) (T, error) {
 		var zeroT T
 		spokeCur, err := cv.fromHub("update", cur)
 		if err != nil {
@@ -262,7 +274,7 @@ func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespac
 // Delete deletes in the hub and returns the last state converted.
 func (cv *converted[E, EL, T, L]) Delete(ctx context.Context, namespace, name string, opts DeleteOptions) (E, bool, error) {
 	opts.Admit = cv.admitFunc(opts.Admit)
-	out, deleted, err := cv.hub.Delete(ctx, namespace, name, opts)
+	out, deleted, err := cv.hub.Delete(withRequestVersion(ctx, cv.s.Info.Version), namespace, name, opts)
 	if err != nil {
 		var zero E
 		return zero, false, err
@@ -274,7 +286,7 @@ func (cv *converted[E, EL, T, L]) Delete(ctx context.Context, namespace, name st
 // DeleteCollection deletes in the hub and returns the objects converted.
 func (cv *converted[E, EL, T, L]) DeleteCollection(ctx context.Context, namespace string, listOpts ListOptions, delOpts DeleteOptions) (EL, error) {
 	delOpts.Admit = cv.admitFunc(delOpts.Admit)
-	list, err := cv.hub.DeleteCollection(ctx, namespace, cv.selecting(listOpts), delOpts)
+	list, err := cv.hub.DeleteCollection(withRequestVersion(ctx, cv.s.Info.Version), namespace, cv.selecting(listOpts), delOpts)
 	if err != nil {
 		var zero EL
 		return zero, err
@@ -347,4 +359,21 @@ func (cv *converted[E, EL, T, L]) Watch(ctx context.Context, namespace string, o
 		}
 	}()
 	return out, nil
+}
+
+// convertibleStatus answers the failure of a kind's own conversion methods
+// (controller-runtime's ConvertTo/ConvertFrom) as kube-apiserver answers a
+// failing conversion webhook: a 500 with no reason whose message is the
+// webhook error's, in either direction (nothing is stored: conversion
+// happens before the write).
+func convertibleStatus(err error) (*apierrors.StatusError, bool) {
+	ce, ok := kfconversion.AsConvertibleError(err)
+	if !ok {
+		return nil, false
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusInternalServerError,
+		Message: ce.Error(),
+	}}, true
 }

@@ -167,6 +167,8 @@ type Store[T resource.Object, L resource.ListObject] struct {
 	b     *Backend
 	s     *resource.Strategy[T, L]
 	hooks Hooks[T]
+	// inproc is the kind's in-process admission (inprocess.go), or nil.
+	inproc InProcessAdmission[T]
 	// raw remembers the stored versions whose bytes ListJSON and GetJSON
 	// may serve with a splice (see rawjson.go).
 	raw *rawCache
@@ -338,6 +340,10 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	if !st.s.Info.Namespaced {
 		obj.SetNamespace("")
 	}
+	var none T
+	if err := st.mutate(ctx, "CREATE", obj, none, opts.DryRun, ""); err != nil {
+		return zero, err
+	}
 	generated := obj.GetName() == "" && obj.GetGenerateName() != ""
 	if generated {
 		obj.SetName(generateName(obj.GetGenerateName()))
@@ -358,7 +364,6 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	if st.hooks.PrepareForCreate != nil {
 		st.hooks.PrepareForCreate(obj)
 	}
-	var none T
 	// A request past its deadline (its client has had its 504) stops
 	// here rather than finish work nobody waits for.
 	if err := ctx.Err(); err != nil {
@@ -369,6 +374,9 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	}
 	if err := ctx.Err(); err != nil {
 		return zero, st.etcdError(ctx, "create", obj.GetName(), err)
+	}
+	if err := st.validateAdmission(ctx, "CREATE", obj, none, opts.DryRun, ""); err != nil {
+		return zero, err
 	}
 	if st.hooks.Admit != nil {
 		if err := st.hooks.Admit(ctx, obj, none); err != nil {
@@ -615,6 +623,9 @@ func (st *Store[T, L]) cachedCurrent(key string, guess bool) (T, []byte, int64, 
 func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curData []byte, curRev int64, newObj T, opts UpdateOptions) (T, bool, error) {
 	var zero T
 	name := cur.GetName()
+	if err := st.mutate(ctx, "UPDATE", newObj, cur, opts.DryRun, opts.Subresource); err != nil {
+		return zero, false, err
+	}
 	var errs field.ErrorList
 	if newObj.GetName() != cur.GetName() {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), newObj.GetName(), "field is immutable"))
@@ -675,6 +686,9 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 		return zero, false, st.etcdError(ctx, "update", name, err)
 	}
 	if err := st.validate(ctx, newObj, cur, true, opts.fromSpoke); err != nil {
+		return zero, false, err
+	}
+	if err := st.validateAdmission(ctx, "UPDATE", newObj, cur, opts.DryRun, opts.Subresource); err != nil {
 		return zero, false, err
 	}
 	if st.hooks.Admit != nil {
@@ -775,7 +789,7 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 		}
 		obj, mark, changed := st.deletionUpdate(cur, opts)
 		// Anything but a plain delete is decided on etcd's object.
-		if cached && (opts.Preconditions != nil || st.hooks.BeforeDelete != nil || opts.Admit != nil || mark) {
+		if cached && (opts.Preconditions != nil || st.hooks.BeforeDelete != nil || opts.Admit != nil || st.inproc != nil || mark) {
 			attempt--
 			continue
 		}
@@ -786,6 +800,9 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			if err := st.hooks.BeforeDelete(cur); err != nil {
 				return zero, false, err
 			}
+		}
+		if err := st.validateAdmission(ctx, "DELETE", zero, cur, opts.DryRun, ""); err != nil {
+			return zero, false, err
 		}
 		if opts.Admit != nil {
 			if err := opts.Admit(ctx, nil, cur); err != nil {
