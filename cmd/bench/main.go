@@ -63,6 +63,14 @@ type config struct {
 	showPeak     bool
 	// phases, when set, are the only phases run (by name prefix).
 	phases []string
+	// floorDir is ../shared/floor's source, run as a third side; empty
+	// skips it.
+	floorDir string
+	// cpuProfile, when set, is where a CPU profile of the apiserver during
+	// the phase cpuProfilePhase goes.
+	cpuProfile        string
+	cpuProfilePhase   string
+	cpuProfileSeconds int
 }
 
 // selected reports whether the phase named name runs.
@@ -79,6 +87,9 @@ func (c config) selected(name string) bool {
 }
 
 func main() {
+	if dir := os.Getenv(serveEtcdEnv); dir != "" {
+		os.Exit(etcdMain(dir))
+	}
 	var c config
 	quick := flag.Bool("quick", false, "a quick run: 2000 objects, fewer list and watch rounds")
 	flag.IntVar(&c.concurrency, "concurrency", 8, "concurrent clients per phase")
@@ -100,6 +111,10 @@ func main() {
 	flag.IntVar(&c.loadClients, "load-clients", 16, "concurrent writers in the watch-under-load phases")
 	flag.BoolVar(&c.showPeak, "show-peak", false, "print the apiserver's peak RSS after every phase")
 	flag.IntVar(&c.rounds, "rounds", 1, "run every phase this many times on the same apiserver, printing its RSS after each (to see that memory does not grow)")
+	flag.StringVar(&c.floorDir, "floor", "../shared/floor", "source of the floor server, built and run on an etcd of its own as a third side (empty skips it)")
+	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the apiserver during one phase (-cpuprofile-phase) to this file")
+	flag.StringVar(&c.cpuProfilePhase, "cpuprofile-phase", "create", "the phase -cpuprofile profiles")
+	flag.IntVar(&c.cpuProfileSeconds, "cpuprofile-seconds", 5, "how long the profile lasts from the phase's start (the apiserver idles after the phase, adding no samples)")
 	phases := flag.String("phases", "", "run only these phases (comma-separated name prefixes, e.g. \"create,list\" to measure memory with many objects); every phase when empty")
 	flag.Parse()
 	for _, p := range strings.Split(*phases, ",") {
@@ -132,7 +147,7 @@ func main() {
 		}
 	}
 	if c.concurrency < 1 || c.objects < 1 || c.perNamespace < 1 || c.lists < 1 || c.watchers < 1 || c.watchRounds < 1 ||
-		c.loadCreates < 1 || c.loadClients < 1 || c.rounds < 1 {
+		c.loadCreates < 1 || c.loadClients < 1 || c.rounds < 1 || c.cpuProfileSeconds < 1 {
 		fmt.Fprintln(os.Stderr, "bench: every count must be at least 1")
 		os.Exit(2)
 	}
@@ -149,4 +164,15 @@ func main() {
 		}
 		os.Exit(1)
 	}
+}
+
+// etcdMain is the process startEtcdProc runs: etcd until interrupted.
+func etcdMain(dir string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serveEtcd(ctx, dir, os.Getenv(serveEtcdEnv+"_PLAIN") != "", os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "bench etcd:", err)
+		return 1
+	}
+	return 0
 }
