@@ -1,25 +1,37 @@
-// Command bench measures the apiserver against raw etcd, in one run with the
-// same concurrency:
+// Command bench measures the apiserver against the floor and raw etcd, in
+// one run with the same concurrency and the same load generator:
 //
 //	go run ./cmd/bench            # 10k objects, 100 watchers
 //	go run ./cmd/bench -quick     # 2k objects, fewer rounds
 //
-// It starts an embedded etcd in this process and cmd/apiserver as a child
-// process pointed at that etcd (--etcd-servers), so both sides hit the same
-// etcd and the child's peak RSS (VmHWM) is the apiserver's own. With
-// -shared-etcd=false the child runs its own embedded etcd instead (its RSS
-// then includes etcd).
+// Three sides:
+//   - cmd/apiserver, a child process pointed at an etcd of its own
+//     (--etcd-servers), so that its peak RSS (VmHWM) is the apiserver's
+//     own; with -shared-etcd=false it runs its own embedded etcd instead
+//     (its RSS and CPU then include etcd's);
+//   - the floor (-floor, default ../shared/floor: the thinnest correct
+//     REST server over etcd), built and run on a fresh etcd of its own and
+//     driven by the same HTTP client code; it serves one collection, onto
+//     which every namespace of the bench maps; -floor= skips it;
+//   - raw etcd through clientv3, on the apiserver's etcd.
 //
-// Phases, each run against the apiserver over HTTP and then straight
-// against etcd through clientv3: create (POST / put-if-absent txn), get,
+// Each etcd is this binary re-run as an etcd server, a process of its
+// own, so that the CPU time per request of each server and of its etcd
+// is measured apart (/proc/<pid>/stat, 10 ms ticks: meaningful over
+// hundreds of requests). -cpuprofile FILE writes a CPU profile of the
+// apiserver during one phase (-cpuprofile-phase, default create).
+//
+// Phases, each run against the apiserver over HTTP, then the floor, then
+// straight against etcd through clientv3: create (POST / put-if-absent txn), get,
 // list of one namespace and of every namespace (range), update (GET then
 // PUT / get then compare-and-swap txn), watch fan-out (one write, time until
 // every watcher saw it), watch under load (50 and 500 watchers while 16
 // clients create 500 objects: latency from each create's response to each
 // watcher reading its event, and events delivered per second) and delete.
-// It prints ops/s and p50/p99 per phase, the apiserver/etcd ratio and the
-// targets. Compare the watch cache's effect with
-// -apiserver-flags=--watch-cache=false.
+// It prints ops/s and p50/p99 per phase, the apiserver/floor and
+// apiserver/etcd ratios, CPU per request and the targets (issue 26's
+// against the floor, the earlier ones against raw etcd). Compare the
+// watch cache's effect with -apiserver-flags=--watch-cache=false.
 //
 //	go run ./cmd/bench -cel -objects 2000
 //
