@@ -318,7 +318,7 @@ func (b *bench) phase(ctx context.Context, name string, f func(s side) (result, 
 	rw.print()
 	// Where the apiserver's memory peaks: its peak so far, per phase.
 	if hwm, err := readStatus(b.apiProcs.server, "VmHWM"); err == nil && b.c.showPeak {
-		fmt.Printf("%-14s   apiserver peak RSS so far %.1f MiB\n", "", mib(hwm))
+		fmt.Printf("%-15s   apiserver peak RSS so far %.1f MiB\n", "", mib(hwm))
 	}
 	return &rw, nil
 }
@@ -476,10 +476,10 @@ type row struct {
 }
 
 func header() {
-	fmt.Printf("%-14s | %9s %8s %8s | %9s %8s %8s | %9s %8s | %9s %8s | %8s %8s | %8s %8s | %8s\n",
+	fmt.Printf("%-15s | %9s %8s %8s | %9s %8s %8s | %9s %8s | %9s %8s | %8s %8s | %8s %8s | %8s\n",
 		"phase", "api op/s", "p50", "p99", "floor/s", "p50", "p99", "etcd/s", "p50", "api/floor", "api/etcd",
 		"api CPU", "its etcd", "floorCPU", "its etcd", "etcd CPU")
-	fmt.Println(strings.Repeat("-", 170))
+	fmt.Println(strings.Repeat("-", 171))
 }
 
 func ratio(a, b result) float64 {
@@ -500,7 +500,7 @@ func (r row) print() {
 		flRow = fmt.Sprintf("%9.0f %8s %8s", r.floor.opsPerSec(), round(r.floor.pct(0.5)), round(r.floor.pct(0.99)))
 		flCPU = fmt.Sprintf("%8s %8s", cpu(r.floor.cpuPerOp), cpu(r.floor.etcdCPUPerOp))
 	}
-	fmt.Printf("%-14s | %9.0f %8s %8s | %s | %9.0f %8s | %9s %8s | %8s %8s | %s | %8s\n", r.name,
+	fmt.Printf("%-15s | %9.0f %8s %8s | %s | %9.0f %8s | %9s %8s | %8s %8s | %s | %8s\n", r.name,
 		r.api.opsPerSec(), round(r.api.pct(0.5)), round(r.api.pct(0.99)), flRow,
 		r.etcd.opsPerSec(), round(r.etcd.pct(0.5)), flRatio, fmt.Sprintf("%.2fx", ratio(r.api, r.etcd)),
 		cpu(r.api.cpuPerOp), cpu(r.api.etcdCPUPerOp), flCPU, cpu(r.etcd.etcdCPUPerOp))
