@@ -34,11 +34,12 @@ func TestFloorSide(t *testing.T) {
 	if err := buildFloor(ctx, src, bin); err != nil {
 		t.Fatal(err)
 	}
-	e, err := startEtcdProc(ctx, filepath.Join(dir, "etcd"), true)
+	e, err := startEtcdProc(ctx, filepath.Join(dir, "etcd"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.stop()
+	t.Logf("etcd at %s", e.ready.Endpoints[0])
 	p, base, err := startFloor(ctx, bin, e.ready.Endpoints[0])
 	if err != nil {
 		t.Fatal(err)

@@ -275,11 +275,16 @@ func (b *bench) startFloor(ctx context.Context, dir string, stops *[]func()) err
 	if err := buildFloor(ctx, b.c.floorDir, bin); err != nil {
 		return err
 	}
-	fe, err := startEtcdProc(ctx, filepath.Join(dir, "floor-etcd"), true)
+	// Configured as the apiserver's etcd (a unix socket unless
+	// -etcd-plain), so that the two servers reach etcd the same way.
+	fe, err := startEtcdProc(ctx, filepath.Join(dir, "floor-etcd"), b.c.etcdPlain)
 	if err != nil {
 		return fmt.Errorf("floor's etcd: %w", err)
 	}
 	*stops = append(*stops, fe.stop)
+	if fe.ready.TLS != (etcd.TLSFiles{}) {
+		return fmt.Errorf("floor's etcd wants TLS client certificates (socket path too long?), which the floor does not speak: %s", fe.ready.Endpoints[0])
+	}
 	fp, base, err := startFloor(ctx, bin, fe.ready.Endpoints[0])
 	if err != nil {
 		return err
