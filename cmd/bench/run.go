@@ -647,11 +647,9 @@ func readStatus(pid int, key string) (int64, error) {
 
 // child is the apiserver process.
 type child struct {
-	cmd  *exec.Cmd
-	url  string
-	tls  *tls.Config // the admin kubeconfig's CA and client certificate
-	done chan error
-	log  *bytes.Buffer
+	*proc
+	url string
+	tls *tls.Config // the admin kubeconfig's CA and client certificate
 }
 
 // startAPIServer runs bin on its own embedded etcd or, given endpoints,
@@ -665,13 +663,11 @@ func startAPIServer(ctx context.Context, bin, dataDir string, endpoints []string
 		}
 	}
 	args = append(args, extra...)
-	ch := &child{cmd: exec.Command(bin, args...), done: make(chan error, 1), log: &bytes.Buffer{}}
-	ch.cmd.Stdout = &lockedWriter{w: ch.log}
-	ch.cmd.Stderr = ch.cmd.Stdout
-	if err := ch.cmd.Start(); err != nil {
+	p, err := startProc(exec.Command(bin, args...))
+	if err != nil {
 		return nil, fmt.Errorf("start apiserver: %w", err)
 	}
-	go func() { ch.done <- ch.cmd.Wait() }()
+	ch := &child{proc: p}
 	kubeconfig := filepath.Join(dataDir, "admin.kubeconfig")
 	deadline := time.After(60 * time.Second)
 	for {
@@ -721,26 +717,6 @@ func startAPIServer(ctx context.Context, bin, dataDir string, endpoints []string
 			return nil, ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
-	}
-}
-
-func (ch *child) logs() string {
-	w := ch.cmd.Stdout.(*lockedWriter)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.String()
-}
-
-func (ch *child) stop() {
-	if ch.cmd.ProcessState != nil {
-		return
-	}
-	_ = ch.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-ch.done:
-	case <-time.After(20 * time.Second):
-		_ = ch.cmd.Process.Kill()
-		<-ch.done
 	}
 }
 
