@@ -113,7 +113,7 @@ func runCEL(ctx context.Context, c config) error {
 		return fmt.Errorf("start etcd: %w", err)
 	}
 	defer e.Close()
-	child, err := startAPIServer(ctx, bin, filepath.Join(dir, "apiserver"), true, e, strings.Fields(c.extraArgs))
+	child, err := startAPIServer(ctx, bin, filepath.Join(dir, "apiserver"), e.Endpoints(), e.ClientTLS(), strings.Fields(c.extraArgs))
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func runGC(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	child, err := startAPIServer(ctx, bin, filepath.Join(dir, "apiserver"), true, e, strings.Fields(c.extraArgs))
+	child, err := startAPIServer(ctx, bin, filepath.Join(dir, "apiserver"), e.Endpoints(), e.ClientTLS(), strings.Fields(c.extraArgs))
 	if err != nil {
 		return err
 	}

@@ -1,25 +1,37 @@
-// Command bench measures the apiserver against raw etcd, in one run with the
-// same concurrency:
+// Command bench measures the apiserver against the floor and raw etcd, in
+// one run with the same concurrency and the same load generator:
 //
 //	go run ./cmd/bench            # 10k objects, 100 watchers
 //	go run ./cmd/bench -quick     # 2k objects, fewer rounds
 //
-// It starts an embedded etcd in this process and cmd/apiserver as a child
-// process pointed at that etcd (--etcd-servers), so both sides hit the same
-// etcd and the child's peak RSS (VmHWM) is the apiserver's own. With
-// -shared-etcd=false the child runs its own embedded etcd instead (its RSS
-// then includes etcd).
+// Three sides:
+//   - cmd/apiserver, a child process pointed at an etcd of its own
+//     (--etcd-servers), so that its peak RSS (VmHWM) is the apiserver's
+//     own; with -shared-etcd=false it runs its own embedded etcd instead
+//     (its RSS and CPU then include etcd's);
+//   - the floor (-floor, default ../shared/floor: the thinnest correct
+//     REST server over etcd), built and run on a fresh etcd of its own and
+//     driven by the same HTTP client code; it serves one collection, onto
+//     which every namespace of the bench maps; -floor= skips it;
+//   - raw etcd through clientv3, on the apiserver's etcd.
 //
-// Phases, each run against the apiserver over HTTP and then straight
-// against etcd through clientv3: create (POST / put-if-absent txn), get,
+// Each etcd is this binary re-run as an etcd server, a process of its
+// own, so that the CPU time per request of each server and of its etcd
+// is measured apart (/proc/<pid>/stat, 10 ms ticks: meaningful over
+// hundreds of requests). -cpuprofile FILE writes a CPU profile of the
+// apiserver during one phase (-cpuprofile-phase, default create).
+//
+// Phases, each run against the apiserver over HTTP, then the floor, then
+// straight against etcd through clientv3: create (POST / put-if-absent txn), get,
 // list of one namespace and of every namespace (range), update (GET then
 // PUT / get then compare-and-swap txn), watch fan-out (one write, time until
 // every watcher saw it), watch under load (50 and 500 watchers while 16
 // clients create 500 objects: latency from each create's response to each
 // watcher reading its event, and events delivered per second) and delete.
-// It prints ops/s and p50/p99 per phase, the apiserver/etcd ratio and the
-// targets. Compare the watch cache's effect with
-// -apiserver-flags=--watch-cache=false.
+// It prints ops/s and p50/p99 per phase, the apiserver/floor and
+// apiserver/etcd ratios, CPU per request and the targets (issue 26's
+// against the floor, the earlier ones against raw etcd). Compare the
+// watch cache's effect with -apiserver-flags=--watch-cache=false.
 //
 //	go run ./cmd/bench -cel -objects 2000
 //
@@ -70,6 +82,14 @@ type config struct {
 	showPeak     bool
 	// phases, when set, are the only phases run (by name prefix).
 	phases []string
+	// floorDir is ../shared/floor's source, run as a third side; empty
+	// skips it.
+	floorDir string
+	// cpuProfile, when set, is where a CPU profile of the apiserver during
+	// the phase cpuProfilePhase goes.
+	cpuProfile        string
+	cpuProfilePhase   string
+	cpuProfileSeconds int
 }
 
 // selected reports whether the phase named name runs.
@@ -86,6 +106,9 @@ func (c config) selected(name string) bool {
 }
 
 func main() {
+	if dir := os.Getenv(serveEtcdEnv); dir != "" {
+		os.Exit(etcdMain(dir))
+	}
 	var c config
 	quick := flag.Bool("quick", false, "a quick run: 2000 objects, fewer list and watch rounds")
 	flag.IntVar(&c.concurrency, "concurrency", 8, "concurrent clients per phase")
@@ -108,6 +131,10 @@ func main() {
 	flag.IntVar(&c.loadClients, "load-clients", 16, "concurrent writers in the watch-under-load phases")
 	flag.BoolVar(&c.showPeak, "show-peak", false, "print the apiserver's peak RSS after every phase")
 	flag.IntVar(&c.rounds, "rounds", 1, "run every phase this many times on the same apiserver, printing its RSS after each (to see that memory does not grow)")
+	flag.StringVar(&c.floorDir, "floor", "../shared/floor", "source of the floor server, built and run on an etcd of its own as a third side (empty skips it)")
+	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the apiserver during one phase (-cpuprofile-phase) to this file")
+	flag.StringVar(&c.cpuProfilePhase, "cpuprofile-phase", "create", "the phase -cpuprofile profiles")
+	flag.IntVar(&c.cpuProfileSeconds, "cpuprofile-seconds", 5, "how long the profile lasts from the phase's start (the apiserver idles after the phase, adding no samples)")
 	phases := flag.String("phases", "", "run only these phases (comma-separated name prefixes, e.g. \"create,list\" to measure memory with many objects); every phase when empty")
 	flag.Parse()
 	for _, p := range strings.Split(*phases, ",") {
@@ -140,7 +167,7 @@ func main() {
 		}
 	}
 	if c.concurrency < 1 || c.objects < 1 || c.perNamespace < 1 || c.lists < 1 || c.watchers < 1 || c.watchRounds < 1 ||
-		c.loadCreates < 1 || c.loadClients < 1 || c.rounds < 1 {
+		c.loadCreates < 1 || c.loadClients < 1 || c.rounds < 1 || c.cpuProfileSeconds < 1 {
 		fmt.Fprintln(os.Stderr, "bench: every count must be at least 1")
 		os.Exit(2)
 	}
@@ -160,4 +187,15 @@ func main() {
 		}
 		os.Exit(1)
 	}
+}
+
+// etcdMain is the process startEtcdProc runs: etcd until interrupted.
+func etcdMain(dir string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serveEtcd(ctx, dir, os.Getenv(serveEtcdEnv+"_PLAIN") != "", os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "bench etcd:", err)
+		return 1
+	}
+	return 0
 }

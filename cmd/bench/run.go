@@ -42,9 +42,9 @@ type result struct {
 	ops  int
 	wall time.Duration
 	lat  []time.Duration
-	// cpuPerOp is the apiserver's CPU time (user and system) per
-	// operation during the phase.
-	cpuPerOp time.Duration
+	// cpuPerOp and etcdCPUPerOp are the CPU time (user and system) per
+	// operation of the side's server and of its etcd during the phase.
+	cpuPerOp, etcdCPUPerOp time.Duration
 }
 
 func (r result) opsPerSec() float64 {
@@ -85,6 +85,24 @@ type side interface {
 	clear(ctx context.Context, ns string) error
 }
 
+// bench is what one run drives: the apiserver, the floor (nil when
+// skipped) and raw etcd, with the processes whose CPU each one costs.
+type bench struct {
+	c         config
+	api       *httpSide
+	floor     *floorSide
+	raw       *etcdSide
+	apiProcs  sideProcs
+	flProcs   sideProcs
+	rawProcs  sideProcs
+	apiserver *child
+	profile   *profiler
+}
+
+// sideProcs are the pids of a side's server and of its etcd, 0 where the
+// side has none of its own to measure.
+type sideProcs struct{ server, etcd int }
+
 func run(ctx context.Context, c config) error {
 	dir, err := os.MkdirTemp("", "kubeforge-bench-")
 	if err != nil {
@@ -95,19 +113,119 @@ func run(ctx context.Context, c config) error {
 	} else {
 		defer os.RemoveAll(dir)
 	}
-
-	fmt.Printf("starting etcd ...\n")
-	etcdOpts := []etcd.Option{etcd.WithLogLevel("fatal")}
-	if !c.etcdPlain {
-		etcdOpts = append(etcdOpts, etcd.WithTLS(filepath.Join(dir, "etcd-pki")), etcd.WithClientSocket(filepath.Join(dir, "etcd.sock")))
-	}
-	e, err := etcd.StartEmbedded(ctx, filepath.Join(dir, "etcd"), etcdOpts...)
+	b := &bench{c: c}
+	stop, err := b.start(ctx, dir)
+	defer stop()
 	if err != nil {
-		return fmt.Errorf("start etcd: %w", err)
+		return err
 	}
-	defer e.Close()
+	fmt.Printf("apiserver %s (pid %d), floor %s, concurrency %d, %d objects, %d per namespace\n\n",
+		b.api.base, b.apiserver.cmd.Process.Pid, b.floorURL(), c.concurrency, c.objects, c.perNamespace)
 
-	bin := c.apiserver
+	var rows []row
+	var rssAfterCreate int64
+	pid := b.apiserver.cmd.Process.Pid
+	for r := 1; r <= c.rounds; r++ {
+		if c.rounds > 1 {
+			fmt.Printf("round %d of %d\n", r, c.rounds)
+		}
+		rows = rows[:0]
+		header()
+		phase := func(name string, f func(s side) (result, error)) error {
+			rw, err := b.phase(ctx, name, f)
+			if err != nil || rw == nil {
+				return err
+			}
+			rows = append(rows, *rw)
+			return nil
+		}
+		if err := runPhases(ctx, c, b.sides(), phase, b.each(ctx), func() {
+			rssAfterCreate, _ = readStatus(pid, "VmRSS")
+		}); err != nil {
+			return err
+		}
+		if c.rounds > 1 {
+			rss, _ := readStatus(pid, "VmRSS")
+			hwm, _ := readStatus(pid, "VmHWM")
+			fmt.Printf("after round %d: apiserver RSS %.1f MiB, peak %.1f MiB\n\n", r, mib(rss), mib(hwm))
+		}
+	}
+
+	hwm, err := readStatus(pid, "VmHWM")
+	if err != nil {
+		return err
+	}
+	fmt.Println()
+	what := "apiserver only (its etcd is a process of its own)"
+	if !c.sharedEtcd {
+		what = "apiserver with its embedded etcd"
+	}
+	fmt.Printf("apiserver RSS: %.1f MiB after creating %d objects, peak (VmHWM) %.1f MiB; %s\n", mib(rssAfterCreate), c.objects, mib(hwm), what)
+	if b.floor != nil {
+		if fh, err := readStatus(b.flProcs.server, "VmHWM"); err == nil {
+			fmt.Printf("floor peak RSS %.1f MiB\n", mib(fh))
+		}
+	}
+	fmt.Println()
+	targets(rows, c, hwm)
+	return nil
+}
+
+func (b *bench) floorURL() string {
+	if b.floor == nil {
+		return "skipped"
+	}
+	return b.floor.base
+}
+
+// sides are the sides in the order each phase runs them.
+func (b *bench) sides() []side {
+	s := []side{b.api}
+	if b.floor != nil {
+		s = append(s, b.floor)
+	}
+	return append(s, b.raw)
+}
+
+func (b *bench) each(ctx context.Context) func(op func(s side) func(ctx context.Context, i int) error) func(s side) (result, error) {
+	return func(op func(s side) func(ctx context.Context, i int) error) func(s side) (result, error) {
+		return func(s side) (result, error) { return parallel(ctx, b.c.concurrency, b.c.objects, op(s)) }
+	}
+}
+
+// start starts the etcd processes, the apiserver and the floor; stop
+// stops whatever started, also after an error.
+func (b *bench) start(ctx context.Context, dir string) (stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	fmt.Printf("starting etcd ...\n")
+	e, err := startEtcdProc(ctx, filepath.Join(dir, "etcd"), b.c.etcdPlain)
+	if err != nil {
+		return stop, err
+	}
+	stops = append(stops, e.stop)
+	b.raw = &etcdSide{c: e.client, cfg: b.c}
+	b.rawProcs = sideProcs{etcd: e.pid()}
+	if err := b.raw.init(); err != nil {
+		return stop, err
+	}
+	if err := b.startAPIServer(ctx, dir, e, &stops); err != nil {
+		return stop, err
+	}
+	if b.c.floorDir != "" {
+		if err := b.startFloor(ctx, dir, &stops); err != nil {
+			return stop, err
+		}
+	}
+	return stop, nil
+}
+
+func (b *bench) startAPIServer(ctx context.Context, dir string, e *etcdProc, stops *[]func()) error {
+	bin := b.c.apiserver
 	if bin == "" {
 		bin = filepath.Join(dir, "apiserver-bin")
 		fmt.Printf("building cmd/apiserver ...\n")
@@ -116,94 +234,120 @@ func run(ctx context.Context, c config) error {
 			return fmt.Errorf("go build cmd/apiserver: %w\n%s", err, out)
 		}
 	}
-	child, err := startAPIServer(ctx, bin, filepath.Join(dir, "apiserver"), c.sharedEtcd, e, strings.Fields(c.extraArgs))
+	extra := strings.Fields(b.c.extraArgs)
+	if b.c.cpuProfile != "" {
+		addr, err := freeAddr()
+		if err != nil {
+			return err
+		}
+		extra = append(extra, "--profiling-address", addr)
+		b.profile = &profiler{addr: addr, file: b.c.cpuProfile, phase: b.c.cpuProfilePhase, seconds: b.c.cpuProfileSeconds}
+	}
+	var endpoints []string
+	var files etcd.TLSFiles
+	if b.c.sharedEtcd {
+		endpoints, files = e.ready.Endpoints, e.ready.TLS
+		b.apiProcs.etcd = e.pid()
+	}
+	child, err := startAPIServer(ctx, bin, filepath.Join(dir, "apiserver"), endpoints, files, extra)
 	if err != nil {
 		return err
 	}
-	defer child.stop()
-
-	api := newHTTPSide(child.url, child.tls, c)
-	raw := &etcdSide{c: e.Client(), cfg: c}
-	if err := raw.init(); err != nil {
+	*stops = append(*stops, child.stop)
+	b.apiserver = child
+	b.apiProcs.server = child.cmd.Process.Pid
+	b.api = newHTTPSide(child.url, child.tls, b.c)
+	if err := b.api.createNamespaces(ctx); err != nil {
 		return err
 	}
-	if err := api.createNamespaces(ctx); err != nil {
-		return err
-	}
-	if c.rbacUser {
-		if api, err = rbacUserSide(ctx, api, filepath.Join(dir, "apiserver", "pki"), c); err != nil {
+	if b.c.rbacUser {
+		if b.api, err = rbacUserSide(ctx, b.api, filepath.Join(dir, "apiserver", "pki"), b.c); err != nil {
 			return err
 		}
 	}
-
-	fmt.Printf("apiserver %s (pid %d), etcd %s, concurrency %d, %d objects, %d per namespace\n\n",
-		child.url, child.cmd.Process.Pid, strings.Join(e.Endpoints(), ","), c.concurrency, c.objects, c.perNamespace)
-
-	var rows []row
-	phase := func(name string, f func(s side) (result, error)) error {
-		if !c.selected(name) {
-			return nil
-		}
-		cpu0, _ := cpuTime(child.cmd.Process.Pid)
-		a, err := f(api)
-		if err != nil {
-			return fmt.Errorf("%s against the apiserver: %w", name, err)
-		}
-		if cpu1, err := cpuTime(child.cmd.Process.Pid); err == nil && a.ops > 0 {
-			a.cpuPerOp = (cpu1 - cpu0) / time.Duration(a.ops)
-		}
-		r, err := f(raw)
-		if err != nil {
-			return fmt.Errorf("%s against etcd: %w", name, err)
-		}
-		rw := row{name: name, api: a, etcd: r}
-		rows = append(rows, rw)
-		rw.print()
-		// Where the apiserver's memory peaks: its peak so far, per phase.
-		if hwm, err := readStatus(child.cmd.Process.Pid, "VmHWM"); err == nil && c.showPeak {
-			fmt.Printf("%-14s   apiserver peak RSS so far %.1f MiB\n", "", mib(hwm))
-		}
-		return nil
-	}
-	each := func(op func(s side) func(ctx context.Context, i int) error) func(s side) (result, error) {
-		return func(s side) (result, error) { return parallel(ctx, c.concurrency, c.objects, op(s)) }
-	}
-	var rssAfterCreate int64
-	for r := 1; r <= c.rounds; r++ {
-		if c.rounds > 1 {
-			fmt.Printf("round %d of %d\n", r, c.rounds)
-		}
-		rows = rows[:0]
-		header()
-		if err := runPhases(ctx, c, api, raw, phase, each, func() {
-			rssAfterCreate, _ = readStatus(child.cmd.Process.Pid, "VmRSS")
-		}); err != nil {
-			return err
-		}
-		if c.rounds > 1 {
-			rss, _ := readStatus(child.cmd.Process.Pid, "VmRSS")
-			hwm, _ := readStatus(child.cmd.Process.Pid, "VmHWM")
-			fmt.Printf("after round %d: apiserver RSS %.1f MiB, peak %.1f MiB\n\n", r, mib(rss), mib(hwm))
-		}
-	}
-
-	hwm, err := readStatus(child.cmd.Process.Pid, "VmHWM")
-	if err != nil {
-		return err
-	}
-	fmt.Println()
-	what := "apiserver only (etcd runs in the bench process)"
-	if !c.sharedEtcd {
-		what = "apiserver with its embedded etcd"
-	}
-	fmt.Printf("apiserver RSS: %.1f MiB after creating %d objects, peak (VmHWM) %.1f MiB; %s\n", mib(rssAfterCreate), c.objects, mib(hwm), what)
-	fmt.Println()
-	targets(rows, c, hwm)
 	return nil
 }
 
+// startFloor builds ../shared/floor and runs it on a fresh etcd of its own.
+func (b *bench) startFloor(ctx context.Context, dir string, stops *[]func()) error {
+	fmt.Printf("building and starting the floor (%s) on its own etcd ...\n", b.c.floorDir)
+	bin := filepath.Join(dir, "floor-bin")
+	if err := buildFloor(ctx, b.c.floorDir, bin); err != nil {
+		return err
+	}
+	// Configured as the apiserver's etcd (a unix socket unless
+	// -etcd-plain), so that the two servers reach etcd the same way.
+	fe, err := startEtcdProc(ctx, filepath.Join(dir, "floor-etcd"), b.c.etcdPlain)
+	if err != nil {
+		return fmt.Errorf("floor's etcd: %w", err)
+	}
+	*stops = append(*stops, fe.stop)
+	if fe.ready.TLS != (etcd.TLSFiles{}) {
+		return fmt.Errorf("floor's etcd wants TLS client certificates (socket path too long?), which the floor does not speak: %s", fe.ready.Endpoints[0])
+	}
+	fp, base, err := startFloor(ctx, bin, fe.ready.Endpoints[0])
+	if err != nil {
+		return err
+	}
+	*stops = append(*stops, fp.stop)
+	b.floor = newFloorSide(base, fe.client, b.c)
+	b.flProcs = sideProcs{server: fp.pid(), etcd: fe.pid()}
+	return nil
+}
+
+// phase runs one phase against every side, measuring each side's CPU;
+// nil when the phase is not selected.
+func (b *bench) phase(ctx context.Context, name string, f func(s side) (result, error)) (*row, error) {
+	if !b.c.selected(name) {
+		return nil, nil
+	}
+	rw := row{name: name}
+	var err error
+	stopProfile := b.profile.start(ctx, name)
+	rw.api, err = measure(b.apiProcs, func() (result, error) { return f(b.api) })
+	if perr := stopProfile(); perr != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", perr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s against the apiserver: %w", name, err)
+	}
+	if b.floor != nil {
+		if rw.floor, err = measure(b.flProcs, func() (result, error) { return f(b.floor) }); err != nil {
+			return nil, fmt.Errorf("%s against the floor: %w", name, err)
+		}
+		rw.hasFloor = true
+	}
+	if rw.etcd, err = measure(b.rawProcs, func() (result, error) { return f(b.raw) }); err != nil {
+		return nil, fmt.Errorf("%s against etcd: %w", name, err)
+	}
+	rw.print()
+	// Where the apiserver's memory peaks: its peak so far, per phase.
+	if hwm, err := readStatus(b.apiProcs.server, "VmHWM"); err == nil && b.c.showPeak {
+		fmt.Printf("%-15s   apiserver peak RSS so far %.1f MiB\n", "", mib(hwm))
+	}
+	return &rw, nil
+}
+
+// measure runs f and adds the CPU time its server and etcd spent per
+// operation.
+func measure(p sideProcs, f func() (result, error)) (result, error) {
+	s0, _ := cpuTime(p.server)
+	e0, _ := cpuTime(p.etcd)
+	r, err := f()
+	if err != nil || r.ops == 0 {
+		return r, err
+	}
+	if s1, err := cpuTime(p.server); err == nil && p.server != 0 {
+		r.cpuPerOp = (s1 - s0) / time.Duration(r.ops)
+	}
+	if e1, err := cpuTime(p.etcd); err == nil && p.etcd != 0 {
+		r.etcdCPUPerOp = (e1 - e0) / time.Duration(r.ops)
+	}
+	return r, nil
+}
+
 // runPhases runs every phase once against both sides.
-func runPhases(ctx context.Context, c config, api *httpSide, raw *etcdSide, phase func(string, func(side) (result, error)) error,
+func runPhases(ctx context.Context, c config, sides []side, phase func(string, func(side) (result, error)) error,
 	each func(func(side) func(context.Context, int) error) func(side) (result, error), afterCreate func()) error {
 	if err := phase("create", each(func(s side) func(context.Context, int) error { return s.create })); err != nil {
 		return err
@@ -258,7 +402,7 @@ func runPhases(ctx context.Context, c config, api *httpSide, raw *etcdSide, phas
 			return err
 		}
 	}
-	for _, s := range []side{api, raw} {
+	for _, s := range sides {
 		for _, ns := range append([]string{"fanout"}, loadNamespaces(c)...) {
 			if err := s.clear(ctx, ns); err != nil {
 				return fmt.Errorf("clear namespace %s: %w", ns, err)
@@ -329,25 +473,50 @@ func parallel(ctx context.Context, workers, n int, op func(ctx context.Context, 
 	return result{ops: n, wall: wall, lat: lat}, nil
 }
 
-// row is one phase on both sides.
+// row is one phase on every side.
 type row struct {
-	name      string
-	api, etcd result
+	name             string
+	api, floor, etcd result
+	hasFloor         bool
 }
 
 func header() {
-	fmt.Printf("%-14s | %12s %10s %10s | %12s %10s %10s | %8s | %10s\n", "phase", "api ops/s", "api p50", "api p99", "etcd ops/s", "etcd p50", "etcd p99", "api/etcd", "api CPU/op")
-	fmt.Println(strings.Repeat("-", 119))
+	fmt.Printf("%-15s | %9s %8s %8s | %9s %8s %8s | %9s %8s | %9s %8s | %8s %8s | %8s %8s | %8s\n",
+		"phase", "api op/s", "p50", "p99", "floor/s", "p50", "p99", "etcd/s", "p50", "api/floor", "api/etcd",
+		"api CPU", "its etcd", "floorCPU", "its etcd", "etcd CPU")
+	fmt.Println(strings.Repeat("-", 171))
 }
 
-func (r row) print() {
-	ratio := 0.0
-	if r.etcd.opsPerSec() > 0 {
-		ratio = r.api.opsPerSec() / r.etcd.opsPerSec()
+func ratio(a, b result) float64 {
+	if b.opsPerSec() <= 0 {
+		return 0
 	}
-	fmt.Printf("%-14s | %12.0f %10s %10s | %12.0f %10s %10s | %7.0f%% | %10s\n", r.name,
-		r.api.opsPerSec(), round(r.api.pct(0.5)), round(r.api.pct(0.99)),
-		r.etcd.opsPerSec(), round(r.etcd.pct(0.5)), round(r.etcd.pct(0.99)), ratio*100, round(r.api.cpuPerOp))
+	return a.opsPerSec() / b.opsPerSec()
+}
+
+// print prints the row; the CPU columns are per operation: the apiserver
+// and its etcd, the floor and its etcd, and raw etcd's.
+func (r row) print() {
+	flRatio := "-"
+	flRow := fmt.Sprintf("%9s %8s %8s", "-", "-", "-")
+	flCPU := fmt.Sprintf("%8s %8s", "-", "-")
+	if r.hasFloor {
+		flRatio = fmt.Sprintf("%.2fx", ratio(r.api, r.floor))
+		flRow = fmt.Sprintf("%9.0f %8s %8s", r.floor.opsPerSec(), round(r.floor.pct(0.5)), round(r.floor.pct(0.99)))
+		flCPU = fmt.Sprintf("%8s %8s", cpu(r.floor.cpuPerOp), cpu(r.floor.etcdCPUPerOp))
+	}
+	fmt.Printf("%-15s | %9.0f %8s %8s | %s | %9.0f %8s | %9s %8s | %8s %8s | %s | %8s\n", r.name,
+		r.api.opsPerSec(), round(r.api.pct(0.5)), round(r.api.pct(0.99)), flRow,
+		r.etcd.opsPerSec(), round(r.etcd.pct(0.5)), flRatio, fmt.Sprintf("%.2fx", ratio(r.api, r.etcd)),
+		cpu(r.api.cpuPerOp), cpu(r.api.etcdCPUPerOp), flCPU, cpu(r.etcd.etcdCPUPerOp))
+}
+
+// cpu formats a CPU time per operation; "-" where none was measured.
+func cpu(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return round(d)
 }
 
 func round(d time.Duration) string {
@@ -373,17 +542,10 @@ func targets(rows []row, c config, hwm int64) {
 		fmt.Printf("  %s  %s\n", mark, fmt.Sprintf(format, args...))
 	}
 	for _, r := range rows {
-		ratio := r.api.opsPerSec() / r.etcd.opsPerSec()
-		switch {
-		case r.name == "create" || r.name == "update" || r.name == "delete":
-			check(ratio >= 0.5, "%s at >= 50%% of raw etcd ops/s: %.0f%%", r.name, ratio*100)
-		case r.name == "get" || r.name == "get rv=0" || strings.HasPrefix(r.name, "list "):
-			check(ratio >= 1, "%s at >= 100%% of raw etcd ops/s: %.0f%%", r.name, ratio*100)
-		case strings.HasSuffix(r.name, " load"):
-			p99 := float64(r.api.pct(0.99)) / float64(max(r.etcd.pct(0.99), time.Microsecond))
-			check(p99 <= 1.2, "%s: event latency p99 <= 1.2x raw etcd's: %s vs %s (%.1fx)", r.name, round(r.api.pct(0.99)), round(r.etcd.pct(0.99)), p99)
-			check(ratio >= 1, "%s: events delivered per second >= raw etcd's: %.0f vs %.0f (%.0f%%)", r.name, r.api.opsPerSec(), r.etcd.opsPerSec(), ratio*100)
+		if r.hasFloor {
+			floorTargets(r, check)
 		}
+		etcdTargets(r, check)
 		switch r.name {
 		case fmt.Sprintf("list %d 1cl", c.objects):
 			check(r.api.pct(0.99) < 300*time.Millisecond, "list of %d objects < 300ms (one client): p50 %s, p99 %s", c.objects, round(r.api.pct(0.5)), round(r.api.pct(0.99)))
@@ -394,6 +556,46 @@ func targets(rows []row, c config, hwm int64) {
 	check(hwm < 150<<20, "apiserver RSS with %d objects < 150 MiB: peak %.1f MiB", c.objects, mib(hwm))
 	if c.objects != 10000 {
 		fmt.Println("  (the targets are stated for 10k objects; this run used", c.objects, "objects)")
+	}
+}
+
+type checkFunc func(ok bool, format string, args ...any)
+
+// floorTargets are issue 26's, against the floor in the same run.
+func floorTargets(r row, check checkFunc) {
+	x := ratio(r.api, r.floor)
+	switch {
+	case r.name == "create" || r.name == "update" || r.name == "delete":
+		check(x >= 0.8, "%s at >= 0.8x the floor's ops/s: %.2fx", r.name, x)
+	case r.name == "get":
+		check(x >= 0.9, "get (quorum) at >= 0.9x the floor's: %.2fx", x)
+	case r.name == "get rv=0" || strings.HasPrefix(r.name, "list "):
+		check(x >= 2, "%s at >= 2x the floor's (quorum) ops/s: %.2fx", r.name, x)
+	case strings.HasSuffix(r.name, " load"):
+		check(r.api.pct(0.99) <= r.floor.pct(0.99), "%s: event latency p99 <= the floor's: %s vs %s", r.name, round(r.api.pct(0.99)), round(r.floor.pct(0.99)))
+	}
+	if r.name == "create" && r.floor.cpuPerOp > 0 && r.floor.etcdCPUPerOp > 0 {
+		cx := float64(r.api.cpuPerOp) / float64(r.floor.cpuPerOp)
+		check(cx <= 2, "apiserver CPU per create <= 2x the floor's: %s vs %s (%.1fx)", round(r.api.cpuPerOp), round(r.floor.cpuPerOp), cx)
+		if r.api.etcdCPUPerOp > 0 {
+			ex := float64(r.api.etcdCPUPerOp) / float64(r.floor.etcdCPUPerOp)
+			check(ex <= 1.2, "apiserver's etcd CPU per create <= 1.2x the floor's etcd: %s vs %s (%.1fx)", round(r.api.etcdCPUPerOp), round(r.floor.etcdCPUPerOp), ex)
+		}
+	}
+}
+
+// etcdTargets are the earlier targets against raw etcd.
+func etcdTargets(r row, check checkFunc) {
+	x := ratio(r.api, r.etcd)
+	switch {
+	case r.name == "create" || r.name == "update" || r.name == "delete":
+		check(x >= 0.5, "%s at >= 50%% of raw etcd ops/s: %.0f%%", r.name, x*100)
+	case r.name == "get" || r.name == "get rv=0" || strings.HasPrefix(r.name, "list "):
+		check(x >= 1, "%s at >= 100%% of raw etcd ops/s: %.0f%%", r.name, x*100)
+	case strings.HasSuffix(r.name, " load"):
+		p99 := float64(r.api.pct(0.99)) / float64(max(r.etcd.pct(0.99), time.Microsecond))
+		check(p99 <= 1.2, "%s: event latency p99 <= 1.2x raw etcd's: %s vs %s (%.1fx)", r.name, round(r.api.pct(0.99)), round(r.etcd.pct(0.99)), p99)
+		check(x >= 1, "%s: events delivered per second >= raw etcd's: %.0f vs %.0f (%.0f%%)", r.name, r.api.opsPerSec(), r.etcd.opsPerSec(), x*100)
 	}
 }
 
@@ -445,32 +647,27 @@ func readStatus(pid int, key string) (int64, error) {
 
 // child is the apiserver process.
 type child struct {
-	cmd  *exec.Cmd
-	url  string
-	tls  *tls.Config // the admin kubeconfig's CA and client certificate
-	done chan error
-	log  *bytes.Buffer
+	*proc
+	url string
+	tls *tls.Config // the admin kubeconfig's CA and client certificate
 }
 
-// startAPIServer runs bin on its own embedded etcd or, with sharedEtcd,
-// on e (over TLS with e's client certificate, as kube-apiserver reaches
-// etcd in production, and as the raw etcd side of the benchmark does).
-func startAPIServer(ctx context.Context, bin, dataDir string, sharedEtcd bool, e *etcd.Embedded, extra []string) (*child, error) {
+// startAPIServer runs bin on its own embedded etcd or, given endpoints,
+// on that etcd (with files' client certificate when it has TLS).
+func startAPIServer(ctx context.Context, bin, dataDir string, endpoints []string, files etcd.TLSFiles, extra []string) (*child, error) {
 	args := []string{"--data-dir", dataDir, "--bind-address", "127.0.0.1", "--port", "0"}
-	if sharedEtcd {
-		args = append(args, "--etcd-servers", strings.Join(e.Endpoints(), ","))
-		if files := e.ClientTLS(); files != (etcd.TLSFiles{}) {
+	if len(endpoints) > 0 {
+		args = append(args, "--etcd-servers", strings.Join(endpoints, ","))
+		if files != (etcd.TLSFiles{}) {
 			args = append(args, "--etcd-cafile", files.CAFile, "--etcd-certfile", files.CertFile, "--etcd-keyfile", files.KeyFile)
 		}
 	}
 	args = append(args, extra...)
-	ch := &child{cmd: exec.Command(bin, args...), done: make(chan error, 1), log: &bytes.Buffer{}}
-	ch.cmd.Stdout = &lockedWriter{w: ch.log}
-	ch.cmd.Stderr = ch.cmd.Stdout
-	if err := ch.cmd.Start(); err != nil {
+	p, err := startProc(exec.Command(bin, args...))
+	if err != nil {
 		return nil, fmt.Errorf("start apiserver: %w", err)
 	}
-	go func() { ch.done <- ch.cmd.Wait() }()
+	ch := &child{proc: p}
 	kubeconfig := filepath.Join(dataDir, "admin.kubeconfig")
 	deadline := time.After(60 * time.Second)
 	for {
@@ -523,26 +720,6 @@ func startAPIServer(ctx context.Context, bin, dataDir string, sharedEtcd bool, e
 	}
 }
 
-func (ch *child) logs() string {
-	w := ch.cmd.Stdout.(*lockedWriter)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.String()
-}
-
-func (ch *child) stop() {
-	if ch.cmd.ProcessState != nil {
-		return
-	}
-	_ = ch.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-ch.done:
-	case <-time.After(20 * time.Second):
-		_ = ch.cmd.Process.Kill()
-		<-ch.done
-	}
-}
-
 type lockedWriter struct {
 	mu sync.Mutex
 	w  *bytes.Buffer
@@ -588,6 +765,8 @@ type httpSide struct {
 	c    *http.Client
 	tls  *tls.Config
 	cfg  config
+	// floor: the server is ../shared/floor, which serves one collection.
+	floor bool
 }
 
 func newHTTPSide(base string, tlsConfig *tls.Config, c config) *httpSide {
@@ -603,6 +782,9 @@ func newHTTPSide(base string, tlsConfig *tls.Config, c config) *httpSide {
 }
 
 func (h *httpSide) collection(ns string) string {
+	if h.floor {
+		return h.base + floorColl
+	}
 	if ns == "" {
 		return h.base + "/apis/" + group + "/" + version + "/" + plural
 	}
@@ -685,6 +867,9 @@ func (h *httpSide) clear(ctx context.Context, ns string) error {
 }
 
 func (h *httpSide) list(ctx context.Context, ns string) (int, error) {
+	if h.floor {
+		return h.floorList(ctx, ns)
+	}
 	var l struct {
 		Items []json.RawMessage `json:"items"`
 	}
@@ -707,16 +892,31 @@ func (h *httpSide) del(ctx context.Context, i int) error {
 	return h.do(ctx, "DELETE", h.collection(namespaceOf(i, h.cfg))+"/"+objectName(i), nil, http.StatusOK, nil)
 }
 
-// fanout watches the "fanout" namespace n times; each round creates one
-// object there.
-func (h *httpSide) fanout(ctx context.Context, n int) (func(context.Context, int) error, func(), error) {
-	const ns = "fanout"
+// listRV is the resourceVersion of a list of namespace ns, where a watch
+// of it starts (one item is enough on the floor, whose one collection
+// holds every object).
+func (h *httpSide) listRV(ctx context.Context, ns string) (string, error) {
+	url := h.collection(ns)
+	if h.floor {
+		url += "?limit=1"
+	}
 	var l struct {
 		Metadata struct {
 			ResourceVersion string `json:"resourceVersion"`
 		} `json:"metadata"`
 	}
-	if err := h.do(ctx, "GET", h.collection(ns), nil, http.StatusOK, &l); err != nil {
+	if err := h.do(ctx, "GET", url, nil, http.StatusOK, &l); err != nil {
+		return "", err
+	}
+	return l.Metadata.ResourceVersion, nil
+}
+
+// fanout watches the "fanout" namespace n times; each round creates one
+// object there.
+func (h *httpSide) fanout(ctx context.Context, n int) (func(context.Context, int) error, func(), error) {
+	const ns = "fanout"
+	rv, err := h.listRV(ctx, ns)
+	if err != nil {
 		return nil, nil, err
 	}
 	wctx, cancel := context.WithCancel(ctx)
@@ -725,7 +925,7 @@ func (h *httpSide) fanout(ctx context.Context, n int) (func(context.Context, int
 	wc := &http.Client{Transport: tr}
 	var wg sync.WaitGroup
 	for w := 0; w < n; w++ {
-		req, err := http.NewRequestWithContext(wctx, "GET", h.collection(ns)+"?watch=1&allowWatchBookmarks=false&timeoutSeconds=600&resourceVersion="+l.Metadata.ResourceVersion, nil)
+		req, err := http.NewRequestWithContext(wctx, "GET", h.collection(ns)+"?watch=1&allowWatchBookmarks=false&timeoutSeconds=600&resourceVersion="+rv, nil)
 		if err != nil {
 			cancel()
 			return nil, nil, err

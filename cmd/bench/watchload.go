@@ -55,7 +55,7 @@ func watchLoad(ctx context.Context, s side, n, creates, clients int) (result, er
 	responded := make([]time.Time, creates)
 	start := time.Now()
 	if _, err := parallel(ctx, clients, creates, func(ctx context.Context, i int) error {
-		if err := s.createIn(ctx, ns, loadName(i)); err != nil {
+		if err := s.createIn(ctx, ns, loadName(n, i)); err != nil {
 			return err
 		}
 		responded[i] = time.Now()
@@ -75,7 +75,7 @@ func watchLoad(ctx context.Context, s side, n, creates, clients int) (result, er
 	wall := seen[len(seen)-1].at.Sub(start)
 	index := make(map[string]int, creates)
 	for i := range creates {
-		index[loadName(i)] = i
+		index[loadName(n, i)] = i
 	}
 	lat := make([]time.Duration, 0, len(seen))
 	for _, sg := range seen {
@@ -85,7 +85,9 @@ func watchLoad(ctx context.Context, s side, n, creates, clients int) (result, er
 	return result{ops: len(seen), wall: wall, lat: lat}, nil
 }
 
-func loadName(i int) string { return fmt.Sprintf("l-%05d", i) }
+// loadName is object i of the phase with n watchers: unique across the
+// phases, since on the floor they share one collection.
+func loadName(n, i int) string { return fmt.Sprintf("l%d-%05d", n, i) }
 
 // nameOf finds metadata.name in an object's JSON without decoding it all
 // (the bench's own CPU is shared with the server's).
@@ -110,12 +112,8 @@ func (h *httpSide) createIn(ctx context.Context, ns, name string) error {
 // its current state; each
 // ADDED event calls saw with the object's name.
 func (h *httpSide) watchNamespace(ctx context.Context, ns string, n int, saw func(string)) (func(), error) {
-	var l struct {
-		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-	}
-	if err := h.do(ctx, "GET", h.collection(ns), nil, http.StatusOK, &l); err != nil {
+	rv, err := h.listRV(ctx, ns)
+	if err != nil {
 		return nil, err
 	}
 	wctx, cancel := context.WithCancel(ctx)
@@ -128,7 +126,7 @@ func (h *httpSide) watchNamespace(ctx context.Context, ns string, n int, saw fun
 		tr.CloseIdleConnections()
 	}
 	for w := range n {
-		req, err := http.NewRequestWithContext(wctx, "GET", h.collection(ns)+"?watch=1&timeoutSeconds=600&resourceVersion="+l.Metadata.ResourceVersion, nil)
+		req, err := http.NewRequestWithContext(wctx, "GET", h.collection(ns)+"?watch=1&timeoutSeconds=600&resourceVersion="+rv, nil)
 		if err != nil {
 			closeAll()
 			return nil, err

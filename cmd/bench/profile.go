@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+)
+
+// profiler takes a CPU profile of the apiserver (its --profiling-address)
+// while one phase runs against it. The profile lasts a fixed time, since
+// pprof's handler writes nothing when its request is cancelled; when the
+// phase is shorter the apiserver idles for the rest, which adds no
+// samples, so the shares stay those of the phase.
+type profiler struct {
+	addr, file, phase string
+	seconds           int
+}
+
+// start begins the profile if name is the profiled phase; the returned
+// function waits for it and writes it to the file.
+func (p *profiler) start(ctx context.Context, name string) func() error {
+	if p == nil || name != p.phase {
+		return func() error { return nil }
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.fetch(ctx) }()
+	fmt.Printf("(profiling the apiserver's %s phase for %d s into %s)\n", name, p.seconds, p.file)
+	return func() error { return <-done }
+}
+
+func (p *profiler) fetch(ctx context.Context) error {
+	url := "http://" + p.addr + "/debug/pprof/profile?seconds=" + strconv.Itoa(p.seconds)
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		return fmt.Errorf("cpu profile: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("cpu profile: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("cpu profile: HTTP %d", resp.StatusCode)
+	}
+	f, err := os.Create(p.file)
+	if err != nil {
+		return fmt.Errorf("cpu profile: %w", err)
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return fmt.Errorf("cpu profile: write %s: %w", p.file, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("cpu profile: write %s: %w", p.file, err)
+	}
+	return nil
+}
