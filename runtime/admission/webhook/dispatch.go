@@ -102,7 +102,13 @@ func (p *Plugin) mutateOne(ctx context.Context, h *hook, a *admission.Attributes
 		}
 	}
 	a.Object = out
-	admission.Annotate(ctx, "mutation.webhook.admission.k8s.io/round_"+map[bool]string{false: "0", true: "1"}[reinvoked]+"_index_"+h.name, `{"mutated":true}`)
+	round := 0
+	if reinvoked {
+		round = 1
+	}
+	// kube's annotation of a mutation, keyed by round and webhook index.
+	ann, _ := json.Marshal(map[string]any{"configuration": h.config, "webhook": h.name, "mutated": true})
+	admission.Annotate(ctx, fmt.Sprintf("mutation.webhook.admission.k8s.io/round_%d_index_%d", round, h.index), string(ann))
 	return true, true, nil
 }
 
