@@ -5,15 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/emicklei/go-restful/v3"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
+	"github.com/kubeforge/kubeforge/runtime/resource"
+	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
 // recordingChain records each admission call and labels what it mutates;
@@ -128,4 +133,55 @@ func TestAdmissionSeam(t *testing.T) {
 		t.Fatalf("delete: %s", r)
 	}
 	check("delete", "mutate DELETE  w1 old dry=false DeleteOptions", "validate DELETE  w1 old dry=false DeleteOptions")
+}
+
+// scaleMutator sets every Scale it mutates to 3 replicas.
+type scaleMutator struct{ recordingChain }
+
+func (c *scaleMutator) Mutate(ctx context.Context, a *admission.Attributes) error {
+	c.record("mutate", a)
+	if sc, ok := a.Object.(*autoscalingv1.Scale); ok {
+		sc.Spec.Replicas = 3
+	}
+	return nil
+}
+
+// TestAdmissionScale: a /scale write is admitted as kube admits it, an
+// UPDATE of the scale subresource whose objects are autoscaling/v1
+// Scales, and the mutated Scale is what is written.
+func TestAdmissionScale(t *testing.T) {
+	chain := &scaleMutator{}
+	prefix := "/" + t.Name()
+	backend := storage.NewBackend(etcdClient, prefix, storage.BackendOptions{})
+	t.Cleanup(backend.Close)
+	wi := widgetInfo
+	s := newStrategy(&wi)
+	s.GetScale = func(w *Widget) resource.Scale { return resource.Scale{SpecReplicas: *w.Spec.Replicas} }
+	s.SetReplicas = func(w *Widget, n int32) { w.Spec.Replicas = &n }
+	s.ScaleSpecPath = []string{"spec", "replicas"}
+	h := endpoints.NewHandler(storage.NewStore(backend, s), s, endpoints.Options{Admission: chain})
+	ws := new(restful.WebService).Path("/apis/" + testGroup + "/v1").Produces(endpoints.Produces...)
+	base := "/namespaces/{namespace}/widgets"
+	ws.Route(ws.POST(base).To(h.Create))
+	ws.Route(ws.GET(base + "/{name}").To(h.Get))
+	ws.Route(ws.PUT(base + "/{name}/scale").To(h.UpdateScale))
+	c := restful.NewContainer()
+	c.Add(ws)
+	srv := httptest.NewServer(c)
+	t.Cleanup(srv.Close)
+	ts := &testServer{Server: srv, prefix: prefix}
+	ts.createWidget(t, "default", "w1", `{"owner":"a@example.dev"}`)
+	chain.take()
+	r := ts.do(t, "PUT", widgetsPath("default")+"/w1/scale", jsonType, `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"w1","namespace":"default"},"spec":{"replicas":5}}`)
+	if r.code != http.StatusOK {
+		t.Fatalf("scale: %s", r)
+	}
+	got := chain.take()
+	want := []string{"mutate UPDATE scale w1 old dry=false UpdateOptions", "validate UPDATE scale w1 old dry=false UpdateOptions"}
+	if len(got) < 2 || strings.Join(got[len(got)-2:], "\n") != strings.Join(want, "\n") {
+		t.Errorf("calls %q, want %q", got, want)
+	}
+	if w := decodeWidget(t, ts.do(t, "GET", widgetsPath("default")+"/w1", "", "")); *w.Spec.Replicas != 3 {
+		t.Errorf("replicas %d, want the mutated 3", *w.Spec.Replicas)
+	}
 }
