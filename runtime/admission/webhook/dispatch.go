@@ -17,6 +17,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 
 	"github.com/kubeforge/kubeforge/runtime/admission"
+	"github.com/kubeforge/kubeforge/runtime/admission/match"
 )
 
 // Mutate calls the mutating webhooks that apply, in order, applying each
@@ -24,7 +25,7 @@ import (
 // called once more when a later webhook changed the object.
 func (p *Plugin) Mutate(ctx context.Context, a *admission.Attributes) error {
 	hooks := p.hooks().mutating
-	if len(hooks) == 0 {
+	if len(hooks) == 0 || match.Exempt(a) {
 		return nil
 	}
 	changedBy := -1
@@ -146,7 +147,7 @@ func applyPatch(obj runtime.Object, patch []byte) (runtime.Object, bool, error) 
 // answer.
 func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	hooks := p.hooks().validating
-	if len(hooks) == 0 {
+	if len(hooks) == 0 || match.Exempt(a) {
 		return nil
 	}
 	var invs []*invocation

@@ -123,3 +123,22 @@ func TestUntrustedCertificate(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestConfigurationsExempt: a webhook that matches everything and denies
+// never sees writes of the admission configurations themselves, so it
+// can be deleted.
+func TestConfigurationsExempt(t *testing.T) {
+	src := configFor(answering(t, admissionv1.AdmissionResponse{Result: &metav1.Status{Message: "no"}}), admissionregistrationv1.Fail)
+	r := &src.validating[0].Webhooks[0].Rules[0]
+	r.APIGroups, r.APIVersions, r.Resources = []string{"*"}, []string{"*"}, []string{"*/*"}
+	p := New(&match.Env{}, src, nil)
+	if err := p.Validate(context.Background(), write()); err == nil {
+		t.Fatal("the webhook matching everything did not deny a ConfigMap")
+	}
+	del := &admission.Attributes{Operation: admission.Delete, Name: "c",
+		Kind:     admissionregistrationv1.SchemeGroupVersion.WithKind("ValidatingWebhookConfiguration"),
+		Resource: admissionregistrationv1.SchemeGroupVersion.WithResource("validatingwebhookconfigurations")}
+	if err := p.Validate(context.Background(), del); err != nil {
+		t.Errorf("the delete of a webhook configuration was sent to a webhook: %v", err)
+	}
+}
