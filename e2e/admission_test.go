@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -182,7 +184,8 @@ func eventuallyFails(t *testing.T, k *kubectl, stdin, want string, args ...strin
 // and stores the object; a policy whose CEL does not compile is refused
 // with the compiler's message.
 func TestAdmissionPolicies(t *testing.T) {
-	s := newServer(t)
+	auditLog := filepath.Join(t.TempDir(), "audit.log")
+	s := newServer(t, "--audit-log-path", auditLog)
 	k := newKubectl(t, s)
 	k.ok(t, `apiVersion: v1
 kind: Namespace
@@ -267,6 +270,20 @@ spec:
 	if r.code != 0 || !strings.Contains(r.stderr, wantWarn) {
 		t.Errorf("want the object created with %q:\n%s", wantWarn, r)
 	}
+	// Audit: kube's annotation on the create's audit event.
+	wantAudit := `"validation.policy.admission.k8s.io/validation_failure":"[{\"message\":\"labelled warn\",\"policy\":\"warn-label\",\"binding\":\"warn-label\",\"expressionIndex\":0,\"validationActions\":[\"Warn\",\"Audit\"]}]"`
+	eventually(t, 10*time.Second, "the Audit annotation", func() error {
+		data, err := os.ReadFile(auditLog)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, `"name":"warned"`) && strings.Contains(line, `"verb":"create"`) && strings.Contains(line, wantAudit) {
+				return nil
+			}
+		}
+		return fmt.Errorf("no create of warned with %s in the audit log", wantAudit)
+	})
 
 	metrics := k.ok(t, "", "get", "--raw", "/metrics")
 	for _, want := range []string{

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -237,7 +238,17 @@ func (s *Server) startOwnAdmission(ctx, workerCtx context.Context, wg *sync.Wait
 	policies *policy.Plugin, hooks *webhook.Plugin, groups []GroupVersion) error {
 	if s.namespaceStore != nil {
 		nsCache := informer.New[*corev1.Namespace, *corev1.NamespaceList](s.namespaceStore, nil, s.log)
-		env.Namespace = func(name string) (*corev1.Namespace, bool) { return nsCache.Get("", name) }
+		env.Namespace = func(name string) (*corev1.Namespace, bool) {
+			if ns, ok := nsCache.Get("", name); ok {
+				return ns, true
+			}
+			// Not seen yet (created a moment ago): read it, as kube's
+			// namespace matcher does when its lister misses.
+			ctx, cancel := context.WithTimeout(workerCtx, 5*time.Second)
+			defer cancel()
+			ns, err := s.namespaceStore.Get(ctx, "", name, storage.GetOptions{})
+			return ns, err == nil
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -254,3 +254,19 @@ func (e *Env) Versioned(a *admission.Attributes, m Matched) (*admission.Attribut
 	}
 	return &out, nil
 }
+
+// Exempt reports whether a write is of an admission configuration itself,
+// which kube-apiserver never sends to webhooks or policies: a broken
+// webhook matching everything must not lock its own configuration in.
+func Exempt(a *admission.Attributes) bool {
+	if a.Resource.Group != admissionregistrationv1.GroupName {
+		return false
+	}
+	switch a.Resource.Resource {
+	case "validatingwebhookconfigurations", "mutatingwebhookconfigurations",
+		"validatingadmissionpolicies", "validatingadmissionpolicybindings",
+		"mutatingadmissionpolicies", "mutatingadmissionpolicybindings":
+		return true
+	}
+	return false
+}

@@ -96,3 +96,22 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	}
 }
+
+// TestFailurePolicy: an expression that fails at runtime (a missing key)
+// refuses the write under failurePolicy Fail, with the error, and is
+// skipped under Ignore.
+func TestFailurePolicy(t *testing.T) {
+	src := configMapPolicy(admissionregistrationv1.Deny)
+	src.policies[0].Spec.Validations = []admissionregistrationv1.Validation{{Expression: "object.data.missing == 'x'"}}
+	fail := admissionregistrationv1.Fail
+	src.policies[0].Spec.FailurePolicy = &fail
+	err := New(&match.Env{}, src, nil, nil).Validate(context.Background(), create(map[string]string{"a": "b"}))
+	if err == nil || !strings.Contains(err.Error(), "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: expression 'object.data.missing == 'x'' resulted in error: no such key: missing") {
+		t.Errorf("failurePolicy Fail: got %v", err)
+	}
+	ignore := admissionregistrationv1.Ignore
+	src.policies[0].Spec.FailurePolicy = &ignore
+	if err := New(&match.Env{}, src, nil, nil).Validate(context.Background(), create(map[string]string{"a": "b"})); err != nil {
+		t.Errorf("failurePolicy Ignore: %v", err)
+	}
+}

@@ -114,6 +114,10 @@ type hook struct {
 	objectSelector    *metav1.LabelSelector
 	conditions        *conditions
 	reinvoke          bool
+	// config and index (among all mutating webhooks) name a mutation in
+	// kube's audit annotation.
+	config string
+	index  int
 }
 
 // review builds the AdmissionReview v1 request of a write matched as m

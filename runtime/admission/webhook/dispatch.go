@@ -17,6 +17,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 
 	"github.com/kubeforge/kubeforge/runtime/admission"
+	"github.com/kubeforge/kubeforge/runtime/admission/match"
 )
 
 // Mutate calls the mutating webhooks that apply, in order, applying each
@@ -24,7 +25,7 @@ import (
 // called once more when a later webhook changed the object.
 func (p *Plugin) Mutate(ctx context.Context, a *admission.Attributes) error {
 	hooks := p.hooks().mutating
-	if len(hooks) == 0 {
+	if len(hooks) == 0 || match.Exempt(a) {
 		return nil
 	}
 	changedBy := -1
@@ -102,7 +103,13 @@ func (p *Plugin) mutateOne(ctx context.Context, h *hook, a *admission.Attributes
 		}
 	}
 	a.Object = out
-	admission.Annotate(ctx, "mutation.webhook.admission.k8s.io/round_"+map[bool]string{false: "0", true: "1"}[reinvoked]+"_index_"+h.name, `{"mutated":true}`)
+	round := 0
+	if reinvoked {
+		round = 1
+	}
+	// kube's annotation of a mutation, keyed by round and webhook index.
+	ann, _ := json.Marshal(map[string]any{"configuration": h.config, "webhook": h.name, "mutated": true})
+	admission.Annotate(ctx, fmt.Sprintf("mutation.webhook.admission.k8s.io/round_%d_index_%d", round, h.index), string(ann))
 	return true, true, nil
 }
 
@@ -140,7 +147,7 @@ func applyPatch(obj runtime.Object, patch []byte) (runtime.Object, bool, error) 
 // answer.
 func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	hooks := p.hooks().validating
-	if len(hooks) == 0 {
+	if len(hooks) == 0 || match.Exempt(a) {
 		return nil
 	}
 	var invs []*invocation

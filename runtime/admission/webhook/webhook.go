@@ -87,6 +87,7 @@ func compile(src Source) *compiled {
 			w := &cfg.Webhooks[i]
 			h := newHook(w.Name, w.ClientConfig, w.TimeoutSeconds, w.FailurePolicy, w.SideEffects, w.MatchPolicy, w.Rules, w.NamespaceSelector, w.ObjectSelector, w.MatchConditions)
 			h.reinvoke = w.ReinvocationPolicy != nil && *w.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy
+			h.config, h.index = cfg.Name, len(c.mutating)
 			c.mutating = append(c.mutating, h)
 		}
 	}
