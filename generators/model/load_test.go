@@ -77,7 +77,7 @@ func TestLoadShipped(t *testing.T) {
 	if api.Module != "github.com/kubeforge/kubeforge" {
 		t.Errorf("Module = %q", api.Module)
 	}
-	if got, want := strings.Join(groupNames(api), " "), "=v1 coordination.k8s.io=v1 events.k8s.io=v1 infra.kubeforge.dev=v1 rbac.authorization.k8s.io=v1 shipping.kubeforge.dev=v1,v1alpha1"; got != want {
+	if got, want := strings.Join(groupNames(api), " "), "=v1 admissionregistration.k8s.io=v1 coordination.k8s.io=v1 events.k8s.io=v1 infra.kubeforge.dev=v1 rbac.authorization.k8s.io=v1 shipping.kubeforge.dev=v1,v1alpha1"; got != want {
 		t.Errorf("groups = %s, want %s", got, want)
 	}
 	v1 := mustVersion(t, api, "shipping.kubeforge.dev", "v1")
