@@ -104,6 +104,14 @@ spec:
 				t.Errorf("api-resources lacks %s", want)
 			}
 		}
+		// The main apiserver fetches an APIService's OpenAPI v3 after it
+		// is Available, asynchronously: explain once it has.
+		eventually(t, 60*time.Second, "the main apiserver serves our OpenAPI v3", func() error {
+			if r := k.run(t, "", "get", "--raw", "/openapi/v3"); !strings.Contains(r.stdout, `"apis/shipping.kubeforge.dev/v1"`) {
+				return fmt.Errorf("/openapi/v3 lacks apis/shipping.kubeforge.dev/v1: %.300s %s", r.stdout, r.stderr)
+			}
+			return nil
+		})
 		if out := k.ok(t, "", "explain", "shipments.spec.origin"); !strings.Contains(out, "city") {
 			t.Errorf("explain shipments.spec.origin:\n%s", out)
 		}
