@@ -153,10 +153,16 @@ type fixture struct {
 
 func newFixture(t testing.TB, namespaced, withStatus bool) *fixture {
 	t.Helper()
+	return newFixtureWith(t, widgetStrategy(namespaced, withStatus))
+}
+
+// newFixtureWith is newFixture with a strategy of the test's own.
+func newFixtureWith(t testing.TB, s *resource.Strategy[*Widget, *WidgetList]) *fixture {
+	t.Helper()
 	p := fmt.Sprintf("/t%d", prefixSeq.Add(1))
 	b := NewBackend(testEtcd.Client(), p, BackendOptions{BookmarkInterval: 200 * time.Millisecond, WatchCache: testWatchCache})
 	t.Cleanup(b.Close)
-	return &fixture{b: b, st: NewStore(b, widgetStrategy(namespaced, withStatus)), prefix: p}
+	return &fixture{b: b, st: NewStore(b, s), prefix: p}
 }
 
 // raw returns every key/value stored under the fixture's prefix.

@@ -17,12 +17,14 @@ import (
 // it selecting on status.state, its name for the hub's status.phase.
 func selectingFixture(t *testing.T) (*fixture, Interface[*AlphaWidget, *AlphaWidgetList]) {
 	t.Helper()
-	f := newFixture(t, true, true)
-	s := f.st.s
+	// The strategy is complete before the store (and its watch cache,
+	// which reads it) starts.
+	s := widgetStrategy(true, true)
 	s.Info.SelectableFields = []string{"spec.color"}
 	s.SelectableFields = func(w *Widget) fields.Set {
 		return fields.Set{"metadata.name": w.Name, "metadata.namespace": w.Namespace, "spec.color": w.Spec.Color}
 	}
+	f := newFixtureWith(t, s)
 	spoke := alphaStrategy()
 	spoke.Info.SelectableFields = []string{"status.state"}
 	spoke.SelectableFields = func(w *AlphaWidget) fields.Set {
