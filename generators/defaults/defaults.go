@@ -15,12 +15,13 @@
 //     zero: "", 0, false, a nil pointer, a nil (or, with omitempty, empty)
 //     slice or map, the zero metav1.Duration, metav1.Time, resource.Quantity
 //     or intstr.IntOrString, or the zero value of a comparable struct;
-//   - the value is a typed Go literal built at generation time from the
-//     JSON (ints of the field's width, metav1.Duration{Duration: 24 *
-//     time.Hour}, resource.MustParse of a quantity already parsed here so it
+//   - the value is a typed Go literal written from the model's
+//     Default.Literal, which the model converted from the JSON and checked
+//     (ints of the field's width, metav1.Duration{Duration: 24 *
+//     time.Hour}, resource.MustParse of a quantity the model parsed so it
 //     cannot panic, intstr.FromString / FromInt32, composite literals for
 //     objects, arrays and maps, new(v) for pointers); a value that does not
-//     fit the field's type is a generation error;
+//     fit the field's type is a load error at the marker's file:line:col;
 //   - defaulting then recurses into the value (so a defaulted object gets its
 //     own nested defaults): nested structs, inline embedded structs, pointers,
 //     slice items and map values;
@@ -33,17 +34,12 @@
 package defaults
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dave/jennifer/jen"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/internal/typegraph"
@@ -211,15 +207,11 @@ func (g *gen) field(f *model.Field, obj expr) ([]jen.Code, error) {
 		def = f.Type.Local.Default
 	}
 	if def != nil {
-		z, err := zero(f.Type, x, f.OmitEmpty)
-		if err != nil {
-			return nil, fmt.Errorf("+default: %w", err)
-		}
-		lit, err := literal(f.Type, def.Value, false, 0)
+		lit, err := literal(def.Literal, false)
 		if err != nil {
 			return nil, fmt.Errorf("+default %s: %w", string(def.JSON), err)
 		}
-		stmts = append(stmts, jen.If(z).Block(x().Op("=").Add(lit)))
+		stmts = append(stmts, jen.If(zero(def.Literal, x, f.OmitEmpty)).Block(x().Op("=").Add(lit)))
 	}
 	inner, err := g.value(f.Type, x, 0)
 	if err != nil {
@@ -314,172 +306,55 @@ func (g *gen) value(r *model.TypeRef, x expr, depth int) ([]jen.Code, error) {
 	return nil, nil
 }
 
-// zero returns the condition under which a default applies to x.
-func zero(r *model.TypeRef, x expr, omitEmpty bool) (jen.Code, error) {
-	switch known(r) {
-	case "Time", "MicroTime":
-		return x().Dot("IsZero").Call(), nil
-	case "Duration":
-		return x().Dot("Duration").Op("==").Lit(0), nil
-	case "Quantity":
-		return x().Op("==").Parens(jen.Qual(resourcePkg, "Quantity").Values()), nil
-	case "IntOrString":
-		return x().Op("==").Parens(jen.Qual(intstrPkg, "IntOrString").Values()), nil
-	case "RawExtension":
-		return x().Dot("Raw").Op("==").Nil().Op("&&").Add(x()).Dot("Object").Op("==").Nil(), nil
-	case "":
-	default:
-		return nil, fmt.Errorf("defaults on %s are not supported", r.Name)
-	}
-	u := underlying(r)
-	switch u.Kind {
-	case model.PointerRef:
-		return x().Op("==").Nil(), nil
-	case model.SliceRef, model.MapRef:
+// zero returns the condition under which the default lit applies to x.
+// The model accepted lit only for fields whose zero value can be compared.
+func zero(lit *model.Literal, x expr, omitEmpty bool) jen.Code {
+	switch lit.Kind {
+	case model.TimeLit:
+		return x().Dot("IsZero").Call()
+	case model.DurationLit:
+		return x().Dot("Duration").Op("==").Lit(0)
+	case model.QuantityLit:
+		return x().Op("==").Parens(jen.Qual(resourcePkg, "Quantity").Values())
+	case model.IntOrStringTextLit, model.IntOrStringIntLit:
+		return x().Op("==").Parens(jen.Qual(intstrPkg, "IntOrString").Values())
+	case model.RawLit:
+		return x().Dot("Raw").Op("==").Nil().Op("&&").Add(x()).Dot("Object").Op("==").Nil()
+	case model.ListLit, model.BytesLit, model.MapLit:
 		if omitEmpty {
-			return jen.Len(x()).Op("==").Lit(0), nil
+			return jen.Len(x()).Op("==").Lit(0)
 		}
-		return x().Op("==").Nil(), nil
-	case model.BuiltinRef:
-		switch {
-		case u.Name == "string":
-			return x().Op("==").Lit(""), nil
-		case u.Name == "bool":
-			return jen.Op("!").Add(x()), nil
-		case isInt(u.Name) || isFloat(u.Name):
-			return x().Op("==").Lit(0), nil
-		}
-	case model.NamedRef:
-		if _, ok := typegraph.StructFields(u); ok {
-			if !comparable(u, 0) {
-				return nil, fmt.Errorf("a default on the struct %s needs a pointer field: its zero value cannot be compared", u.Name)
-			}
-			return x().Op("==").Parens(genall.TypeCode(u).Values()), nil
-		}
+		return x().Op("==").Nil()
+	case model.StringLit:
+		return x().Op("==").Lit("")
+	case model.BoolLit:
+		return jen.Op("!").Add(x())
+	case model.IntLit, model.UintLit, model.FloatLit:
+		return x().Op("==").Lit(0)
+	case model.StructLit:
+		return x().Op("==").Parens(genall.TypeCode(underlying(lit.Type)).Values())
 	}
-	return nil, fmt.Errorf("defaults on %s are not supported", genall.Describe(r))
-}
-
-func comparable(r *model.TypeRef, depth int) bool {
-	if r == nil || depth > maxNestDepth {
-		return false
-	}
-	switch r.Kind {
-	case model.BuiltinRef, model.PointerRef:
-		return true
-	case model.ArrayRef:
-		return comparable(r.Elem, depth+1)
-	case model.NamedRef:
-		switch known(r) {
-		case "Duration", "Quantity", "IntOrString", "Time", "MicroTime":
-			return true
-		}
-		if fields, ok := typegraph.StructFields(r); ok {
-			for _, f := range fields {
-				if !comparable(f.Type, depth+1) {
-					return false
-				}
-			}
-			return true
-		}
-		if u := underlying(r); u != r {
-			return comparable(u, depth+1)
-		}
-	}
-	return false
-}
-
-func isInt(b string) bool {
-	switch b {
-	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "byte", "rune":
-		return true
-	}
-	return false
-}
-
-func isFloat(b string) bool { return b == "float32" || b == "float64" }
-
-func intRange(b string) (lo, hi int64, unsigned bool) {
-	switch b {
-	case "int8":
-		return math.MinInt8, math.MaxInt8, false
-	case "int16":
-		return math.MinInt16, math.MaxInt16, false
-	case "int32", "rune":
-		return math.MinInt32, math.MaxInt32, false
-	case "uint8", "byte":
-		return 0, math.MaxUint8, true
-	case "uint16":
-		return 0, math.MaxUint16, true
-	case "uint32":
-		return 0, math.MaxUint32, true
-	case "uint", "uint64", "uintptr":
-		return 0, math.MaxInt64, true
-	default:
-		return math.MinInt64, math.MaxInt64, false
-	}
+	return x().Op("==").Nil() // PointerLit
 }
 
 // --- literals ------------------------------------------------------------------
 
-// literal renders the JSON value v (decoded with UseNumber) as a Go
-// expression of type r. typed forces a typed expression (new(int32(1))
-// rather than an untyped constant).
-func literal(r *model.TypeRef, v any, typed bool, depth int) (jen.Code, error) {
-	if depth > maxNestDepth {
-		return nil, fmt.Errorf("value nested deeper than %d", maxNestDepth)
-	}
-	if v == nil {
-		return nil, fmt.Errorf("null is not a default for %s", genall.Describe(r))
-	}
-	switch known(r) {
-	case "Duration":
-		s, ok := v.(string)
-		if !ok {
-			return nil, fmt.Errorf("a duration default must be a string such as \"1h0m0s\", not %v", v)
-		}
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return nil, fmt.Errorf("parse duration: %w", err)
-		}
-		return jen.Qual(metav1Pkg, "Duration").Values(jen.Dict{jen.Id("Duration"): durationExpr(d)}), nil
-	case "Quantity":
-		var s string
-		switch q := v.(type) {
-		case string:
-			s = q
-		case json.Number:
-			s = string(q)
-		default:
-			return nil, fmt.Errorf("a quantity default must be a string or number, not %v", v)
-		}
-		if _, err := resource.ParseQuantity(s); err != nil {
-			return nil, fmt.Errorf("parse quantity %q: %w", s, err)
-		}
-		// Parsed above: MustParse cannot panic on this string.
-		return jen.Qual(resourcePkg, "MustParse").Call(jen.Lit(s)), nil
-	case "IntOrString":
-		switch q := v.(type) {
-		case string:
-			return jen.Qual(intstrPkg, "FromString").Call(jen.Lit(q)), nil
-		case json.Number:
-			i, err := strconv.ParseInt(string(q), 10, 32)
-			if err != nil {
-				return nil, fmt.Errorf("int-or-string default %s: %w", q, err)
-			}
-			return jen.Qual(intstrPkg, "FromInt32").Call(jen.Lit(int(i))), nil
-		}
-		return nil, fmt.Errorf("an int-or-string default must be a string or an integer, not %v", v)
-	case "Time", "MicroTime":
-		s, ok := v.(string)
-		if !ok {
-			return nil, fmt.Errorf("a time default must be an RFC 3339 string, not %v", v)
-		}
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return nil, fmt.Errorf("parse time: %w", err)
-		}
-		t = t.UTC()
+// literal renders lit as a Go expression of its type. typed forces a typed
+// expression (new(int32(1)) rather than an untyped constant).
+func literal(lit *model.Literal, typed bool) (jen.Code, error) {
+	r := lit.Type
+	switch lit.Kind {
+	case model.DurationLit:
+		return jen.Qual(metav1Pkg, "Duration").Values(jen.Dict{jen.Id("Duration"): durationExpr(lit.Duration)}), nil
+	case model.QuantityLit:
+		// The model parsed it: MustParse cannot panic on this string.
+		return jen.Qual(resourcePkg, "MustParse").Call(jen.Lit(lit.Text)), nil
+	case model.IntOrStringTextLit:
+		return jen.Qual(intstrPkg, "FromString").Call(jen.Lit(lit.Text)), nil
+	case model.IntOrStringIntLit:
+		return jen.Qual(intstrPkg, "FromInt32").Call(jen.Lit(int(lit.Int))), nil
+	case model.TimeLit:
+		t := lit.Time
 		fn := "NewTime"
 		if known(r) == "MicroTime" {
 			fn = "NewMicroTime"
@@ -487,220 +362,85 @@ func literal(r *model.TypeRef, v any, typed bool, depth int) (jen.Code, error) {
 		return jen.Qual(metav1Pkg, fn).Call(jen.Qual(timePkg, "Date").Call(
 			jen.Lit(t.Year()), jen.Qual(timePkg, t.Month().String()), jen.Lit(t.Day()),
 			jen.Lit(t.Hour()), jen.Lit(t.Minute()), jen.Lit(t.Second()), jen.Lit(t.Nanosecond()), jen.Qual(timePkg, "UTC"))), nil
-	case "RawExtension":
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("encode raw extension: %w", err)
-		}
-		return jen.Qual(runtimePkg, "RawExtension").Values(jen.Dict{jen.Id("Raw"): jen.Index().Byte().Call(jen.Lit(string(b)))}), nil
-	case "":
-	default:
-		return nil, fmt.Errorf("defaults on %s are not supported", r.Name)
-	}
-
-	if fields, ok := typegraph.StructFields(r); ok {
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("an object default for %s must be a JSON object, not %v", r.Name, v)
-		}
-		dict, err := structDict(r.Name, fields, obj, depth)
-		if err != nil {
-			return nil, err
-		}
-		return genall.TypeCode(r).Values(dict), nil
-	}
-
-	u := underlying(r)
-	named := u != r
-	switch u.Kind {
-	case model.PointerRef:
-		if _, ok := typegraph.StructFields(u.Elem); ok {
-			inner, err := literal(u.Elem, v, true, depth+1)
+	case model.RawLit:
+		return jen.Qual(runtimePkg, "RawExtension").Values(jen.Dict{jen.Id("Raw"): jen.Index().Byte().Call(jen.Lit(lit.Text))}), nil
+	case model.StructLit:
+		dict := jen.Dict{}
+		for _, f := range lit.Fields {
+			fl, err := literal(f.Value, false)
 			if err != nil {
 				return nil, err
 			}
-			return jen.Op("&").Add(inner), nil
+			dict[jen.Id(f.Name)] = fl
 		}
-		inner, err := literal(u.Elem, v, true, depth+1)
+		return genall.TypeCode(r).Values(dict), nil
+	case model.PointerLit:
+		inner, err := literal(lit.Elem, true)
 		if err != nil {
 			return nil, err
 		}
+		if lit.Elem.Kind == model.StructLit {
+			return jen.Op("&").Add(inner), nil
+		}
 		return jen.New(inner), nil
-	case model.SliceRef, model.ArrayRef:
-		if u.Kind == model.SliceRef && u.Elem.Kind == model.BuiltinRef && (u.Elem.Name == "byte" || u.Elem.Name == "uint8") {
-			s, ok := v.(string)
-			if !ok {
-				return nil, fmt.Errorf("a []byte default must be a base64 string, not %v", v)
-			}
-			b, err := base64.StdEncoding.DecodeString(s)
-			if err != nil {
-				return nil, fmt.Errorf("decode base64: %w", err)
-			}
-			return genall.TypeCode(r).Call(jen.Lit(string(b))), nil
-		}
-		arr, ok := v.([]any)
-		if !ok {
-			return nil, fmt.Errorf("a list default must be a JSON array, not %v", v)
-		}
-		if u.Kind == model.ArrayRef && int64(len(arr)) > u.Len {
-			return nil, fmt.Errorf("%d items do not fit %s", len(arr), genall.Describe(u))
-		}
+	case model.BytesLit:
+		return genall.TypeCode(r).Call(jen.Lit(lit.Text)), nil
+	case model.ListLit:
 		var items []jen.Code
-		for i, item := range arr {
-			lit, err := literal(u.Elem, item, false, depth+1)
+		for _, item := range lit.Items {
+			il, err := literal(item, false)
 			if err != nil {
-				return nil, fmt.Errorf("item %d: %w", i, err)
+				return nil, err
 			}
-			items = append(items, lit)
+			items = append(items, il)
 		}
 		return genall.TypeCode(r).Values(items...), nil
-	case model.MapRef:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("a map default must be a JSON object, not %v", v)
-		}
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+	case model.MapLit:
 		dict := jen.Dict{}
-		for _, k := range keys {
-			kl, err := literal(u.Key, k, false, depth+1)
+		for i, k := range lit.Keys {
+			kl, err := literal(k, false)
 			if err != nil {
-				return nil, fmt.Errorf("key %q: %w", k, err)
+				return nil, err
 			}
-			vl, err := literal(u.Elem, obj[k], false, depth+1)
+			vl, err := literal(lit.Items[i], false)
 			if err != nil {
-				return nil, fmt.Errorf("value of %q: %w", k, err)
+				return nil, err
 			}
 			dict[kl] = vl
 		}
 		return genall.TypeCode(r).Values(dict), nil
-	case model.BuiltinRef:
-		lit, err := scalarLiteral(u.Name, v)
-		if err != nil {
-			return nil, err
+	case model.StringLit, model.BoolLit, model.IntLit, model.UintLit, model.FloatLit:
+		u := underlying(r)
+		s := scalar(lit, u.Name)
+		if typed || (u != r && u.Name != "string" && u.Name != "bool") {
+			return genall.TypeCode(r).Call(s), nil
 		}
-		if typed || (named && u.Name != "string" && u.Name != "bool") {
-			return genall.TypeCode(r).Call(lit), nil
-		}
-		return lit, nil
+		return s, nil
 	}
-	return nil, fmt.Errorf("defaults on %s are not supported", genall.Describe(r))
+	return nil, fmt.Errorf("literal of kind %d for %s: the model converts no such default", lit.Kind, genall.Describe(r))
 }
 
-func scalarLiteral(b string, v any) (jen.Code, error) {
-	switch {
-	case b == "string":
-		s, ok := v.(string)
-		if !ok {
-			return nil, fmt.Errorf("a string default must be a JSON string, not %v", v)
-		}
-		return jen.Lit(s), nil
-	case b == "bool":
-		t, ok := v.(bool)
-		if !ok {
-			return nil, fmt.Errorf("a boolean default must be true or false, not %v", v)
-		}
-		return jen.Lit(t), nil
-	case isInt(b):
-		n, ok := v.(json.Number)
-		if !ok {
-			// Map keys arrive as strings.
-			s, isStr := v.(string)
-			if !isStr {
-				return nil, fmt.Errorf("an integer default must be a JSON number, not %v", v)
-			}
-			n = json.Number(s)
-		}
-		lo, hi, unsigned := intRange(b)
-		if unsigned {
-			u, err := strconv.ParseUint(string(n), 10, 64)
-			if err != nil || u > uint64(hi) {
-				return nil, fmt.Errorf("%s does not fit %s", n, b)
-			}
-			return jen.Id(strconv.FormatUint(u, 10)), nil
-		}
-		i, err := strconv.ParseInt(string(n), 10, 64)
-		if err != nil || i < lo || i > hi {
-			return nil, fmt.Errorf("%s does not fit %s", n, b)
-		}
-		return jen.Id(strconv.FormatInt(i, 10)), nil
-	case isFloat(b):
-		n, ok := v.(json.Number)
-		if !ok {
-			return nil, fmt.Errorf("a number default must be a JSON number, not %v", v)
-		}
-		size := 64
-		if b == "float32" {
-			size = 32
-		}
-		f, err := strconv.ParseFloat(string(n), size)
-		if err != nil {
-			return nil, fmt.Errorf("%s does not fit %s: %w", n, b, err)
-		}
-		s := strconv.FormatFloat(f, 'g', -1, size)
-		if !strings.ContainsAny(s, ".eE") {
-			s += ".0"
-		}
-		return jen.Id(s), nil
+// scalar renders a string, bool or number literal; b is the builtin type.
+func scalar(lit *model.Literal, b string) jen.Code {
+	switch lit.Kind {
+	case model.StringLit:
+		return jen.Lit(lit.Text)
+	case model.BoolLit:
+		return jen.Lit(lit.Bool)
+	case model.IntLit:
+		return jen.Id(strconv.FormatInt(lit.Int, 10))
+	case model.UintLit:
+		return jen.Id(strconv.FormatUint(lit.Uint, 10))
 	}
-	return nil, fmt.Errorf("defaults on %s are not supported", b)
-}
-
-// structDict fills a composite literal from a JSON object, following inline
-// embedded structs; unknown keys are errors.
-func structDict(typeName string, fields []*model.Field, obj map[string]any, depth int) (jen.Dict, error) {
-	dict := jen.Dict{}
-	used := map[string]bool{}
-	if err := fillStruct(dict, fields, obj, used, depth); err != nil {
-		return nil, err
+	size := 64
+	if b == "float32" {
+		size = 32
 	}
-	var unknown []string
-	for k := range obj {
-		if !used[k] {
-			unknown = append(unknown, k)
-		}
+	s := strconv.FormatFloat(lit.Float, 'g', -1, size)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
 	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return nil, fmt.Errorf("%s has no field %q", typeName, unknown[0])
-	}
-	return dict, nil
-}
-
-func fillStruct(dict jen.Dict, fields []*model.Field, obj map[string]any, used map[string]bool, depth int) error {
-	if depth > maxNestDepth {
-		return fmt.Errorf("value nested deeper than %d", maxNestDepth)
-	}
-	for _, f := range fields {
-		if (f.Inline || f.Embedded) && f.JSONName == "" {
-			sub, ok := typegraph.StructFields(f.Type)
-			if !ok {
-				continue
-			}
-			inner := jen.Dict{}
-			if err := fillStruct(inner, sub, obj, used, depth+1); err != nil {
-				return err
-			}
-			if len(inner) > 0 {
-				dict[jen.Id(f.Name)] = genall.TypeCode(f.Type).Values(inner)
-			}
-			continue
-		}
-		val, ok := obj[f.JSONName]
-		if !ok || f.JSONName == "" {
-			continue
-		}
-		used[f.JSONName] = true
-		lit, err := literal(f.Type, val, false, depth+1)
-		if err != nil {
-			return fmt.Errorf("field %q: %w", f.JSONName, err)
-		}
-		dict[jen.Id(f.Name)] = lit
-	}
-	return nil
+	return jen.Id(s)
 }
 
 // durationExpr renders d as a readable constant expression (24 * time.Hour).

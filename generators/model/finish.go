@@ -399,8 +399,8 @@ func jsonShape(r *TypeRef) string {
 	return "any"
 }
 
-// defaultOf reads +default / +kubebuilder:default and checks the value
-// against the type.
+// defaultOf reads +default / +kubebuilder:default, checks the value against
+// the type and converts it to a Literal: the one place a default is checked.
 func (l *loader) defaultOf(ms Markers, typ *TypeRef, val Validation, subject string) *Default {
 	a, b := ms["default"], ms["kubebuilder:default"]
 	mvs := append(append([]MarkerValue(nil), a...), b...)
@@ -441,7 +441,12 @@ func (l *loader) defaultOf(ms Markers, typ *TypeRef, val Validation, subject str
 			return nil
 		}
 	}
-	return &Default{JSON: canon, Value: v, Pos: mv.Pos}
+	lit, err := defaultLiteral(typ, v)
+	if err != nil {
+		l.errorf(mv.Pos, "%s: invalid default %s: %v", subject, raw, err)
+		return nil
+	}
+	return &Default{JSON: canon, Value: v, Literal: lit, Pos: mv.Pos}
 }
 
 func decodeJSON(raw string) (any, error) {

@@ -338,6 +338,8 @@ func TestLoadBadMarkers(t *testing.T) {
 		`types/bad/v1/types.go:77:4: kind Thing: scale specpath .spec.g must be an int32 (or *int32), not a string`,
 		`types/bad/v1/types.go:77:4: kind Thing: scale statuspath .metadata.x must be under .status`,
 		`types/bad/v1/types.go:94:5: field Other.N: +listMapKey=tags must name a string, integer or boolean field, not a list`,
+		`types/bad/v1/types.go:102:5: field Narrow.O: invalid default 300: 300 does not fit int8`,
+		`types/bad/v1/types.go:106:5: field Narrow.P: invalid default [1,2,3]: 3 items do not fit [2]int32`,
 		`types/bad/v2/types.go:9:6: kind Thing of group bad.example.dev is in versions v2, v1 but none is the storage version: add // +kubebuilder:storageversion to the Thing type of the version to store`,
 		`types/nogroup/v1/doc.go:2:1: package types/nogroup/v1: no +groupName=<group> marker in the package doc comment (doc.go)`,
 	}

@@ -383,7 +383,10 @@ type Default struct {
 	// Value is JSON decoded with UseNumber semantics (string, json.Number,
 	// bool, nil, []any, map[string]any).
 	Value any
-	Pos   Position
+	// Literal is Value converted to the Go type it defaults, checked here so
+	// that generators write it as it is.
+	Literal *Literal
+	Pos     Position
 }
 
 // Validation is every validation marker, merged from the field and its

@@ -95,3 +95,15 @@ type Other struct {
 	// +optional
 	N []Keyed `json:"n,omitempty"`
 }
+
+// Narrow has defaults that are JSON of the right shape but do not fit the
+// Go type: the model converts them and reports where.
+type Narrow struct {
+	// +default=300
+	// +optional
+	O int8 `json:"o,omitempty"`
+
+	// +default=[1,2,3]
+	// +optional
+	P *[2]int32 `json:"p,omitempty"`
+}
