@@ -106,30 +106,8 @@ type gen struct {
 
 func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 	importPath, dir, pkgName := genall.GeneratedPackage(api, v)
-	graph, err := typegraph.Build(v, "validate_", "Validate_")
+	g, hg, err := buildGraphs(api, v)
 	if err != nil {
-		return genall.File{}, err
-	}
-	g := &gen{api: api, v: v, graph: graph}
-
-	// Fixed point: a node needs a function when it (or anything it reaches)
-	// has something to check. Start from "nothing" and grow.
-	if err := graph.Grow(func(n *typegraph.Node) (bool, error) {
-		g.resetPatterns()
-		body, err := g.nodeBody(n)
-		return len(body) > 0, err
-	}); err != nil {
-		return genall.File{}, err
-	}
-	hookGraph, err := typegraph.Build(v, "validateHooks_", "Validate_")
-	if err != nil {
-		return genall.File{}, err
-	}
-	hg := &gen{api: api, v: v, graph: hookGraph, hooksOnly: true}
-	if err := hookGraph.Grow(func(n *typegraph.Node) (bool, error) {
-		body, err := hg.nodeBody(n)
-		return len(body) > 0, err
-	}); err != nil {
 		return genall.File{}, err
 	}
 
@@ -148,67 +126,16 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 
 	var decls []jen.Code
 	for _, k := range v.Kinds {
-		root := g.graph.Nodes[v.Package+"."+k.Type.Name]
-		stmts := []jen.Code{
-			jen.Id("errs").Op(":=").Qual(apiValPkg, "ValidateObjectMeta").Call(
-				jen.Op("&").Id("obj").Dot("ObjectMeta"), jen.Lit(k.Namespaced),
-				nameFunc(k), jen.Qual(fieldPkg, "NewPath").Call(jen.Lit("metadata"))),
-		}
-		if g.graph.Needs[root.Key] {
-			stmts = append(stmts, appendAll(jen.Id(root.Fn).Call(jen.Id("obj"), jen.Nil())))
-		}
-		stmts = append(stmts, jen.Return(jen.Id("errs")))
-		scope := "cluster-scoped"
-		if k.Namespaced {
-			scope = "namespaced"
-		}
-		decls = append(decls,
-			jen.Commentf("Validate%s validates %s %s: its metadata (a %s object named as a %s),", k.Name, genall.Article(k.Name), k.Name, scope, nameText(k)),
-			jen.Comment("every validation marker and the hand-written Validate_ hooks. Error paths start at the"),
-			jen.Comment("object's root (spec.parcels[1].count)."),
-			jen.Func().Id("Validate"+k.Name).Params(jen.Id("obj").Op("*").Qual(v.Package, k.Type.Name)).
-				Qual(fieldPkg, "ErrorList").Block(stmts...),
-			jen.Line(),
-		)
-		hookRoot := hg.graph.Nodes[v.Package+"."+k.Type.Name]
-		hookBody := []jen.Code{jen.Return(jen.Nil())}
-		if hg.graph.Needs[hookRoot.Key] {
-			hookBody = []jen.Code{jen.Return(jen.Id(hookRoot.Fn).Call(jen.Id("obj"), jen.Nil()))}
-		}
-		decls = append(decls,
-			jen.Commentf("Validate%sHooks runs only the hand-written Validate_ hooks of %s %s: what the", k.Name, genall.Article(k.Name), k.Name),
-			jen.Comment("storage version checks on an object written through another served version, whose own"),
-			jen.Comment("markers validated it."),
-			jen.Func().Id("Validate"+k.Name+"Hooks").Params(jen.Id("obj").Op("*").Qual(v.Package, k.Type.Name)).
-				Qual(fieldPkg, "ErrorList").Block(hookBody...),
-			jen.Line(),
-		)
+		decls = append(decls, kindFuncs(k, g, hg)...)
 	}
-
+	// Node bodies register the patterns they use, so they are built before
+	// the pattern variables are written above them.
 	for _, gg := range []*gen{g, hg} {
-		for _, n := range gg.graph.Order {
-			if !gg.graph.Needs[n.Key] {
-				continue
-			}
-			body, err := gg.nodeBody(n)
-			if err != nil {
-				return genall.File{}, err
-			}
-			stmts := append([]jen.Code{jen.Var().Id("errs").Qual(fieldPkg, "ErrorList")}, body...)
-			stmts = append(stmts, jen.Return(jen.Id("errs")))
-			doc := jen.Commentf("%s validates %s %s at fldPath.", n.Fn, genall.Article(n.Name), n.Name)
-			if gg.hooksOnly {
-				doc = jen.Commentf("%s runs the Validate_ hooks of %s %s at fldPath.", n.Fn, genall.Article(n.Name), n.Name)
-			}
-			decls = append(decls,
-				doc,
-				jen.Func().Id(n.Fn).Params(
-					jen.Id("obj").Op("*").Qual(n.Pkg, n.Name),
-					jen.Id("fldPath").Op("*").Qual(fieldPkg, "Path"),
-				).Qual(fieldPkg, "ErrorList").Block(stmts...),
-				jen.Line(),
-			)
+		nodes, err := gg.nodeFuncs()
+		if err != nil {
+			return genall.File{}, err
 		}
+		decls = append(decls, nodes...)
 	}
 
 	if len(g.patternList) > 0 {
@@ -230,6 +157,109 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		return genall.File{}, fmt.Errorf("render %s: %w", FileName, err)
 	}
 	return genall.File{Path: dir + "/" + FileName, Content: []byte(buf.String())}, nil
+}
+
+// buildGraphs returns the generator of marker checks and hooks (g) and the
+// generator of hooks only (hg), each over its grown type graph.
+func buildGraphs(api *model.API, v *model.Version) (g, hg *gen, err error) {
+	graph, err := typegraph.Build(v, "validate_", "Validate_")
+	if err != nil {
+		return nil, nil, err
+	}
+	g = &gen{api: api, v: v, graph: graph}
+
+	// Fixed point: a node needs a function when it (or anything it reaches)
+	// has something to check. Start from "nothing" and grow.
+	if err := graph.Grow(func(n *typegraph.Node) (bool, error) {
+		g.resetPatterns()
+		body, err := g.nodeBody(n)
+		return len(body) > 0, err
+	}); err != nil {
+		return nil, nil, err
+	}
+	hookGraph, err := typegraph.Build(v, "validateHooks_", "Validate_")
+	if err != nil {
+		return nil, nil, err
+	}
+	hg = &gen{api: api, v: v, graph: hookGraph, hooksOnly: true}
+	if err := hookGraph.Grow(func(n *typegraph.Node) (bool, error) {
+		body, err := hg.nodeBody(n)
+		return len(body) > 0, err
+	}); err != nil {
+		return nil, nil, err
+	}
+	return g, hg, nil
+}
+
+// kindFuncs returns Validate<Kind> (metadata, markers and hooks, from g) and
+// Validate<Kind>Hooks (hooks only, from hg) of kind k.
+func kindFuncs(k *model.Kind, g, hg *gen) []jen.Code {
+	v := g.v
+	root := g.graph.Nodes[v.Package+"."+k.Type.Name]
+	stmts := []jen.Code{
+		jen.Id("errs").Op(":=").Qual(apiValPkg, "ValidateObjectMeta").Call(
+			jen.Op("&").Id("obj").Dot("ObjectMeta"), jen.Lit(k.Namespaced),
+			nameFunc(k), jen.Qual(fieldPkg, "NewPath").Call(jen.Lit("metadata"))),
+	}
+	if g.graph.Needs[root.Key] {
+		stmts = append(stmts, appendAll(jen.Id(root.Fn).Call(jen.Id("obj"), jen.Nil())))
+	}
+	stmts = append(stmts, jen.Return(jen.Id("errs")))
+	scope := "cluster-scoped"
+	if k.Namespaced {
+		scope = "namespaced"
+	}
+	decls := []jen.Code{
+		jen.Commentf("Validate%s validates %s %s: its metadata (a %s object named as a %s),", k.Name, genall.Article(k.Name), k.Name, scope, nameText(k)),
+		jen.Comment("every validation marker and the hand-written Validate_ hooks. Error paths start at the"),
+		jen.Comment("object's root (spec.parcels[1].count)."),
+		jen.Func().Id("Validate"+k.Name).Params(jen.Id("obj").Op("*").Qual(v.Package, k.Type.Name)).
+			Qual(fieldPkg, "ErrorList").Block(stmts...),
+		jen.Line(),
+	}
+	hookRoot := hg.graph.Nodes[v.Package+"."+k.Type.Name]
+	hookBody := []jen.Code{jen.Return(jen.Nil())}
+	if hg.graph.Needs[hookRoot.Key] {
+		hookBody = []jen.Code{jen.Return(jen.Id(hookRoot.Fn).Call(jen.Id("obj"), jen.Nil()))}
+	}
+	return append(decls,
+		jen.Commentf("Validate%sHooks runs only the hand-written Validate_ hooks of %s %s: what the", k.Name, genall.Article(k.Name), k.Name),
+		jen.Comment("storage version checks on an object written through another served version, whose own"),
+		jen.Comment("markers validated it."),
+		jen.Func().Id("Validate"+k.Name+"Hooks").Params(jen.Id("obj").Op("*").Qual(v.Package, k.Type.Name)).
+			Qual(fieldPkg, "ErrorList").Block(hookBody...),
+		jen.Line(),
+	)
+}
+
+// nodeFuncs returns one function per type node that has something to
+// check: validate_<Type>, or validateHooks_<Type> when hooksOnly.
+func (g *gen) nodeFuncs() ([]jen.Code, error) {
+	var decls []jen.Code
+	for _, n := range g.graph.Order {
+		if !g.graph.Needs[n.Key] {
+			continue
+		}
+		body, err := g.nodeBody(n)
+		if err != nil {
+			return nil, err
+		}
+		stmts := append([]jen.Code{jen.Var().Id("errs").Qual(fieldPkg, "ErrorList")}, body...)
+		stmts = append(stmts, jen.Return(jen.Id("errs")))
+		doc := jen.Commentf("%s validates %s %s at fldPath.", n.Fn, genall.Article(n.Name), n.Name)
+		if g.hooksOnly {
+			doc = jen.Commentf("%s runs the Validate_ hooks of %s %s at fldPath.", n.Fn, genall.Article(n.Name), n.Name)
+		}
+		decls = append(decls,
+			doc,
+			jen.Func().Id(n.Fn).Params(
+				jen.Id("obj").Op("*").Qual(n.Pkg, n.Name),
+				jen.Id("fldPath").Op("*").Qual(fieldPkg, "Path"),
+			).Qual(fieldPkg, "ErrorList").Block(stmts...),
+			jen.Line(),
+		)
+	}
+	return decls, nil
 }
 
 func (g *gen) resetPatterns() {
