@@ -140,6 +140,19 @@ func operation(r *restful.Route, schemas map[string]bool) (map[string]any, error
 	if gvk != nil {
 		op[GroupVersionKindKey] = gvk
 	}
+	if params := parameters(r); len(params) > 0 {
+		op["parameters"] = params
+	}
+	if body := requestBody(r, schemas); body != nil {
+		op["requestBody"] = body
+	}
+	op["responses"] = responses(r, action, schemas)
+	return op, nil
+}
+
+// parameters returns the path, query and header parameters of r, and the
+// patch query parameters a PATCH route does not document itself.
+func parameters(r *restful.Route) []map[string]any {
 	var params []map[string]any
 	seen := map[string]bool{}
 	for _, p := range r.ParameterDocs {
@@ -180,40 +193,48 @@ func operation(r *restful.Route, schemas map[string]bool) (map[string]any, error
 			})
 		}
 	}
-	if len(params) > 0 {
-		op["parameters"] = params
-	}
+	return params
+}
 
+// requestBody returns the request body of r (nil when it takes none), one
+// content entry per type it consumes; schemas collects the name it refers to.
+func requestBody(r *restful.Route, schemas map[string]bool) map[string]any {
 	reqSchema := metaString(r, RequestSchemaKey)
 	if r.Method == http.MethodPatch && reqSchema == "" {
 		reqSchema = openapidefs.Patch
 	}
-	if reqSchema != "" {
-		schemas[reqSchema] = true
-		var types []string
-		if r.Method == http.MethodPatch {
-			types = patchContentTypes(r)
-		} else {
-			for _, c := range r.Consumes {
-				if c != StrategicPatch {
-					types = append(types, c)
-				}
-			}
-			if len(types) == 0 {
-				types = []string{"application/json"}
-			}
-		}
-		content := map[string]any{}
-		for _, t := range types {
-			content[t] = map[string]any{"schema": ref(reqSchema)}
-		}
-		body := map[string]any{"content": content}
-		if r.Method != http.MethodDelete {
-			body["required"] = true
-		}
-		op["requestBody"] = body
+	if reqSchema == "" {
+		return nil
 	}
+	schemas[reqSchema] = true
+	var types []string
+	if r.Method == http.MethodPatch {
+		types = patchContentTypes(r)
+	} else {
+		for _, c := range r.Consumes {
+			if c != StrategicPatch {
+				types = append(types, c)
+			}
+		}
+		if len(types) == 0 {
+			types = []string{"application/json"}
+		}
+	}
+	content := map[string]any{}
+	for _, t := range types {
+		content[t] = map[string]any{"schema": ref(reqSchema)}
+	}
+	body := map[string]any{"content": content}
+	if r.Method != http.MethodDelete {
+		body["required"] = true
+	}
+	return body
+}
 
+// responses returns the success responses of action (with the response
+// schema in every type r produces) and 401; schemas collects the name it
+// refers to.
+func responses(r *restful.Route, action string, schemas map[string]bool) map[string]any {
 	respSchema := metaString(r, ResponseSchemaKey)
 	if respSchema == "" && (action == "delete" || action == "deletecollection") {
 		respSchema = openapidefs.Status
@@ -222,7 +243,7 @@ func operation(r *restful.Route, schemas map[string]bool) (map[string]any, error
 	if len(produces) == 0 {
 		produces = []string{"application/json"}
 	}
-	responses := map[string]any{}
+	out := map[string]any{}
 	codes := successCodes[action]
 	if codes == nil {
 		codes = []string{"200"}
@@ -237,11 +258,10 @@ func operation(r *restful.Route, schemas map[string]bool) (map[string]any, error
 			}
 			resp["content"] = content
 		}
-		responses[c] = resp
+		out[c] = resp
 	}
-	responses["401"] = map[string]any{"description": "Unauthorized"}
-	op["responses"] = responses
-	return op, nil
+	out["401"] = map[string]any{"description": "Unauthorized"}
+	return out
 }
 
 // buildV3 returns the OpenAPI 3.0 document of gv.
