@@ -70,15 +70,11 @@ const celGroup = "celbench.kubeforge.dev"
 // runCEL measures creates of a kind with three CEL rules against the same
 // kind without them, on one apiserver, in alternating rounds.
 func runCEL(ctx context.Context, c config) error {
-	dir, err := os.MkdirTemp("", "kubeforge-bench-cel-")
+	dir, cleanup, err := benchDir(c, "kubeforge-bench-cel-")
 	if err != nil {
-		return fmt.Errorf("create temp dir: %w", err)
+		return err
 	}
-	if c.keepData {
-		fmt.Println("data:", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
+	defer cleanup()
 	root, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}").Output()
 	if err != nil {
 		return fmt.Errorf("find the main module: %w", err)

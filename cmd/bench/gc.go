@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -23,15 +22,11 @@ import (
 // dependent is gone); the time until the last dependent is gone, and the
 // apiserver's memory (the collector's graph and queues included).
 func runGC(ctx context.Context, c config) error {
-	dir, err := os.MkdirTemp("", "kubeforge-bench-gc-")
+	dir, cleanup, err := benchDir(c, "kubeforge-bench-gc-")
 	if err != nil {
-		return fmt.Errorf("create temp dir: %w", err)
+		return err
 	}
-	if c.keepData {
-		fmt.Println("data:", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
+	defer cleanup()
 	fmt.Printf("starting etcd ...\n")
 	e, err := etcd.StartEmbedded(ctx, filepath.Join(dir, "etcd"), etcd.WithLogLevel("fatal"),
 		etcd.WithTLS(filepath.Join(dir, "etcd-pki")), etcd.WithClientSocket(filepath.Join(dir, "etcd.sock")))

@@ -104,15 +104,11 @@ type bench struct {
 type sideProcs struct{ server, etcd int }
 
 func run(ctx context.Context, c config) error {
-	dir, err := os.MkdirTemp("", "kubeforge-bench-")
+	dir, cleanup, err := benchDir(c, "kubeforge-bench-")
 	if err != nil {
-		return fmt.Errorf("create temp dir: %w", err)
+		return err
 	}
-	if c.keepData {
-		fmt.Println("data:", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
+	defer cleanup()
 	b := &bench{c: c}
 	stop, err := b.start(ctx, dir)
 	defer stop()
@@ -1217,4 +1213,18 @@ func rbacUserSide(ctx context.Context, admin *httpSide, pkiDir string, c config)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// benchDir makes the temporary directory of one bench run; cleanup removes
+// it unless -keep-data asked to keep it (then its path is printed).
+func benchDir(c config, prefix string) (dir string, cleanup func(), err error) {
+	dir, err = os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, fmt.Errorf("create temp dir: %w", err)
+	}
+	if c.keepData {
+		fmt.Println("data:", dir)
+		return dir, func() {}, nil
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
 }
