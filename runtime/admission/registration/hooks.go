@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubeforge/kubeforge/runtime/informer"
+	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -127,25 +128,27 @@ func mutatingWebhooksOf(c *admissionregistrationv1.MutatingWebhookConfiguration)
 // ValidatingWebhookHooks are the storage hooks of
 // ValidatingWebhookConfigurations: kube's defaults, then its validation.
 func ValidatingWebhookHooks() storage.Hooks[*admissionregistrationv1.ValidatingWebhookConfiguration] {
-	type T = *admissionregistrationv1.ValidatingWebhookConfiguration
-	return storage.Hooks[T]{
-		PrepareForCreate: defaultValidatingWebhooks,
-		PrepareForUpdate: func(_ context.Context, obj, _ T, _ string) { defaultValidatingWebhooks(obj) },
-		Admit: func(_ context.Context, obj, _ T) error {
-			return invalid("ValidatingWebhookConfiguration", obj.Name, validateWebhooks(webhooksOf(obj)))
-		},
-	}
+	return defaultedAndValidated("ValidatingWebhookConfiguration", defaultValidatingWebhooks, func(c *admissionregistrationv1.ValidatingWebhookConfiguration) field.ErrorList {
+		return validateWebhooks(webhooksOf(c))
+	})
 }
 
 // MutatingWebhookHooks are the storage hooks of
 // MutatingWebhookConfigurations.
 func MutatingWebhookHooks() storage.Hooks[*admissionregistrationv1.MutatingWebhookConfiguration] {
-	type T = *admissionregistrationv1.MutatingWebhookConfiguration
+	return defaultedAndValidated("MutatingWebhookConfiguration", defaultMutatingWebhooks, func(c *admissionregistrationv1.MutatingWebhookConfiguration) field.ErrorList {
+		return validateWebhooks(mutatingWebhooksOf(c))
+	})
+}
+
+// defaultedAndValidated are the storage hooks of a configuration kind:
+// kube's defaults on every write, then its validation as a 422.
+func defaultedAndValidated[T resource.Object](kind string, def func(T), validate func(T) field.ErrorList) storage.Hooks[T] {
 	return storage.Hooks[T]{
-		PrepareForCreate: defaultMutatingWebhooks,
-		PrepareForUpdate: func(_ context.Context, obj, _ T, _ string) { defaultMutatingWebhooks(obj) },
+		PrepareForCreate: def,
+		PrepareForUpdate: func(_ context.Context, obj, _ T, _ string) { def(obj) },
 		Admit: func(_ context.Context, obj, _ T) error {
-			return invalid("MutatingWebhookConfiguration", obj.Name, validateWebhooks(mutatingWebhooksOf(obj)))
+			return invalid(kind, obj.GetName(), validate(obj))
 		},
 	}
 }
@@ -168,14 +171,7 @@ func PolicyHooks() storage.Hooks[*admissionregistrationv1.ValidatingAdmissionPol
 
 // BindingHooks are the storage hooks of ValidatingAdmissionPolicyBindings.
 func BindingHooks() storage.Hooks[*admissionregistrationv1.ValidatingAdmissionPolicyBinding] {
-	type T = *admissionregistrationv1.ValidatingAdmissionPolicyBinding
-	return storage.Hooks[T]{
-		PrepareForCreate: defaultBinding,
-		PrepareForUpdate: func(_ context.Context, obj, _ T, _ string) { defaultBinding(obj) },
-		Admit: func(_ context.Context, obj, _ T) error {
-			return invalid("ValidatingAdmissionPolicyBinding", obj.Name, ValidateBinding(obj))
-		},
-	}
+	return defaultedAndValidated("ValidatingAdmissionPolicyBinding", defaultBinding, ValidateBinding)
 }
 
 // Configs holds the four kinds in memory, current through watches: the
