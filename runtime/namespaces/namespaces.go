@@ -75,7 +75,18 @@ type Lifecycle struct {
 	store       Store
 	collections []storage.Collection
 	opts        Options
+
+	// deleted holds namespaces this server was asked to delete in the
+	// last forceLiveLookupTTL, with when: Admit reads them live, since the
+	// watch cache may not have seen the deletion yet (kube's
+	// forceLiveLookupCache).
+	mu      sync.Mutex
+	deleted map[string]time.Time
 }
+
+// forceLiveLookupTTL is kube's: how long after a delete of a namespace
+// creates into it skip the cache.
+const forceLiveLookupTTL = 30 * time.Second
 
 // New returns the lifecycle over the namespace store and the collections
 // to empty when a namespace is deleted (cluster-scoped ones are skipped).
@@ -95,7 +106,7 @@ func New(store Store, collections []storage.Collection, opts Options) *Lifecycle
 			namespaced = append(namespaced, c)
 		}
 	}
-	return &Lifecycle{store: store, collections: namespaced, opts: opts}
+	return &Lifecycle{store: store, collections: namespaced, opts: opts, deleted: map[string]time.Time{}}
 }
 
 // Hooks are the namespace store's storage hooks (kube's namespace
@@ -138,6 +149,7 @@ func (l *Lifecycle) Hooks() storage.Hooks[*corev1.Namespace] {
 			if slices.Contains(SystemNamespaces, ns.Name) {
 				return apierrors.NewForbidden(namespacesResource, ns.Name, errors.New("this namespace may not be deleted"))
 			}
+			l.markDeleted(ns.Name)
 			return nil
 		},
 	}
@@ -165,12 +177,52 @@ func terminating(ns *corev1.Namespace) bool {
 
 // Admit is the endpoints admission hook (kube's NamespaceLifecycle): a
 // create of a namespaced object needs its namespace to exist (404
-// otherwise) and not to be terminating (403). Namespaces are read with a
-// quorum read, so every replica sees a deletion at once.
+// otherwise) and not to be terminating (403). As kube's plugin reads an
+// informer, the namespace is read from memory (the namespace store's watch
+// cache, resourceVersion "0"), which costs no etcd read; a namespace
+// missing or terminating there, or deleted through this server in the
+// last 30 s, is read again with a quorum read, so that a create right
+// after a delete, or right after a re-create, is judged on etcd's state.
 func (l *Lifecycle) Admit(ctx context.Context, a endpoints.Attributes) error {
-	return Admit(ctx, a, func(ctx context.Context, name string) (*corev1.Namespace, error) {
-		return l.store.Get(ctx, "", name, storage.GetOptions{})
-	})
+	return Admit(ctx, a, l.getNamespace)
+}
+
+// getNamespace reads a namespace for Admit: from memory when that can be
+// trusted, live otherwise.
+func (l *Lifecycle) getNamespace(ctx context.Context, name string) (*corev1.Namespace, error) {
+	if !l.recentlyDeleted(name) {
+		ns, err := l.store.Get(ctx, "", name, storage.GetOptions{ResourceVersion: "0"})
+		if err == nil && !terminating(ns) {
+			return ns, nil
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+	}
+	return l.store.Get(ctx, "", name, storage.GetOptions{})
+}
+
+// markDeleted makes Admit read namespace name live for the next
+// forceLiveLookupTTL, and forgets expired entries.
+func (l *Lifecycle) markDeleted(name string) {
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for n, t := range l.deleted {
+		if now.Sub(t) > forceLiveLookupTTL {
+			delete(l.deleted, n)
+		}
+	}
+	l.deleted[name] = now
+}
+
+// recentlyDeleted reports whether namespace name was deleted through this
+// server in the last forceLiveLookupTTL.
+func (l *Lifecycle) recentlyDeleted(name string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t, ok := l.deleted[name]
+	return ok && time.Since(t) <= forceLiveLookupTTL
 }
 
 // Admit is the NamespaceLifecycle check over any source of namespaces:

@@ -781,3 +781,32 @@ func TestNamespaceNameLabel(t *testing.T) {
 		t.Errorf("kube-system label %q", got)
 	}
 }
+
+// Admit reads namespaces from the watch cache; a create right after the
+// namespace's delete (or right after it is created) on the same server
+// must still see etcd's state, not a cache that has not caught up.
+func TestCreateRightAfterNamespaceDelete(t *testing.T) {
+	ts := startServer(t, time.Hour, true)
+	for i := range 20 {
+		name := "churn-" + string(rune('a'+i))
+		wantCode(t, ts.create(t, "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"`+name+`"}}`), http.StatusCreated)
+		wantCode(t, ts.create(t, "/api/v1/namespaces/"+name+"/configmaps", cm(name, "c1")), http.StatusCreated)
+		wantCode(t, ts.do(t, http.MethodDelete, "/api/v1/namespaces/"+name, "", ""), http.StatusOK)
+		r := ts.create(t, "/api/v1/namespaces/"+name+"/configmaps", cm(name, "c2"))
+		if r.code != http.StatusForbidden && r.code != http.StatusNotFound {
+			t.Fatalf("create in %s right after its delete: got %d %s, want 403 or 404", name, r.code, r.body)
+		}
+		if r.code == http.StatusForbidden {
+			if st := decode[metav1.Status](t, r); st.Details == nil || len(st.Details.Causes) != 1 || st.Details.Causes[0].Type != corev1.NamespaceTerminatingCause {
+				t.Errorf("details %+v", st.Details)
+			}
+		}
+	}
+	// Once a namespace is gone and made again, creates into it succeed
+	// at once, although the cache may still hold it Terminating.
+	eventually(t, 20*time.Second, "churn-a deleted", func() bool {
+		return ts.do(t, http.MethodGet, "/api/v1/namespaces/churn-a", "", "").code == http.StatusNotFound
+	})
+	wantCode(t, ts.create(t, "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"churn-a"}}`), http.StatusCreated)
+	wantCode(t, ts.create(t, "/api/v1/namespaces/churn-a/configmaps", cm("churn-a", "c3")), http.StatusCreated)
+}
