@@ -151,20 +151,6 @@ func (a *Auditor) Close() error {
 	return a.closer.Close()
 }
 
-// Request is what the policy is evaluated with.
-type Request struct {
-	User              *auth.User
-	Verb              string
-	IsResourceRequest bool
-	Path              string
-	APIGroup          string
-	APIVersion        string
-	Namespace         string
-	Resource          string
-	Subresource       string
-	Name              string
-}
-
 // Record is the event of one request, filled as the request passes the
 // filters and written at each stage the policy keeps.
 type Record struct {
@@ -175,11 +161,12 @@ type Record struct {
 	omitManagedFields bool
 }
 
-// Start evaluates the policy for r and returns its record; nil when the
-// policy's level for r is None. ev must have the request fields set
-// (auditID, requestURI, verb, user, sourceIPs, userAgent, objectRef,
-// requestReceivedTimestamp).
-func (a *Auditor) Start(r Request, ev auditv1.Event) *Record {
+// Start evaluates the policy for r, the request's authorization
+// attributes (kube's policy reads authorizer.Attributes too), and returns
+// its record; nil when the policy's level for r is None. ev must have the
+// request fields set (auditID, requestURI, verb, user, sourceIPs,
+// userAgent, objectRef, requestReceivedTimestamp).
+func (a *Auditor) Start(r auth.Attributes, ev auditv1.Event) *Record {
 	if a == nil {
 		return nil
 	}
@@ -305,7 +292,7 @@ func From(ctx context.Context) *Record {
 }
 
 // attributes adapts r to kube's authorizer.Attributes for the policy.
-func attributes(r Request) authorizer.Attributes {
+func attributes(r auth.Attributes) authorizer.Attributes {
 	a := authorizer.AttributesRecord{
 		Verb: r.Verb, ResourceRequest: r.IsResourceRequest, Path: r.Path, APIGroup: r.APIGroup,
 		APIVersion: r.APIVersion, Namespace: r.Namespace, Resource: r.Resource, Subresource: r.Subresource, Name: r.Name,

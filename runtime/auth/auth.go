@@ -8,6 +8,8 @@ package auth
 import (
 	"context"
 	"slices"
+
+	"github.com/kubeforge/kubeforge/runtime/request"
 )
 
 // Well-known user and group names, as kube-apiserver names them.
@@ -59,18 +61,12 @@ func UserFrom(ctx context.Context) (*User, bool) {
 // authorizer.Attributes). For resource requests Verb is get, list, watch,
 // create, update, patch, delete or deletecollection (or escalate, bind,
 // impersonate for the checks that ask for those); for non-resource requests
-// it is the lowercase HTTP method and Path is set.
+// it is the lowercase HTTP method and Path is set. The request fields are
+// the embedded request.Info, so the filters hand over what they parsed;
+// the audit policy is evaluated with the same attributes.
 type Attributes struct {
-	User              *User
-	Verb              string
-	IsResourceRequest bool
-	Path              string
-	APIGroup          string
-	APIVersion        string
-	Namespace         string
-	Resource          string
-	Subresource       string
-	Name              string
+	User *User
+	request.Info
 }
 
 // Decision is an authorizer's answer.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
 	"github.com/kubeforge/kubeforge/runtime/pki"
+	"github.com/kubeforge/kubeforge/runtime/request"
 )
 
 // TestParseTrust reads the ConfigMap as kube-apiserver writes it (header
@@ -91,14 +92,14 @@ func TestTTLCache(t *testing.T) {
 // kube-apiserver's webhook authorizer sends.
 func TestReviewSpec(t *testing.T) {
 	u := &auth.User{Name: "alice", UID: "1", Groups: []string{"dev"}, Extra: map[string][]string{"scopes": {"a"}}}
-	s := reviewSpec(auth.Attributes{User: u, Verb: "create", IsResourceRequest: true, APIGroup: "g", APIVersion: "v1", Namespace: "ns", Resource: "things", Subresource: "status", Name: "x"})
+	s := reviewSpec(auth.Attributes{User: u, Info: request.Info{Verb: "create", IsResourceRequest: true, APIGroup: "g", APIVersion: "v1", Namespace: "ns", Resource: "things", Subresource: "status", Name: "x"}})
 	if s.User != "alice" || s.UID != "1" || !slices.Equal(s.Groups, []string{"dev"}) || !slices.Equal([]string(s.Extra["scopes"]), []string{"a"}) {
 		t.Errorf("subject: %+v", s)
 	}
 	if r := s.ResourceAttributes; r == nil || r.Verb != "create" || r.Group != "g" || r.Version != "v1" || r.Namespace != "ns" || r.Resource != "things" || r.Subresource != "status" || r.Name != "x" || s.NonResourceAttributes != nil {
 		t.Errorf("resource attributes: %+v", s)
 	}
-	s = reviewSpec(auth.Attributes{User: u, Verb: "get", Path: "/version"})
+	s = reviewSpec(auth.Attributes{User: u, Info: request.Info{Verb: "get", Path: "/version"}})
 	if s.NonResourceAttributes == nil || s.NonResourceAttributes.Path != "/version" || s.NonResourceAttributes.Verb != "get" || s.ResourceAttributes != nil {
 		t.Errorf("non-resource attributes: %+v", s)
 	}

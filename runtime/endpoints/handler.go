@@ -32,6 +32,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
+	"github.com/kubeforge/kubeforge/runtime/request"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -386,7 +387,7 @@ func (h *Handler[T, L]) get(sub string, req *restful.Request, resp *restful.Resp
 // watch stream instead.
 func (h *Handler[T, L]) List(req *restful.Request, resp *restful.Response) {
 	verb := "LIST"
-	if QueryBool(req.Request.URL.Query(), "watch") {
+	if request.QueryBool(req.Request.URL.Query(), "watch") {
 		verb = "WATCH"
 	}
 	h.serve(verb, "", req, resp, func(w *recorder, r *http.Request) error {

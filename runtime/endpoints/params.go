@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -164,20 +163,4 @@ func toStorageList(o metainternalversion.ListOptions) storage.ListOptions {
 		ResourceVersion:      o.ResourceVersion,
 		ResourceVersionMatch: o.ResourceVersionMatch,
 	}
-}
-
-// QueryBool reads a boolean query parameter as kube-apiserver's parameter
-// codec does: absent, "false" or "0" (any case) is false, anything else
-// true (?watch=yes is a watch). The filters and the handlers both read
-// ?watch through it, so a request is a watch for all of them or none.
-func QueryBool(q url.Values, name string) bool {
-	vs, ok := q[name]
-	if !ok || len(vs) == 0 {
-		return false
-	}
-	switch strings.ToLower(vs[0]) {
-	case "false", "0":
-		return false
-	}
-	return true
 }

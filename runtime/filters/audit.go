@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/audit"
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/request"
 )
 
 // AuditIDHeader carries the audit ID of every response, and of a request
@@ -42,7 +43,7 @@ func WithAudit(next http.Handler, a *audit.Auditor) http.Handler {
 			return
 		}
 		rec.Stage(auditv1.StageRequestReceived, metav1.NowMicro())
-		ri := RequestInfoFrom(req)
+		ri := request.InfoOf(req)
 		var reqBody *cappedBuffer
 		if rec.WantsRequestBody() && req.Body != nil && req.Body != http.NoBody {
 			reqBody = &cappedBuffer{max: auditBodyLimit}
@@ -90,7 +91,7 @@ func startRecord(w http.ResponseWriter, req *http.Request, a *audit.Auditor, u *
 		id = string(uuid.NewUUID())
 	}
 	w.Header().Set(AuditIDHeader, id)
-	ri := RequestInfoFrom(req)
+	ri := request.InfoOf(req)
 	ev := auditv1.Event{
 		AuditID:                  types.UID(id),
 		RequestURI:               req.URL.RequestURI(),
@@ -108,11 +109,7 @@ func startRecord(w http.ResponseWriter, req *http.Request, a *audit.Auditor, u *
 			APIGroup: ri.APIGroup, APIVersion: ri.APIVersion, Subresource: ri.Subresource,
 		}
 	}
-	return a.Start(audit.Request{
-		User: u, Verb: ri.Verb, IsResourceRequest: ri.IsResourceRequest, Path: ri.Path,
-		APIGroup: ri.APIGroup, APIVersion: ri.APIVersion, Namespace: ri.Namespace,
-		Resource: ri.Resource, Subresource: ri.Subresource, Name: ri.Name,
-	}, ev)
+	return a.Start(auth.Attributes{User: u, Info: *ri}, ev)
 }
 
 // auditFailedAuthentication logs a request refused with 401 (kube's
@@ -130,7 +127,7 @@ func auditFailedAuthentication(w http.ResponseWriter, req *http.Request, a *audi
 
 // finishRecord sets the response status (the Status of a failure), the
 // bodies the level keeps, and the name of a created object.
-func finishRecord(rec *audit.Record, ri *RequestInfo, aw *auditWriter, reqBody *cappedBuffer) {
+func finishRecord(rec *audit.Record, ri *request.Info, aw *auditWriter, reqBody *cappedBuffer) {
 	code := aw.code
 	if code == 0 {
 		code = http.StatusOK

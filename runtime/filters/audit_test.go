@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/audit"
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/request"
 )
 
 const testPolicy = `apiVersion: audit.k8s.io/v1
@@ -180,7 +181,7 @@ func TestAuditWatchAndRotation(t *testing.T) {
 	defer a.Close()
 	ev := auditv1.Event{RequestURI: "/" + strings.Repeat("x", 10_000)}
 	for range 400 { // about 4 MB
-		a.Start(audit.Request{Verb: "get"}, ev).Stage(auditv1.StageResponseComplete, ev.StageTimestamp)
+		a.Start(auth.Attributes{Info: request.Info{Verb: "get"}}, ev).Stage(auditv1.StageResponseComplete, ev.StageTimestamp)
 	}
 	// lumberjack removes old backups in a goroutine of its own: wait for it.
 	var files []string

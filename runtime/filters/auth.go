@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/audit"
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/request"
 )
 
 // Authenticate returns the user of a request; an error is a 401.
@@ -39,22 +40,6 @@ func WithAuthentication(next http.Handler, authenticate Authenticate, auditor *a
 	})
 }
 
-// Attributes are the authorization attributes of the request, for user.
-func Attributes(ri *RequestInfo, u *auth.User) auth.Attributes {
-	return auth.Attributes{
-		User:              u,
-		Verb:              ri.Verb,
-		IsResourceRequest: ri.IsResourceRequest,
-		Path:              ri.Path,
-		APIGroup:          ri.APIGroup,
-		APIVersion:        ri.APIVersion,
-		Namespace:         ri.Namespace,
-		Resource:          ri.Resource,
-		Subresource:       ri.Subresource,
-		Name:              ri.Name,
-	}
-}
-
 // WithAuthorization asks authz about every request, before any handler
 // runs (so a list or watch is judged before any data is sent); a denial is
 // kube's 403 Forbidden Status with its message; when the authorizer could
@@ -62,7 +47,7 @@ func Attributes(ri *RequestInfo, u *auth.User) auth.Attributes {
 func WithAuthorization(next http.Handler, authz auth.Authorizer, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		u, _ := auth.UserFrom(req.Context())
-		a := Attributes(RequestInfoFrom(req), u)
+		a := auth.Attributes{User: u, Info: *request.InfoOf(req)}
 		d, reason, err := authz.Authorize(req.Context(), a)
 		rec := audit.From(req.Context())
 		rec.Annotate("authorization.k8s.io/reason", reason)
@@ -166,8 +151,9 @@ func WithImpersonation(next http.Handler, authz auth.Authorizer, log *slog.Logge
 			return
 		}
 		real, _ := auth.UserFrom(req.Context())
-		check := func(a auth.Attributes) bool {
-			a.User, a.Verb, a.IsResourceRequest = real, "impersonate", true
+		check := func(ri request.Info) bool {
+			ri.Verb, ri.IsResourceRequest = "impersonate", true
+			a := auth.Attributes{User: real, Info: ri}
 			d, reason, err := authz.Authorize(req.Context(), a)
 			if d == auth.DecisionAllow {
 				return true
@@ -180,27 +166,27 @@ func WithImpersonation(next http.Handler, authz auth.Authorizer, log *slog.Logge
 		}
 		u := &auth.User{Name: name, UID: uid}
 		if ns, sa, ok := strings.Cut(strings.TrimPrefix(name, auth.ServiceAccountUsernamePrefix), ":"); ok && strings.HasPrefix(name, auth.ServiceAccountUsernamePrefix) {
-			if !check(auth.Attributes{Resource: "serviceaccounts", Namespace: ns, Name: sa}) {
+			if !check(request.Info{Resource: "serviceaccounts", Namespace: ns, Name: sa}) {
 				return
 			}
 			if len(groups) == 0 {
 				u.Groups = []string{auth.ServiceAccountGroup, auth.ServiceAccountGroupPrefix + ns}
 			}
-		} else if !check(auth.Attributes{Resource: "users", Name: name}) {
+		} else if !check(request.Info{Resource: "users", Name: name}) {
 			return
 		}
 		for _, g := range groups {
-			if !check(auth.Attributes{Resource: "groups", Name: g}) {
+			if !check(request.Info{Resource: "groups", Name: g}) {
 				return
 			}
 			u.Groups = append(u.Groups, g)
 		}
-		if uid != "" && !check(auth.Attributes{APIGroup: "authentication.k8s.io", Resource: "uids", Name: uid}) {
+		if uid != "" && !check(request.Info{APIGroup: "authentication.k8s.io", Resource: "uids", Name: uid}) {
 			return
 		}
 		for k, vs := range extra {
 			for _, v := range vs {
-				if !check(auth.Attributes{APIGroup: "authentication.k8s.io", Resource: "userextras", Subresource: k, Name: v}) {
+				if !check(request.Info{APIGroup: "authentication.k8s.io", Resource: "userextras", Subresource: k, Name: v}) {
 					return
 				}
 			}

@@ -31,6 +31,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/audit"
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/request"
 )
 
 // Options configures Chain.
@@ -192,7 +193,7 @@ func WithBodyLimit(next http.Handler, max int64) http.Handler {
 func WithMaxInFlight(next http.Handler, maxMutating, maxReadOnly int, inflight func(string, float64)) http.Handler {
 	mutating, readOnly := newSlots(maxMutating), newSlots(maxReadOnly)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		ri := RequestInfoFrom(req)
+		ri := request.InfoOf(req)
 		if ri.IsLongRunning() {
 			next.ServeHTTP(w, req)
 			return
@@ -234,7 +235,7 @@ func WithLoggingAndMetrics(next http.Handler, log *slog.Logger, observe func(ver
 			if code == 0 {
 				code = http.StatusOK
 			}
-			ri := RequestInfoFrom(req)
+			ri := request.InfoOf(req)
 			st.mu.Lock()
 			handled := st.handled
 			st.mu.Unlock()
@@ -263,7 +264,7 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		ri := RequestInfoFrom(req)
+		ri := request.InfoOf(req)
 		if ri.IsLongRunning() {
 			next.ServeHTTP(w, req)
 			return
@@ -412,7 +413,7 @@ func (rw *recordingWriter) Unwrap() http.ResponseWriter { return rw.ResponseWrit
 // kube-apiserver (and the resource handlers) write it: GET, LIST, WATCH,
 // POST, PUT, PATCH, DELETE, DELETECOLLECTION; the HTTP method for
 // non-resource requests.
-func MetricsVerb(ri *RequestInfo, req *http.Request) string {
+func MetricsVerb(ri *request.Info, req *http.Request) string {
 	if !ri.IsResourceRequest {
 		return strings.ToUpper(req.Method)
 	}
@@ -478,7 +479,7 @@ func WithBodyRead(next http.Handler, max int64, timeout time.Duration) http.Hand
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.Body == nil || req.Body == http.NoBody || RequestInfoFrom(req).IsLongRunning() {
+		if req.Body == nil || req.Body == http.NoBody || request.InfoOf(req).IsLongRunning() {
 			next.ServeHTTP(w, req)
 			return
 		}

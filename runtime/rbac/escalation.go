@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
 	"github.com/kubeforge/kubeforge/runtime/builtin"
+	"github.com/kubeforge/kubeforge/runtime/request"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -119,7 +120,7 @@ func (a *Authorizer) confirmRole(ctx context.Context, resource, namespace, name 
 	if ok {
 		return nil
 	}
-	if d, _, _ := a.Authorize(ctx, auth.Attributes{User: u, Verb: "escalate", IsResourceRequest: true, APIGroup: GroupName, Resource: resource, Namespace: namespace, Name: name}); d == auth.DecisionAllow {
+	if d, _, _ := a.Authorize(ctx, auth.Attributes{User: u, Info: request.Info{Verb: "escalate", IsResourceRequest: true, APIGroup: GroupName, Resource: resource, Namespace: namespace, Name: name}}); d == auth.DecisionAllow {
 		return nil
 	}
 	return a.confirmNoEscalation(u, resource, namespace, name, rules)
@@ -137,7 +138,7 @@ func (a *Authorizer) confirmBinding(ctx context.Context, resource, namespace, na
 	if ref.Kind == "Role" {
 		roleResource = "roles"
 	}
-	if d, _, _ := a.Authorize(ctx, auth.Attributes{User: u, Verb: "bind", IsResourceRequest: true, APIGroup: GroupName, Resource: roleResource, Namespace: namespace, Name: ref.Name}); d == auth.DecisionAllow {
+	if d, _, _ := a.Authorize(ctx, auth.Attributes{User: u, Info: request.Info{Verb: "bind", IsResourceRequest: true, APIGroup: GroupName, Resource: roleResource, Namespace: namespace, Name: ref.Name}}); d == auth.DecisionAllow {
 		return nil
 	}
 	ix := a.snapshot()

@@ -6,15 +6,16 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/request"
 )
 
 // TestRuleAllows is kube's rule matching: wildcards, subresources (and
 // "*/<subresource>"), resource names, non-resource URL prefixes.
 func TestRuleAllows(t *testing.T) {
 	res := func(verb, group, resource, sub, name string) auth.Attributes {
-		return auth.Attributes{IsResourceRequest: true, Verb: verb, APIGroup: group, Resource: resource, Subresource: sub, Name: name, Namespace: "a"}
+		return auth.Attributes{Info: request.Info{IsResourceRequest: true, Verb: verb, APIGroup: group, Resource: resource, Subresource: sub, Name: name, Namespace: "a"}}
 	}
-	path := func(verb, p string) auth.Attributes { return auth.Attributes{Verb: verb, Path: p} }
+	path := func(verb, p string) auth.Attributes { return auth.Attributes{Info: request.Info{Verb: verb, Path: p}} }
 	shipments := rbacv1.PolicyRule{Verbs: []string{"get", "list"}, APIGroups: []string{"shipping.kubeforge.dev"}, Resources: []string{"shipments"}}
 	for _, c := range []struct {
 		name string

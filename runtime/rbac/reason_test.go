@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/request"
 )
 
 // TestAuthorizeReason: the reason of a decision (the audit annotation
@@ -32,7 +33,7 @@ func TestAuthorizeReason(t *testing.T) {
 	}
 	a := &Authorizer{index: ix}
 	get := func(u *auth.User, verb string) auth.Attributes {
-		return auth.Attributes{User: u, Verb: verb, IsResourceRequest: true, Resource: "configmaps", Namespace: "team", APIVersion: "v1"}
+		return auth.Attributes{User: u, Info: request.Info{Verb: verb, IsResourceRequest: true, Resource: "configmaps", Namespace: "team", APIVersion: "v1"}}
 	}
 	cases := []struct {
 		attrs  auth.Attributes

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/etcd"
 	"github.com/kubeforge/kubeforge/runtime/filters"
+	"github.com/kubeforge/kubeforge/runtime/request"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -134,7 +135,7 @@ func (s *Server) etcdState() *etcdState {
 // answered from memory and pass.
 func (s *Server) withEtcdAvailable(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		ri := filters.RequestInfoFrom(req)
+		ri := request.InfoOf(req)
 		if !ri.IsResourceRequest || ri.APIGroup == "authentication.k8s.io" || ri.APIGroup == "authorization.k8s.io" {
 			next.ServeHTTP(w, req)
 			return

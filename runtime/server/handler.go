@@ -18,6 +18,7 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/discovery"
 	"github.com/kubeforge/kubeforge/runtime/filters"
 	"github.com/kubeforge/kubeforge/runtime/openapi"
+	"github.com/kubeforge/kubeforge/runtime/request"
 )
 
 // GitVersion is the version the server reports (/version, OpenAPI info):
@@ -248,7 +249,7 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 			if disc.Serve(w, req, notFound) {
 				return
 			}
-			ri := filters.RequestInfoFrom(req)
+			ri := request.InfoOf(req)
 			if ri.IsLongRunning() {
 				// Watches end when shutdown starts, whatever the handler.
 				ctx, cancel := context.WithCancel(req.Context())

@@ -17,7 +17,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
-	"github.com/kubeforge/kubeforge/runtime/filters"
+	"github.com/kubeforge/kubeforge/runtime/request"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -101,7 +101,7 @@ func (s *Server) addReviewGroups() error {
 		Resource: "localsubjectaccessreviews", GVK: authorizationv1.SchemeGroupVersion.WithKind("LocalSubjectAccessReview"), New: func() *authorizationv1.LocalSubjectAccessReview { return &authorizationv1.LocalSubjectAccessReview{} },
 		Opts: opts, Timeout: s.cfg.RequestTimeout,
 		Create: func(ctx context.Context, r *http.Request, in *authorizationv1.LocalSubjectAccessReview) (*authorizationv1.LocalSubjectAccessReview, error) {
-			ns := filters.RequestInfoFrom(r).Namespace
+			ns := request.InfoOf(r).Namespace
 			if err := checkSubject(in.Spec, "LocalSubjectAccessReview"); err != nil {
 				return nil, err
 			}
@@ -277,7 +277,7 @@ func (s *Server) addTokenRoute(ws *restful.WebService) {
 		Resource: "serviceaccounts", Subresource: "token", GVK: authenticationv1.SchemeGroupVersion.WithKind("TokenRequest"), New: func() *authenticationv1.TokenRequest { return &authenticationv1.TokenRequest{} },
 		Opts: s.EndpointOptions(), Timeout: s.cfg.RequestTimeout,
 		Create: func(ctx context.Context, r *http.Request, in *authenticationv1.TokenRequest) (*authenticationv1.TokenRequest, error) {
-			ri := filters.RequestInfoFrom(r)
+			ri := request.InfoOf(r)
 			return s.requestToken(ctx, ri.Namespace, ri.Name, in)
 		},
 	}

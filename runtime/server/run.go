@@ -36,6 +36,7 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/metrics"
 	"github.com/kubeforge/kubeforge/runtime/namespaces"
 	"github.com/kubeforge/kubeforge/runtime/rbac"
+	"github.com/kubeforge/kubeforge/runtime/request"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -337,10 +338,10 @@ func (s *Server) admit(ctx context.Context, a endpoints.Attributes) error {
 func (s *Server) authorizeUnsafeDelete(ctx context.Context, a endpoints.Attributes) error {
 	_, authz := s.filterAuth()
 	u, _ := auth.UserFrom(ctx)
-	attrs := auth.Attributes{
-		User: u, Verb: "unsafe-delete-ignore-read-errors", IsResourceRequest: true,
+	attrs := auth.Attributes{User: u, Info: request.Info{
+		Verb: "unsafe-delete-ignore-read-errors", IsResourceRequest: true,
 		APIGroup: a.Info.Group, APIVersion: a.Info.Version, Namespace: a.Namespace, Resource: a.Info.Plural, Name: a.Name,
-	}
+	}}
 	d, reason, err := authz.Authorize(ctx, attrs)
 	if d == auth.DecisionAllow {
 		return nil

@@ -1,11 +1,11 @@
-package filters
+package request
 
 import (
 	"net/http/httptest"
 	"testing"
 )
 
-func TestParseRequestInfo(t *testing.T) {
+func TestParse(t *testing.T) {
 	for _, tc := range []struct {
 		method, url                        string
 		verb, resource, sub, ns, name, grp string
@@ -30,7 +30,7 @@ func TestParseRequestInfo(t *testing.T) {
 		{"GET", "/apis/g.dev/v1", "get", "", "", "", "", "g.dev", false, false, false},
 		{"GET", "/healthz", "get", "", "", "", "", "", false, false, false},
 	} {
-		ri := ParseRequestInfo(httptest.NewRequest(tc.method, tc.url, nil))
+		ri := Parse(httptest.NewRequest(tc.method, tc.url, nil))
 		if ri.Verb != tc.verb || ri.Resource != tc.resource || ri.Subresource != tc.sub || ri.Namespace != tc.ns ||
 			ri.Name != tc.name || ri.APIGroup != tc.grp || ri.IsResourceRequest != tc.resourceReq ||
 			ri.IsLongRunning() != tc.long || ri.IsMutating() != tc.mutating {
