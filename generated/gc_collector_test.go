@@ -52,7 +52,9 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 func TestGarbageCollector(t *testing.T) {
 	s := startServerWith(t, serverConfigForGC())
 	base := s.URL()
-	ship := func(name string) obj { return mustCall(t, 201, "POST", base+shipmentsPath, shipment(name, "Bonn", nil), "") }
+	ship := func(name string) obj {
+		return mustCall(t, 201, "POST", base+shipmentsPath, shipment(name, "Bonn", nil), "")
+	}
 	cm := func(name string, owners ...obj) obj {
 		return mustCall(t, 201, "POST", base+configMapsPath, configMap(name, owners...), "")
 	}
