@@ -546,11 +546,20 @@ func WithBodyDeadline(next http.Handler, timeout time.Duration) http.Handler {
 		body := &eofBody{ReadCloser: req.Body}
 		req.Body = body
 		next.ServeHTTP(w, req)
-		if !body.eof.Load() {
+		if !body.eof.Load() && req.ContentLength <= maxPostHandlerDrain {
 			_ = rc.SetReadDeadline(time.Now())
 		}
 	})
 }
+
+// maxPostHandlerDrain is how much of an unread body Go's HTTP/1.1 server
+// reads after the handler (its maxPostHandlerReadBytes). A body announced
+// larger is not drained at all: the server answers, half-closes and gives
+// the client half a second to read the answer before closing. Moving the
+// deadline there as well made the close abrupt, and a client still
+// writing such a body (a 413) got a connection reset instead of its
+// answer.
+const maxPostHandlerDrain = 256 << 10
 
 // eofBody records whether its reader reached the end of the body.
 type eofBody struct {
