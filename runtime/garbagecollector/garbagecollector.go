@@ -54,6 +54,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/kubeforge/kubeforge/runtime/informer"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -242,34 +243,23 @@ type change struct {
 // reflect lists and watches one kind, feeding the graph, until ctx ends;
 // it lists again after a watch error.
 func (gc *GarbageCollector) reflect(ctx context.Context, k *resourceKind) {
-	delay := 100 * time.Millisecond
 	first := true
-	for ctx.Err() == nil {
+	list := func(ctx context.Context) (string, error) {
 		items, rv, err := k.store.ListObjects(ctx)
-		if err == nil {
-			gc.changes.push(change{typ: relisted, kind: k, list: items})
-			if first {
-				first = false
-				gc.changes.push(change{typ: relisted, kind: nil}) // a marker: one more kind listed
-			}
-			delay = 100 * time.Millisecond
-			err = gc.watch(ctx, k, rv)
-		}
-		if ctx.Err() != nil {
-			return
-		}
 		if err != nil {
-			gc.log.Debug("garbage collector: list or watch failed; retrying", "kind", k.gk, "err", err)
+			return "", err
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(delay):
+		gc.changes.push(change{typ: relisted, kind: k, list: items})
+		if first {
+			first = false
+			gc.changes.push(change{typ: relisted, kind: nil}) // a marker: one more kind listed
 		}
-		if delay < 5*time.Second {
-			delay *= 2
-		}
+		return rv, nil
 	}
+	watch := func(ctx context.Context, rv string) error { return gc.watch(ctx, k, rv) }
+	informer.Reflect(ctx, list, watch, func(err error) {
+		gc.log.Debug("garbage collector: list or watch failed; retrying", "kind", k.gk, "err", err)
+	})
 }
 
 func (gc *GarbageCollector) watch(ctx context.Context, k *resourceKind, rv string) error {

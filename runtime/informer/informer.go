@@ -9,7 +9,6 @@ import (
 	"context"
 	"log/slog"
 	"sync"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/watch"
@@ -66,28 +65,9 @@ func (c *Cache[T, L]) List() []T {
 
 // Run lists and watches until ctx ends.
 func (c *Cache[T, L]) Run(ctx context.Context) {
-	delay := 100 * time.Millisecond
-	for ctx.Err() == nil {
-		rv, err := c.list(ctx)
-		if err == nil {
-			delay = 100 * time.Millisecond
-			err = c.watch(ctx, rv)
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			c.log.Debug("informer: list or watch failed; retrying", "resource", c.store, "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(delay):
-		}
-		if delay < 5*time.Second {
-			delay *= 2
-		}
-	}
+	Reflect(ctx, c.list, c.watch, func(err error) {
+		c.log.Debug("informer: list or watch failed; retrying", "resource", c.store, "err", err)
+	})
 }
 
 func (c *Cache[T, L]) list(ctx context.Context) (string, error) {
