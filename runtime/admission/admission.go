@@ -18,7 +18,11 @@ package admission
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -126,3 +130,25 @@ func Annotate(ctx context.Context, key, value string) {
 // ErrNotReady is returned (wrapped) by a plug-in whose configuration is not
 // loaded yet.
 var ErrNotReady = errors.New("admission configuration not yet loaded")
+
+// WebhookDenied is kube's error for a webhook's denial: the webhook's
+// Status with "admission webhook "name" denied the request: " before its
+// message (or its reason, or " without explanation"), and a code of at
+// least 400.
+func WebhookDenied(name string, st metav1.Status) error {
+	st.TypeMeta = metav1.TypeMeta{}
+	st.Status = metav1.StatusFailure
+	if st.Code < http.StatusBadRequest {
+		st.Code = http.StatusBadRequest
+	}
+	by := fmt.Sprintf("admission webhook %q denied the request", name)
+	switch {
+	case st.Message != "":
+		st.Message = by + ": " + st.Message
+	case st.Reason != "":
+		st.Message = by + ": " + string(st.Reason)
+	default:
+		st.Message = by + " without explanation"
+	}
+	return &apierrors.StatusError{ErrStatus: st}
+}

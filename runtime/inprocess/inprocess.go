@@ -38,6 +38,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	kfadmission "github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/auth"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
@@ -188,20 +189,7 @@ func denied(name string, err error) error {
 	if errors.As(err, &apiStatus) {
 		st = apiStatus.Status()
 	}
-	if st.Code < http.StatusBadRequest {
-		st.Code = http.StatusBadRequest
-	}
-	st.Status = metav1.StatusFailure
-	prefix := fmt.Sprintf("admission webhook %q denied the request", name)
-	switch {
-	case st.Message != "":
-		st.Message = prefix + ": " + st.Message
-	case st.Reason != "":
-		st.Message = prefix + ": " + string(st.Reason)
-	default:
-		st.Message = prefix + " without explanation"
-	}
-	return &apierrors.StatusError{ErrStatus: st}
+	return kfadmission.WebhookDenied(name, st)
 }
 
 // request is controller-runtime's admission.Request for the write, as

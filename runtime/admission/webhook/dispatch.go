@@ -223,25 +223,10 @@ func statusCode(s *metav1.Status) int32 {
 	return s.Code
 }
 
-// denied is kube's error for a webhook's denial: the webhook's Status with
-// "admission webhook "x" denied the request: " before its message, and at
-// least a 400.
+// denied is kube's error for a webhook's denial (result may be nil).
 func denied(name string, result *metav1.Status) error {
-	st := metav1.Status{Status: metav1.StatusFailure}
-	if result != nil {
-		st = *result
+	if result == nil {
+		return admission.WebhookDenied(name, metav1.Status{})
 	}
-	st.TypeMeta = metav1.TypeMeta{}
-	st.Code = statusCode(result)
-	st.Status = metav1.StatusFailure
-	by := fmt.Sprintf("admission webhook %q denied the request", name)
-	switch {
-	case st.Message != "":
-		st.Message = by + ": " + st.Message
-	case st.Reason != "":
-		st.Message = by + ": " + string(st.Reason)
-	default:
-		st.Message = by + " without explanation"
-	}
-	return &apierrors.StatusError{ErrStatus: st}
+	return admission.WebhookDenied(name, *result)
 }
