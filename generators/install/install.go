@@ -70,9 +70,52 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 	for _, x := range gvs {
 		pkgOf[x.v] = x.importPath
 	}
-	// One store per kind served anywhere, built from its storage version.
-	storeVar := map[string]string{} // group/kind -> variable
-	var install, scheme, collections []jen.Code
+	storeVar, install, collections, err := hubStores(api, pkgOf)
+	if err != nil {
+		return nil, err
+	}
+	if len(storeVar) > 0 {
+		install = append(webhookClient(api), install...)
+		install = append([]jen.Code{jen.Id("b").Op(":=").Id("s").Dot("Backend").Call()}, install...)
+		install = append(install, jen.Comment("Every hub store is a collection: work across resources (emptying a"),
+			jen.Comment("namespace being deleted) reaches each one."))
+		install = append(install, collections...)
+	}
+	var scheme []jen.Code
+	for _, x := range gvs {
+		if x.served {
+			code, err := installVersion(x, storeVar)
+			if err != nil {
+				return nil, err
+			}
+			install = append(install, code...)
+		}
+		scheme = append(scheme, jen.If(jen.Err().Op(":=").Qual(x.importPath, "AddToScheme").Call(jen.Id("scheme")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("add "+x.v.GroupVersion()+" to scheme: %w"), jen.Err())),
+		))
+	}
+	install = append(install, jen.Return(jen.Nil()))
+	scheme = append(scheme, jen.Return(jen.Nil()))
+
+	f.Comment("Install builds one store per served kind and serves every group-version on s")
+	f.Comment("over those stores, in sorted order. cmd/apiserver calls it.")
+	f.Func().Id("Install").Params(jen.Id("s").Op("*").Qual(serverPkg, "Server")).Error().Block(install...)
+	f.Line()
+	f.Comment("AddToScheme registers the types of every group-version with scheme, for")
+	f.Comment("client-go and controller-runtime users.")
+	f.Func().Id("AddToScheme").Params(jen.Id("scheme").Op("*").Qual(runtimePkg, "Scheme")).Error().Block(scheme...)
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("render %s: %w", Path, err)
+	}
+	return []genall.File{{Path: Path, Content: buf.Bytes()}}, nil
+}
+
+// hubStores declares one store per kind served anywhere, built from its
+// storage version, and registers each as a collection; storeVar maps
+// group/kind to the store's variable.
+func hubStores(api *model.API, pkgOf map[*model.Version]string) (storeVar map[string]string, install, collections []jen.Code, err error) {
+	storeVar = map[string]string{}
 	for _, g := range api.Groups {
 		var names []string
 		hubs := map[string]*model.Kind{}
@@ -86,7 +129,7 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 				}
 				hv := g.StorageVersion(k.Name)
 				if hv == nil || hv.Kind(k.Name) == nil || pkgOf[hv] == "" {
-					return nil, fmt.Errorf("generate install: kind %s of group %s has no storage version", k.Name, g.Name)
+					return nil, nil, nil, fmt.Errorf("generate install: kind %s of group %s has no storage version", k.Name, g.Name)
 				}
 				hubs[k.Name] = hv.Kind(k.Name)
 				names = append(names, k.Name)
@@ -120,58 +163,35 @@ func (Generator) Generate(api *model.API) ([]genall.File, error) {
 			))
 		}
 	}
-	if len(storeVar) > 0 {
-		install = append(webhookClient(api), install...)
-		install = append([]jen.Code{jen.Id("b").Op(":=").Id("s").Dot("Backend").Call()}, install...)
-		install = append(install, jen.Comment("Every hub store is a collection: work across resources (emptying a"),
-			jen.Comment("namespace being deleted) reaches each one."))
-		install = append(install, collections...)
-	}
-	for _, x := range gvs {
-		if x.served {
-			dict := jen.Dict{}
-			for _, k := range x.v.ServedKinds() {
-				hk := k.Hub()
-				id := ""
-				if hk != nil {
-					id = storeVar[hk.Version.Group.Name+"/"+hk.Name]
-				}
-				if id == "" {
-					return nil, fmt.Errorf("generate install: kind %s of %s has no store", k.Name, x.v.GroupVersion())
-				}
-				dict[jen.Id(k.Name)] = jen.Id(id)
-			}
-			stores := jen.Qual(x.importPath, "Stores").Values(dict)
-			install = append(install, jen.If(jen.Err().Op(":=").Qual(x.importPath, "Install").Call(jen.Id("s"), stores), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+x.v.GroupVersion()+": %w"), jen.Err())),
-			))
-			if x.v.HasConversions() {
-				install = append(install,
-					jen.Comment("Server-side apply converts managedFields entries between "+x.v.GroupVersion()+" and the storage versions."),
-					jen.If(jen.Err().Op(":=").Id("s").Dot("AddConversions").Call(jen.Qual(x.importPath, "Conversions").Call().Op("...")), jen.Err().Op("!=").Nil()).Block(
-						jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+x.v.GroupVersion()+" conversions: %w"), jen.Err())),
-					))
-			}
-		}
-		scheme = append(scheme, jen.If(jen.Err().Op(":=").Qual(x.importPath, "AddToScheme").Call(jen.Id("scheme")), jen.Err().Op("!=").Nil()).Block(
-			jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("add "+x.v.GroupVersion()+" to scheme: %w"), jen.Err())),
-		))
-	}
-	install = append(install, jen.Return(jen.Nil()))
-	scheme = append(scheme, jen.Return(jen.Nil()))
+	return storeVar, install, collections, nil
+}
 
-	f.Comment("Install builds one store per served kind and serves every group-version on s")
-	f.Comment("over those stores, in sorted order. cmd/apiserver calls it.")
-	f.Func().Id("Install").Params(jen.Id("s").Op("*").Qual(serverPkg, "Server")).Error().Block(install...)
-	f.Line()
-	f.Comment("AddToScheme registers the types of every group-version with scheme, for")
-	f.Comment("client-go and controller-runtime users.")
-	f.Func().Id("AddToScheme").Params(jen.Id("scheme").Op("*").Qual(runtimePkg, "Scheme")).Error().Block(scheme...)
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, fmt.Errorf("render %s: %w", Path, err)
+// installVersion serves one group-version over the hub stores.
+func installVersion(x gv, storeVar map[string]string) ([]jen.Code, error) {
+	dict := jen.Dict{}
+	for _, k := range x.v.ServedKinds() {
+		hk := k.Hub()
+		id := ""
+		if hk != nil {
+			id = storeVar[hk.Version.Group.Name+"/"+hk.Name]
+		}
+		if id == "" {
+			return nil, fmt.Errorf("generate install: kind %s of %s has no store", k.Name, x.v.GroupVersion())
+		}
+		dict[jen.Id(k.Name)] = jen.Id(id)
 	}
-	return []genall.File{{Path: Path, Content: buf.Bytes()}}, nil
+	stores := jen.Qual(x.importPath, "Stores").Values(dict)
+	code := []jen.Code{jen.If(jen.Err().Op(":=").Qual(x.importPath, "Install").Call(jen.Id("s"), stores), jen.Err().Op("!=").Nil()).Block(
+		jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+x.v.GroupVersion()+": %w"), jen.Err())),
+	)}
+	if x.v.HasConversions() {
+		code = append(code,
+			jen.Comment("Server-side apply converts managedFields entries between "+x.v.GroupVersion()+" and the storage versions."),
+			jen.If(jen.Err().Op(":=").Id("s").Dot("AddConversions").Call(jen.Qual(x.importPath, "Conversions").Call().Op("...")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("install "+x.v.GroupVersion()+" conversions: %w"), jen.Err())),
+			))
+	}
+	return code, nil
 }
 
 // hasWebhooks reports whether the project has in-process webhooks for k.

@@ -149,37 +149,11 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 		))
 	}
 
-	if k.StatusSubresource {
-		sf := k.StatusField
-		if sf == nil {
-			return nil, fmt.Errorf("kind has the status subresource but no status field")
-		}
-		zero, err := zeroValue(sf.Type)
-		if err != nil {
-			return nil, fmt.Errorf("zero value of field %s: %w", sf.Name, err)
-		}
-		fields = append(fields,
-			jen.Id("ResetStatus").Op(":").Func().Params(jen.Id("obj").Op("*").Qual(pkg, k.Name)).Block(
-				jen.Id("obj").Dot(sf.Name).Op("=").Add(zero),
-			),
-			jen.Id("CopyStatus").Op(":").Func().Params(jen.List(jen.Id("dst"), jen.Id("src")).Op("*").Qual(pkg, k.Name)).Block(
-				jen.Id("dst").Dot(sf.Name).Op("=").Add(deepCopy(jen.Id("src").Dot(sf.Name), sf.Type)),
-			),
-		)
+	sub, err := subresourceFields(k)
+	if err != nil {
+		return nil, err
 	}
-
-	if k.Scale != nil {
-		get, set, err := scaleFuncs(k)
-		if err != nil {
-			return nil, fmt.Errorf("scale subresource: %w", err)
-		}
-		var path []jen.Code
-		for _, f := range k.Scale.SpecReplicas {
-			path = append(path, jen.Lit(f.JSONName))
-		}
-		fields = append(fields, jen.Id("GetScale").Op(":").Add(get), jen.Id("SetReplicas").Op(":").Add(set),
-			jen.Id("ScaleSpecPath").Op(":").Index().String().Values(path...))
-	}
+	fields = append(fields, sub...)
 
 	specChanged, err := specChanged(k)
 	if err != nil {
@@ -234,6 +208,45 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 		after = append(after, rulesVar(k, openapidefs.LocalName(k.Version.Group.Name, k.Version.Name, k.Name)))
 	}
 	return append([]jen.Code{strategyVar(k, fields)}, after...), nil
+}
+
+// subresourceFields are the strategy's functions for the /status and
+// /scale subresources of k.
+func subresourceFields(k *model.Kind) ([]jen.Code, error) {
+	pkg := k.Version.Package
+	var fields []jen.Code
+	if k.StatusSubresource {
+		sf := k.StatusField
+		if sf == nil {
+			return nil, fmt.Errorf("kind has the status subresource but no status field")
+		}
+		zero, err := zeroValue(sf.Type)
+		if err != nil {
+			return nil, fmt.Errorf("zero value of field %s: %w", sf.Name, err)
+		}
+		fields = append(fields,
+			jen.Id("ResetStatus").Op(":").Func().Params(jen.Id("obj").Op("*").Qual(pkg, k.Name)).Block(
+				jen.Id("obj").Dot(sf.Name).Op("=").Add(zero),
+			),
+			jen.Id("CopyStatus").Op(":").Func().Params(jen.List(jen.Id("dst"), jen.Id("src")).Op("*").Qual(pkg, k.Name)).Block(
+				jen.Id("dst").Dot(sf.Name).Op("=").Add(deepCopy(jen.Id("src").Dot(sf.Name), sf.Type)),
+			),
+		)
+	}
+
+	if k.Scale != nil {
+		get, set, err := scaleFuncs(k)
+		if err != nil {
+			return nil, fmt.Errorf("scale subresource: %w", err)
+		}
+		var path []jen.Code
+		for _, f := range k.Scale.SpecReplicas {
+			path = append(path, jen.Lit(f.JSONName))
+		}
+		fields = append(fields, jen.Id("GetScale").Op(":").Add(get), jen.Id("SetReplicas").Op(":").Add(set),
+			jen.Id("ScaleSpecPath").Op(":").Index().String().Values(path...))
+	}
+	return fields, nil
 }
 
 func strategyDoc(k *model.Kind) *jen.Statement {
