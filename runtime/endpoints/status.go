@@ -66,12 +66,7 @@ func ServiceErrorHandler(serr restful.ServiceError, req *restful.Request, resp *
 	var err error
 	switch serr.Code {
 	case http.StatusNotFound:
-		err = &apierrors.StatusError{ErrStatus: metav1.Status{
-			Status:  metav1.StatusFailure,
-			Code:    http.StatusNotFound,
-			Reason:  metav1.StatusReasonNotFound,
-			Message: "the server could not find the requested resource",
-		}}
+		err = failure(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource")
 	case http.StatusNotAcceptable:
 		err = notAcceptable(supportedOutputTypes)
 	case http.StatusUnsupportedMediaType:
@@ -111,39 +106,26 @@ func AddWarning(w http.ResponseWriter, text string) {
 }
 
 func notAcceptable(accepted []string) error {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusNotAcceptable,
-		Reason:  metav1.StatusReasonNotAcceptable,
-		Message: fmt.Sprintf("only the following media types are accepted: %v", strings.Join(accepted, ", ")),
-	}}
+	return notAcceptableMsg(fmt.Sprintf("only the following media types are accepted: %v", strings.Join(accepted, ", ")))
 }
 
 func notAcceptableMsg(msg string) error {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusNotAcceptable,
-		Reason:  metav1.StatusReasonNotAcceptable,
-		Message: msg,
-	}}
+	return failure(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable, msg)
 }
 
 func unsupportedMediaType(accepted []string) error {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusUnsupportedMediaType,
-		Reason:  metav1.StatusReasonUnsupportedMediaType,
-		Message: fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %v", strings.Join(accepted, ", ")),
-	}}
+	return failure(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %v", strings.Join(accepted, ", ")))
 }
 
 // invalidRequest is a 422 Invalid whose message is msg (kube-apiserver uses
 // this shape for a JSON patch that cannot be applied).
 func invalidRequest(msg string) error {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusUnprocessableEntity,
-		Reason:  metav1.StatusReasonInvalid,
-		Message: msg,
-	}}
+	return failure(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, msg)
+}
+
+// failure is a Status error of the code and reason, with msg as it is
+// (apierrors' constructors rewrite the message for some reasons).
+func failure(code int32, reason metav1.StatusReason, msg string) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: code, Reason: reason, Message: msg}}
 }
