@@ -59,54 +59,40 @@ func MultipleOf(value, factor float64) bool {
 // Unique reports a Duplicate error at fldPath.Index(i) for every item that
 // equals an earlier one (listType=set, uniqueItems).
 func Unique[T comparable](fldPath *field.Path, items []T) field.ErrorList {
-	var errs field.ErrorList
-	if len(items) < 2 {
-		return nil
-	}
-	seen := make(map[T]bool, len(items))
-	for i, item := range items {
-		if seen[item] {
-			errs = append(errs, field.Duplicate(fldPath.Index(i), item))
-			continue
-		}
-		seen[item] = true
-	}
-	return errs
+	return repeated(items, func(item *T) T { return *item }, func(i int, _ T) *field.Error {
+		return field.Duplicate(fldPath.Index(i), items[i])
+	})
 }
 
 // UniqueBy is Unique for items that are not comparable: key returns a
 // comparable identity (the generated code passes a function over the
 // item's fields).
 func UniqueBy[T any, K comparable](fldPath *field.Path, items []T, key func(*T) K) field.ErrorList {
-	var errs field.ErrorList
-	if len(items) < 2 {
-		return nil
-	}
-	seen := make(map[K]bool, len(items))
-	for i := range items {
-		k := key(&items[i])
-		if seen[k] {
-			errs = append(errs, field.Duplicate(fldPath.Index(i), items[i]))
-			continue
-		}
-		seen[k] = true
-	}
-	return errs
+	return repeated(items, key, func(i int, _ K) *field.Error {
+		return field.Duplicate(fldPath.Index(i), items[i])
+	})
 }
 
 // MapKey checks the key of a listType=map list with one +listMapKey:
 // every item's key must be unique. The Duplicate error names the key field
 // of the repeated item (spec.parcels[1].name).
 func MapKey[T any, K comparable](fldPath *field.Path, items []T, keyField string, key func(*T) K) field.ErrorList {
-	var errs field.ErrorList
+	return repeated(items, key, func(i int, k K) *field.Error {
+		return field.Duplicate(fldPath.Index(i).Child(keyField), k)
+	})
+}
+
+// repeated calls dup for every item whose key an earlier item has.
+func repeated[T any, K comparable](items []T, key func(*T) K, dup func(i int, k K) *field.Error) field.ErrorList {
 	if len(items) < 2 {
 		return nil
 	}
+	var errs field.ErrorList
 	seen := make(map[K]bool, len(items))
 	for i := range items {
 		k := key(&items[i])
 		if seen[k] {
-			errs = append(errs, field.Duplicate(fldPath.Index(i).Child(keyField), k))
+			errs = append(errs, dup(i, k))
 			continue
 		}
 		seen[k] = true
