@@ -73,34 +73,49 @@ func (a *Authorizer) setHooks() {
 	// Bindings keep kube's defaulting (builtin) beside their admission.
 	rbh := builtin.RoleBindingHooks()
 	rbh.Admit = func(ctx context.Context, obj, cur *rbacv1.RoleBinding) error {
-		errs := validateBinding(obj.RoleRef, obj.Subjects, true)
-		if cur != nil && obj.RoleRef != cur.RoleRef {
-			errs = append(errs, field.Invalid(field.NewPath("roleRef"), obj.RoleRef, "cannot change roleRef"))
+		b := binding{kind: "RoleBinding", resource: "rolebindings", namespaced: true, namespace: obj.Namespace, name: obj.Name, ref: obj.RoleRef, subjects: obj.Subjects}
+		if cur != nil {
+			b.cur = &binding{ref: cur.RoleRef, subjects: cur.Subjects}
 		}
-		if len(errs) > 0 {
-			return apierrors.NewInvalid(schema.GroupKind{Group: GroupName, Kind: "RoleBinding"}, obj.Name, errs)
-		}
-		if cur != nil && reflect.DeepEqual(obj.Subjects, cur.Subjects) {
-			return nil
-		}
-		return a.confirmBinding(ctx, "rolebindings", obj.Namespace, obj.Name, obj.RoleRef)
+		return a.admitBinding(ctx, b)
 	}
 	a.stores.RoleBindings.SetHooks(rbh)
 	crbh := builtin.ClusterRoleBindingHooks()
 	crbh.Admit = func(ctx context.Context, obj, cur *rbacv1.ClusterRoleBinding) error {
-		errs := validateBinding(obj.RoleRef, obj.Subjects, false)
-		if cur != nil && obj.RoleRef != cur.RoleRef {
-			errs = append(errs, field.Invalid(field.NewPath("roleRef"), obj.RoleRef, "cannot change roleRef"))
+		b := binding{kind: "ClusterRoleBinding", resource: "clusterrolebindings", name: obj.Name, ref: obj.RoleRef, subjects: obj.Subjects}
+		if cur != nil {
+			b.cur = &binding{ref: cur.RoleRef, subjects: cur.Subjects}
 		}
-		if len(errs) > 0 {
-			return apierrors.NewInvalid(schema.GroupKind{Group: GroupName, Kind: "ClusterRoleBinding"}, obj.Name, errs)
-		}
-		if cur != nil && reflect.DeepEqual(obj.Subjects, cur.Subjects) {
-			return nil
-		}
-		return a.confirmBinding(ctx, "clusterrolebindings", "", obj.Name, obj.RoleRef)
+		return a.admitBinding(ctx, b)
 	}
 	a.stores.ClusterRoleBindings.SetHooks(crbh)
+}
+
+// binding is what admission checks of a RoleBinding or ClusterRoleBinding
+// (not namespaced); cur is the stored one on update.
+type binding struct {
+	kind, resource, namespace, name string
+	namespaced                      bool
+	ref                             rbacv1.RoleRef
+	subjects                        []rbacv1.Subject
+	cur                             *binding
+}
+
+// admitBinding validates a binding as kube does (roleRef fixed once set)
+// and lets it be written only by who holds the role it binds (or may
+// escalate or bind it); an update that keeps the subjects needs no check.
+func (a *Authorizer) admitBinding(ctx context.Context, b binding) error {
+	errs := validateBinding(b.ref, b.subjects, b.namespaced)
+	if b.cur != nil && b.ref != b.cur.ref {
+		errs = append(errs, field.Invalid(field.NewPath("roleRef"), b.ref, "cannot change roleRef"))
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(schema.GroupKind{Group: GroupName, Kind: b.kind}, b.name, errs)
+	}
+	if b.cur != nil && reflect.DeepEqual(b.subjects, b.cur.subjects) {
+		return nil
+	}
+	return a.confirmBinding(ctx, b.resource, b.namespace, b.name, b.ref)
 }
 
 // privileged: no user in ctx (the server's own writes) or system:masters.
