@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -84,13 +85,23 @@ func TestSIGTERM(t *testing.T) {
 		t.Fatalf("kubeconfig has no CA: %s", raw)
 	}
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
-	resp, err := client.Get(server + "/readyz")
+	resp, err := client.Get(server + "/readyz?verbose")
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("/readyz: %d", resp.StatusCode)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/readyz?verbose: %d %v\n%s", resp.StatusCode, err, body)
+	}
+	// Every start step of a standalone server with the built-in kinds is
+	// reported by name, as kube-apiserver reports its post-start hooks.
+	for _, step := range []string{"start-etcd-compactor", "start-etcd-health-monitor", "wait-for-etcd",
+		"start-system-namespaces-controller", "start-garbage-collector", "start-service-account-cache",
+		"rbac/bootstrap-roles", "start-admission-plugins", "start-serving-certificate-renewal"} {
+		if !strings.Contains(string(body), "[+]poststarthook/"+step+" ok\n") {
+			t.Errorf("/readyz?verbose does not report start step %s:\n%s", step, body)
+		}
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -110,132 +110,28 @@ func (s *Server) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("run apiserver: %w", err)
 	}
-	addr := net.JoinHostPort(s.cfg.BindAddress, strconv.Itoa(s.cfg.Port))
-	ln, err := net.Listen("tcp", addr)
+	// The steps are fixed before serving: /readyz lists them from the start.
+	s.steps = s.startSteps()
+	sv, err := s.listen(ctx, handler)
 	if err != nil {
-		return fmt.Errorf("run apiserver: listen on %s: %w", addr, err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	if err := s.discovery.SetServerAddress(net.JoinHostPort(s.advertiseAddress(), strconv.Itoa(port))); err != nil {
-		_ = ln.Close()
 		return fmt.Errorf("run apiserver: %w", err)
 	}
-	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelBase()
-	srv := &http.Server{
-		Handler:           handler,
-		BaseContext:       func(net.Listener) context.Context { return baseCtx },
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       90 * time.Second,
-		MaxHeaderBytes:    1 << 20,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
-	}
-	serveErr := make(chan error, 1)
-	scheme := "http"
-	if s.sec != nil {
-		scheme = "https"
-		srv.TLSConfig = s.tlsConfig()
-		if err := serveHTTP2(srv, s.isFrontProxy); err != nil {
-			_ = ln.Close()
-			return fmt.Errorf("run apiserver: %w", err)
-		}
-		go func() { serveErr <- srv.ServeTLS(ln, "", "") }()
-	} else {
-		go func() { serveErr <- srv.Serve(ln) }()
-	}
-
-	var wg sync.WaitGroup
-	workerCtx, stopWorkers := context.WithCancel(context.Background())
-	defer func() {
-		stopWorkers()
-		wg.Wait()
-	}()
-	if s.cfg.CompactionInterval > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.backend.RunCompactor(workerCtx, s.cfg.CompactionInterval)
-		}()
-	}
-
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s.monitorEtcd(workerCtx)
-	}()
-
-	if err := s.waitForEtcd(ctx, serveErr); err != nil {
-		_ = srv.Close()
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("run apiserver: %w", err)
-	}
-	if err := s.waitForDelegation(ctx, s.cfg.RequestTimeout); err != nil {
-		_ = srv.Close()
-		return nil
-	}
-	if s.lifecycle != nil {
-		nsCtx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
-		err := s.lifecycle.EnsureSystemNamespaces(nsCtx)
-		cancel()
-		if err != nil {
-			_ = srv.Close()
+	defer sv.cancelBase()
+	st := newStarter(groups, sv.serveErr)
+	defer st.stop()
+	for _, step := range s.steps {
+		if err := step.start(ctx, st); err != nil {
+			_ = sv.srv.Close()
 			if ctx.Err() != nil {
 				return nil
 			}
 			return fmt.Errorf("run apiserver: %w", err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.lifecycle.Run(workerCtx)
-		}()
+		step.done.Store(true)
 	}
-	if gc := s.garbageCollector(); gc != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			gc.Run(workerCtx)
-		}()
-	}
-	if s.saCache != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.saCache.Run(workerCtx)
-		}()
-		select {
-		case <-s.saCache.Synced():
-		case <-ctx.Done():
-			_ = srv.Close()
-			return nil
-		}
-	}
-	if s.rbacAuthorizer != nil {
-		if err := s.startRBAC(ctx, workerCtx, &wg, groups); err != nil {
-			_ = srv.Close()
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("run apiserver: %w", err)
-		}
-	}
-	if err := s.startAdmission(ctx, workerCtx, &wg, groups); err != nil {
-		_ = srv.Close()
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("run apiserver: %w", err)
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s.renewServing(workerCtx)
-	}()
-	url := hostURL(scheme, s.cfg.BindAddress, port)
+	url := hostURL(sv.scheme, s.cfg.BindAddress, sv.port)
 	if err := writeKubeconfig(s.KubeconfigPath(), url, s.sec); err != nil {
-		_ = srv.Close()
+		_ = sv.srv.Close()
 		return fmt.Errorf("run apiserver: %w", err)
 	}
 	s.mu.Lock()
@@ -246,21 +142,75 @@ func (s *Server) Run(ctx context.Context) (err error) {
 
 	select {
 	case <-ctx.Done():
-	case err := <-serveErr:
+	case err := <-sv.serveErr:
 		return fmt.Errorf("run apiserver: serve: %w", err)
 	}
 	s.log.Info("kubeforge apiserver shutting down")
 	// Readyz fails and watches end from here.
 	s.stopOnce.Do(func() { close(s.stopCh) })
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		s.log.Warn("in-flight requests did not finish in time; closing connections", "timeout", s.cfg.ShutdownTimeout, "err", err)
-		cancelBase()
-		_ = srv.Close()
-	}
-	<-serveErr
+	sv.shutdown(s.cfg.ShutdownTimeout, s.log)
 	return nil
+}
+
+// serving is the HTTP server Run listens with.
+type serving struct {
+	srv      *http.Server
+	serveErr chan error
+	port     int
+	scheme   string
+	// cancelBase ends the requests still running when the drain gives up.
+	cancelBase context.CancelFunc
+}
+
+// listen listens on the bind address, tells discovery the advertised
+// address and serves handler (HTTPS and HTTP/2 unless PlainHTTP).
+func (s *Server) listen(ctx context.Context, handler http.Handler) (*serving, error) {
+	addr := net.JoinHostPort(s.cfg.BindAddress, strconv.Itoa(s.cfg.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	if err := s.discovery.SetServerAddress(net.JoinHostPort(s.advertiseAddress(), strconv.Itoa(port))); err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	sv := &serving{port: port, scheme: "http", serveErr: make(chan error, 1), cancelBase: cancelBase}
+	sv.srv = &http.Server{
+		Handler:           handler,
+		BaseContext:       func(net.Listener) context.Context { return baseCtx },
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	if s.sec == nil {
+		go func() { sv.serveErr <- sv.srv.Serve(ln) }()
+		return sv, nil
+	}
+	sv.scheme = "https"
+	sv.srv.TLSConfig = s.tlsConfig()
+	if err := serveHTTP2(sv.srv, s.isFrontProxy); err != nil {
+		_ = ln.Close()
+		cancelBase()
+		return nil, err
+	}
+	go func() { sv.serveErr <- sv.srv.ServeTLS(ln, "", "") }()
+	return sv, nil
+}
+
+// shutdown stops listening and drains the requests in flight for up to
+// timeout, then ends those left.
+func (sv *serving) shutdown(timeout time.Duration, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := sv.srv.Shutdown(ctx); err != nil {
+		log.Warn("in-flight requests did not finish in time; closing connections", "timeout", timeout, "err", err)
+		sv.cancelBase()
+		_ = sv.srv.Close()
+	}
+	<-sv.serveErr
 }
 
 // waitForEtcd polls the backend until etcd answers.

@@ -239,6 +239,9 @@ type Server struct {
 	skippedGroups []string
 	// gc is the garbage collector, once Run started it (standalone mode).
 	gc *garbagecollector.GarbageCollector
+	// steps are the start-up steps of Run (startsteps.go), fixed before
+	// it serves; /readyz reports each.
+	steps []*startStep
 }
 
 // New validates cfg, starts the embedded etcd (unless cfg.EtcdServers is

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -551,6 +552,22 @@ func TestServer(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.Contains(string(body), "[+]etcd ok") || !strings.Contains(string(body), "readyz check passed") {
 			t.Fatalf("/readyz?verbose: %d %q", resp.StatusCode, body)
 		}
+		// The start steps of a plain-HTTP server without the built-in
+		// kinds, in order, each by name; none of the security or
+		// namespace steps.
+		var steps []string
+		for _, line := range strings.Split(string(body), "\n") {
+			if name, ok := strings.CutPrefix(line, "[+]poststarthook/"); ok {
+				steps = append(steps, name)
+			}
+		}
+		want := "start-etcd-compactor ok,start-etcd-health-monitor ok,wait-for-etcd ok,start-garbage-collector ok,start-admission-plugins ok"
+		if strings.Join(steps, ",") != want {
+			t.Fatalf("/readyz?verbose start steps %q, want %q", steps, want)
+		}
+		if resp, body := ts.get(t, "/readyz/poststarthook/wait-for-etcd"); resp.StatusCode != 200 || string(body) != "ok" {
+			t.Fatalf("/readyz/poststarthook/wait-for-etcd: %d %q", resp.StatusCode, body)
+		}
 		resp, body = ts.get(t, "/version")
 		var v struct{ GitVersion, GoVersion, Platform string }
 		if err := json.Unmarshal(body, &v); err != nil || resp.StatusCode != 200 || v.GitVersion != GitVersion || v.GoVersion == "" || v.Platform == "" {
@@ -764,5 +781,68 @@ func TestAddGroupVersionErrors(t *testing.T) {
 	spoke := schema.GroupVersionKind{Group: "a.dev", Version: "v1alpha1", Kind: "X"}
 	if err := s.AddConversions(fieldmanager.Conversion{GVK: spoke, Hub: spoke}); err == nil || !strings.Contains(err.Error(), "its own hub") {
 		t.Errorf("conversion to itself: %v", err)
+	}
+}
+
+// TestReadyzWaitsForStartSteps: while a start step waits (etcd does not
+// answer), /readyz fails and names it, and reports the steps before it
+// done; cancelling then ends Run cleanly.
+func TestReadyzWaitsForStartSteps(t *testing.T) {
+	free := func() int {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		return ln.Addr().(*net.TCPAddr).Port
+	}
+	etcdPort, port := free(), free()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := New(ctx, Config{
+		DataDir: t.TempDir(), Port: port, PlainHTTP: true,
+		EtcdServers: []string{fmt.Sprintf("http://127.0.0.1:%d", etcdPort)},
+		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	url := fmt.Sprintf("http://127.0.0.1:%d/readyz?verbose&exclude=etcd", port)
+	var body []byte
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			body, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err == nil && resp.StatusCode == http.StatusInternalServerError {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz while etcd is down: %v %s", err, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, line := range []string{"[+]poststarthook/start-etcd-health-monitor ok", "[-]poststarthook/wait-for-etcd failed: reason withheld", "[-]poststarthook/start-admission-plugins failed: reason withheld", "readyz check failed"} {
+		if !strings.Contains(string(body), line+"\n") {
+			t.Errorf("/readyz?verbose while etcd is down has no %q:\n%s", line, body)
+		}
+	}
+	select {
+	case <-s.Ready():
+		t.Fatal("ready without etcd")
+	default:
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run after cancel: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return within 30 s of cancel")
 	}
 }
