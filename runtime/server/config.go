@@ -7,11 +7,10 @@ import (
 	"net"
 	"time"
 
+	"github.com/kubeforge/kubeforge/runtime/authn"
 	"github.com/kubeforge/kubeforge/runtime/delegate"
 	"github.com/kubeforge/kubeforge/runtime/etcd"
 	"github.com/kubeforge/kubeforge/runtime/storage"
-
-	"github.com/kubeforge/kubeforge/runtime/authn"
 )
 
 // Defaults, from kube-apiserver's.

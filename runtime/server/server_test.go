@@ -237,11 +237,13 @@ func decodeStatus(t *testing.T, body []byte) metav1.Status {
 
 const aggregatedAccept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
 
-func TestServer(t *testing.T) {
-	dir := t.TempDir()
-	ts := startServer(t, dir, nil)
-
-	t.Run("kubeconfig", func(t *testing.T) {
+// serverChecks are the subtests of TestServer, all against one server
+// (dir is its data directory).
+var serverChecks = []struct {
+	name string
+	run  func(t *testing.T, ts *testServer, dir string)
+}{
+	{"kubeconfig", func(t *testing.T, ts *testServer, dir string) {
 		data, err := os.ReadFile(filepath.Join(dir, KubeconfigName))
 		if err != nil {
 			t.Fatal(err)
@@ -271,9 +273,9 @@ func TestServer(t *testing.T) {
 		if resp, _ := ts.get(t, "/healthz"); resp.StatusCode != 200 {
 			t.Fatalf("healthz through kubeconfig URL: %d", resp.StatusCode)
 		}
-	})
+	}},
 
-	t.Run("legacy discovery", func(t *testing.T) {
+	{"legacy discovery", func(t *testing.T, ts *testServer, dir string) {
 		resp, body := ts.get(t, "/api", "Accept", "application/json")
 		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 			t.Fatalf("/api: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
@@ -338,9 +340,9 @@ func TestServer(t *testing.T) {
 				t.Fatalf("%s: %d %s", p, resp.StatusCode, body)
 			}
 		}
-	})
+	}},
 
-	t.Run("aggregated discovery", func(t *testing.T) {
+	{"aggregated discovery", func(t *testing.T, ts *testServer, dir string) {
 		for _, path := range []string{"/apis", "/api"} {
 			resp, body := ts.get(t, path, "Accept", aggregatedAccept)
 			if resp.StatusCode != 200 {
@@ -388,9 +390,9 @@ func TestServer(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.Contains(string(body), `"kind":"APIGroupList"`) {
 			t.Fatalf("protobuf accept: %d %s", resp.StatusCode, body)
 		}
-	})
+	}},
 
-	t.Run("openapi v3", func(t *testing.T) {
+	{"openapi v3", func(t *testing.T, ts *testServer, dir string) {
 		resp, body := ts.get(t, "/openapi/v3")
 		if resp.StatusCode != 200 {
 			t.Fatalf("/openapi/v3: %d %s", resp.StatusCode, body)
@@ -488,9 +490,9 @@ func TestServer(t *testing.T) {
 		if r2.StatusCode != http.StatusMovedPermanently || r2.Header.Get("Location") != entry.ServerRelativeURL {
 			t.Fatalf("stale hash: %d %s", r2.StatusCode, r2.Header.Get("Location"))
 		}
-	})
+	}},
 
-	t.Run("openapi v2", func(t *testing.T) {
+	{"openapi v2", func(t *testing.T, ts *testServer, dir string) {
 		resp, body := ts.get(t, "/openapi/v2", "Accept", "application/json")
 		if resp.StatusCode != 200 || !strings.Contains(string(body), `"swagger":"2.0"`) ||
 			strings.Contains(string(body), "#/components/schemas/") || !strings.Contains(string(body), `"#/definitions/`+widgetName+`"`) {
@@ -539,9 +541,9 @@ func TestServer(t *testing.T) {
 		if resp.StatusCode != http.StatusNotAcceptable || decodeStatus(t, body).Code != 406 {
 			t.Fatalf("/openapi/v2 xml: %d %s", resp.StatusCode, body)
 		}
-	})
+	}},
 
-	t.Run("health", func(t *testing.T) {
+	{"health", func(t *testing.T, ts *testServer, dir string) {
 		for _, p := range []string{"/healthz", "/livez", "/readyz", "/readyz/etcd"} {
 			resp, body := ts.get(t, p)
 			if resp.StatusCode != 200 || string(body) != "ok" {
@@ -573,9 +575,9 @@ func TestServer(t *testing.T) {
 		if err := json.Unmarshal(body, &v); err != nil || resp.StatusCode != 200 || v.GitVersion != GitVersion || v.GoVersion == "" || v.Platform == "" {
 			t.Fatalf("/version: %d %s", resp.StatusCode, body)
 		}
-	})
+	}},
 
-	t.Run("body limit", func(t *testing.T) {
+	{"body limit", func(t *testing.T, ts *testServer, dir string) {
 		big := bytes.Repeat([]byte("x"), DefaultMaxRequestBodyBytes+1)
 		resp, err := http.Post(ts.url+"/apis/"+testGroup+"/v1/namespaces/default/widgets", "application/json", bytes.NewReader(big))
 		if err != nil {
@@ -607,9 +609,9 @@ func TestServer(t *testing.T) {
 		if resp.StatusCode != http.StatusCreated {
 			t.Fatalf("small body: %d", resp.StatusCode)
 		}
-	})
+	}},
 
-	t.Run("panic recovery", func(t *testing.T) {
+	{"panic recovery", func(t *testing.T, ts *testServer, dir string) {
 		resp, body := ts.get(t, "/apis/"+testGroup+"/v1/namespaces/default/widgets/panic")
 		if resp.StatusCode != 500 || decodeStatus(t, body).Reason != metav1.StatusReasonInternalError {
 			t.Fatalf("panic: %d %s", resp.StatusCode, body)
@@ -618,16 +620,16 @@ func TestServer(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.Contains(string(body), `"name":"w1"`) {
 			t.Fatalf("after panic: %d %s", resp.StatusCode, body)
 		}
-	})
+	}},
 
-	t.Run("unknown path is a 404 Status", func(t *testing.T) {
+	{"unknown path is a 404 Status", func(t *testing.T, ts *testServer, dir string) {
 		resp, body := ts.get(t, "/apis/"+testGroup+"/v1/namespaces/default/nothings")
 		if resp.StatusCode != 404 || decodeStatus(t, body).Code != 404 {
 			t.Fatalf("unknown: %d %s", resp.StatusCode, body)
 		}
-	})
+	}},
 
-	t.Run("metrics", func(t *testing.T) {
+	{"metrics", func(t *testing.T, ts *testServer, dir string) {
 		ts.get(t, "/apis/"+testGroup+"/v1/namespaces/default/widgets/panic")
 		ts.get(t, "/apis")
 		resp, body := ts.get(t, "/metrics")
@@ -645,7 +647,15 @@ func TestServer(t *testing.T) {
 				t.Errorf("/metrics lacks %s", want)
 			}
 		}
-	})
+	}},
+}
+
+func TestServer(t *testing.T) {
+	dir := t.TempDir()
+	ts := startServer(t, dir, nil)
+	for _, c := range serverChecks {
+		t.Run(c.name, func(t *testing.T) { c.run(t, ts, dir) })
+	}
 }
 
 func TestRequestTimeout(t *testing.T) {
