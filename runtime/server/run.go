@@ -52,8 +52,9 @@ func (s *Server) advertiseAddress() string {
 // Run serves until ctx is cancelled, then shuts down gracefully: readyz
 // fails, the listener closes, watch streams end, in-flight requests drain
 // (up to ShutdownTimeout), the compactor stops and etcd is closed. It
-// returns nil after a clean shutdown. Once listening and connected to etcd
-// it writes DataDir/admin.kubeconfig and logs one "ready" line.
+// returns nil after a clean shutdown. Once listening it runs the start-up
+// steps (startsteps.go) in order; when all are done it writes
+// DataDir/admin.kubeconfig and logs one "ready" line.
 func (s *Server) Run(ctx context.Context) (err error) {
 	s.mu.Lock()
 	if s.running || s.closed {
@@ -112,16 +113,18 @@ func (s *Server) Run(ctx context.Context) (err error) {
 	}
 	// The steps are fixed before serving: /readyz lists them from the start.
 	s.steps = s.startSteps()
+	st := newStarter(groups)
+	defer st.stop()
 	sv, err := s.listen(ctx, handler)
 	if err != nil {
 		return fmt.Errorf("run apiserver: %w", err)
 	}
-	defer sv.cancelBase()
-	st := newStarter(groups, sv.serveErr)
-	defer st.stop()
+	// On any return the listener closes first, then the workers stop
+	// (st.stop), then etcd (Close).
+	defer sv.close()
+	st.serveErr = sv.serveErr
 	for _, step := range s.steps {
 		if err := step.start(ctx, st); err != nil {
-			_ = sv.srv.Close()
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -131,7 +134,6 @@ func (s *Server) Run(ctx context.Context) (err error) {
 	}
 	url := hostURL(sv.scheme, s.cfg.BindAddress, sv.port)
 	if err := writeKubeconfig(s.KubeconfigPath(), url, s.sec); err != nil {
-		_ = sv.srv.Close()
 		return fmt.Errorf("run apiserver: %w", err)
 	}
 	s.mu.Lock()
@@ -198,6 +200,13 @@ func (s *Server) listen(ctx context.Context, handler http.Handler) (*serving, er
 	}
 	go func() { sv.serveErr <- sv.srv.ServeTLS(ln, "", "") }()
 	return sv, nil
+}
+
+// close stops listening and ends the requests still running; after
+// shutdown it changes nothing.
+func (sv *serving) close() {
+	sv.cancelBase()
+	_ = sv.srv.Close()
 }
 
 // shutdown stops listening and drains the requests in flight for up to

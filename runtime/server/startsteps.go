@@ -11,7 +11,8 @@ import (
 // listens, like kube-apiserver's post-start hooks: /readyz reports each
 // as poststarthook/<name>, failing until the step is done. A step that
 // starts workers starts them with starter.goWorker, which stops them when
-// Run returns; Run's loop is the only place a failed step is handled.
+// Run returns. A failed step only returns its error: Run's cleanups,
+// registered once, close the listener, stop the workers and close etcd.
 type startStep struct {
 	name  string
 	start func(ctx context.Context, st *starter) error
@@ -29,11 +30,11 @@ type starter struct {
 	wg          sync.WaitGroup
 }
 
-func newStarter(groups []GroupVersion, serveErr <-chan error) *starter {
+func newStarter(groups []GroupVersion) *starter {
 	// Workers outlive a cancelled Run context until stop: they run while
 	// in-flight requests drain.
 	ctx, cancel := context.WithCancel(context.Background())
-	return &starter{groups: groups, serveErr: serveErr, workerCtx: ctx, stopWorkers: cancel}
+	return &starter{groups: groups, workerCtx: ctx, stopWorkers: cancel}
 }
 
 // goWorker runs work until stop.
