@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/kubeforge/kubeforge/runtime/pki"
+	"github.com/kubeforge/kubeforge/runtime/server/options"
 )
 
 // runCerts is "apiserver certs": it writes the serving certificate an
@@ -22,7 +23,7 @@ func runCerts(args []string, stderr io.Writer) int {
 	dir := fs.String("dir", "deploy/certs", "folder to write ca.crt, ca.key, tls.crt and tls.key into")
 	service := fs.String("service", "", "name of the apiserver's Service (deploy/base/apiserver.yaml), required")
 	namespace := fs.String("namespace", "", "namespace of the Service, required")
-	var hosts stringList
+	var hosts options.StringList
 	fs.Var(&hosts, "host", "more DNS names or IP addresses the certificate covers (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

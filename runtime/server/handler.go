@@ -111,6 +111,14 @@ func (s *Server) healthChecks(kind string) []healthCheck {
 		if s.delegation != nil {
 			checks = append(checks, healthCheck{name: "main-cluster-authentication", check: s.delegationCheck})
 		}
+		for _, step := range s.steps {
+			checks = append(checks, healthCheck{name: "poststarthook/" + step.name, check: func(context.Context) error {
+				if !step.done.Load() {
+					return errStepPending
+				}
+				return nil
+			}})
+		}
 		checks = append(checks, healthCheck{name: "shutdown", check: func(context.Context) error {
 			select {
 			case <-s.stopCh:

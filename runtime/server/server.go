@@ -52,43 +52,46 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	restful "github.com/emicklei/go-restful/v3"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubeforge/kubeforge/runtime/authn"
+	"github.com/kubeforge/kubeforge/runtime/admission"
+	"github.com/kubeforge/kubeforge/runtime/audit"
+	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/discovery"
+	"github.com/kubeforge/kubeforge/runtime/encryption"
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
+	"github.com/kubeforge/kubeforge/runtime/etcd"
+	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
+	"github.com/kubeforge/kubeforge/runtime/filters"
+	"github.com/kubeforge/kubeforge/runtime/garbagecollector"
+	"github.com/kubeforge/kubeforge/runtime/informer"
+	"github.com/kubeforge/kubeforge/runtime/metrics"
+	"github.com/kubeforge/kubeforge/runtime/namespaces"
+	"github.com/kubeforge/kubeforge/runtime/rbac"
+	"github.com/kubeforge/kubeforge/runtime/request"
 	"github.com/kubeforge/kubeforge/runtime/resource"
+	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
 // Media types the generated WebServices consume and produce.
 const (
 	MediaTypeJSON = "application/json"
 	MediaTypeYAML = "application/yaml"
-)
-
-// Defaults, from kube-apiserver's.
-const (
-	DefaultPort                = 6443
-	DefaultBindAddress         = "127.0.0.1"
-	DefaultEtcdPrefix          = "/registry"
-	DefaultRequestTimeout      = 60 * time.Second
-	DefaultMaxRequestBodyBytes = 3 << 20
-	DefaultMaxMutatingInFlight = 200
-	DefaultMaxReadOnlyInFlight = 400
-	// DefaultMinRequestTimeout: a watch without timeoutSeconds lasts
-	// between it and twice it.
-	DefaultMinRequestTimeout  = 30 * time.Minute
-	DefaultCompactionInterval = 5 * time.Minute
-	DefaultShutdownTimeout    = 30 * time.Second
-	// DefaultEventTTL is how long events are kept (kube-apiserver's --event-ttl).
-	DefaultEventTTL = time.Hour
-	// KubeconfigName is the file written into DataDir once the server is ready.
-	KubeconfigName = "admin.kubeconfig"
 )
 
 // GroupVersion is what one generated Install registers.
@@ -159,146 +162,368 @@ func (gv GroupVersion) validate() error {
 	return nil
 }
 
-// Config configures a Server. Zero fields take the Default* values.
-type Config struct {
-	// BindAddress is the IP to listen on (default 127.0.0.1).
-	BindAddress string
-	// Port to listen on; 0 picks a free port (the kubeconfig has the real one).
-	Port int
-	// AdvertiseAddress is the IP clients are told to reach the server at
-	// (/api's serverAddressByClientCIDRs, kube's --advertise-address);
-	// default: BindAddress, or the host's default interface address when
-	// that is unspecified.
-	AdvertiseAddress string
-	// DataDir holds the embedded etcd data (DataDir/etcd) and admin.kubeconfig.
-	DataDir string
-	// EtcdServers, when set, are the endpoints of an external etcd cluster and
-	// no embedded etcd is started.
-	EtcdServers []string
-	// EtcdCAFile, EtcdCertFile and EtcdKeyFile secure the connection to
-	// EtcdServers (https endpoints): the CA bundle verifying etcd, and the
-	// client certificate and key it authenticates the server with. The
-	// embedded etcd always uses TLS with its own CA in <data-dir>/pki/etcd.
-	EtcdCAFile, EtcdCertFile, EtcdKeyFile string
-	// EtcdMaxRequestBytes is the largest etcd request (etcd's
-	// --max-request-bytes, default 1.5 MiB): the embedded etcd is started
-	// with it, and a write whose stored object would exceed it is a 413
-	// before it reaches etcd. Set it to an external cluster's value.
-	EtcdMaxRequestBytes int
-	// EtcdQuotaBackendBytes is the embedded etcd's database quota (etcd's
-	// --quota-backend-bytes, default 2 GiB), lowered at start to fit the
-	// free disk space: past it etcd raises its NOSPACE alarm, writes get
-	// a 507 and reads go on; deleting objects recovers (the server
-	// compacts, defragments and disarms the alarm).
-	EtcdQuotaBackendBytes int64
-	// EncryptionProviderConfig is kube's EncryptionConfiguration file
-	// (--encryption-provider-config): the resources it names are
-	// encrypted at rest (package runtime/encryption).
-	EncryptionProviderConfig string
-	// AuditLogPath, when set, writes the audit log there ("-": standard
-	// output) at the levels of AuditPolicyFile (kube's audit.k8s.io/v1
-	// Policy; empty: Metadata for every request), rotated at
-	// AuditLogMaxSizeMB (default 100), keeping AuditLogMaxBackups files
-	// (0: all; the command's --audit-log-maxbackup default is 10) for
-	// AuditLogMaxAgeDays (0: no limit).
-	AuditLogPath, AuditPolicyFile                             string
-	AuditLogMaxSizeMB, AuditLogMaxBackups, AuditLogMaxAgeDays int
-	// EtcdPrefix is the key prefix of every object (default /registry).
-	EtcdPrefix string
-	// RequestTimeout bounds non-watch requests, and the time to receive a
-	// request body (default 60 s).
-	RequestTimeout time.Duration
-	// MinRequestTimeout: a watch without timeoutSeconds lasts a random
-	// time between it and twice it (default 30 min).
-	MinRequestTimeout time.Duration
-	// MaxRequestBodyBytes bounds request bodies (default 3 MiB).
-	MaxRequestBodyBytes int64
-	// MaxMutatingInFlight and MaxReadOnlyInFlight bound concurrent requests
-	// (kube's defaults 200 and 400; watches are not counted); no user but
-	// system:masters holds more than half of either.
-	MaxMutatingInFlight int
-	MaxReadOnlyInFlight int
-	// CompactionInterval is how often etcd is compacted (default 5 min;
-	// negative disables compaction).
-	CompactionInterval time.Duration
-	// ShutdownTimeout bounds the drain of in-flight requests (default 30 s).
-	ShutdownTimeout time.Duration
-	// EventTTL is the time to live of core events and events.k8s.io
-	// events: each write attaches the object to an etcd lease (default 1 h;
-	// negative keeps events forever). It goes by the stored resource, so
-	// events.k8s.io events stored as core events (+kubeforge:external
-	// storedAs=) get it through the core store whichever group wrote them.
-	EventTTL time.Duration
-	// NoWatchCache turns the watch cache off (--watch-cache=false): every
-	// watch, list and get reads etcd. With it (the default) each resource
-	// has one etcd watch feeding an in-memory copy that serves watches,
-	// and lists and gets whose resourceVersion allows it.
-	NoWatchCache bool
-	// WatchCacheEvents and WatchCacheBytes bound each resource's window
-	// of recent events, from which a watch can resume without etcd
-	// (defaults storage.DefaultWatchCacheEvents and DefaultWatchCacheBytes).
-	WatchCacheEvents int
-	WatchCacheBytes  int
-	// NoGarbageCollector turns garbage collection off
-	// (--enable-garbage-collector=false, as kube-apiserver's and
-	// kube-controller-manager's flag): deletes add no orphan or
-	// foregroundDeletion finalizer and no collector runs. With it (the
-	// default) the stores do their half and, in standalone mode, the
-	// server runs runtime/garbagecollector; in aggregated mode the main
-	// cluster's kube-controller-manager collects.
-	NoGarbageCollector bool
-	// GarbageCollectorWorkers: concurrent attemptToDelete workers
-	// (default garbagecollector.DefaultWorkers).
-	GarbageCollectorWorkers int
-	// Logger receives the server's logs (default slog.Default()).
-	Logger *slog.Logger
+// Server is one apiserver replica. Build it with New, register generated
+// group-versions with AddGroupVersion, then call Run.
+type Server struct {
+	cfg Config
+	log *slog.Logger
 
-	// PlainHTTP serves plain HTTP with neither authentication nor
-	// authorization: every request is system:unsecured in system:masters.
-	// For local debugging only (--insecure-plain-http-no-auth).
-	PlainHTTP bool
-	// TLSCertFile and TLSKeyFile are the serving certificate and key; when
-	// empty, one signed by the generated CA (<data-dir>/pki) is used, for
-	// localhost, 127.0.0.1, ::1, the host name, the bind address and
-	// TLSSANs.
-	TLSCertFile, TLSKeyFile string
-	TLSSANs                 []string
-	// ClientCAFile verifies client certificates besides the generated CA
-	// (kube's --client-ca-file): CN is the user, O the groups.
-	ClientCAFile string
-	// TokenAuthFile is kube's static token file (--token-auth-file).
-	TokenAuthFile string
-	// DisableAnonymousAuth answers requests without credentials with 401
-	// instead of serving them as system:anonymous (--anonymous-auth=false).
-	DisableAnonymousAuth bool
-	// AuthorizationMode is RBAC (default) or AlwaysAllow.
-	AuthorizationMode string
-	// ServiceAccountIssuer is the iss of ServiceAccount tokens (default
-	// serviceaccount.DefaultIssuer); APIAudiences the audiences a token
-	// must name one of (default: the issuer).
-	ServiceAccountIssuer string
-	APIAudiences         []string
-	// ServiceAccountSigningKeyFile signs tokens (default
-	// <data-dir>/pki/sa.key, generated); ServiceAccountKeyFiles hold more
-	// keys tokens are verified with.
-	ServiceAccountSigningKeyFile string
-	ServiceAccountKeyFiles       []string
+	// discovery serves /api and /apis; Run tells it the advertised address.
+	discovery *discovery.Handler
 
-	// Aggregated runs the server behind kube-apiserver as an aggregated
-	// API server (--mode=aggregated, aggregated.go): the main cluster
-	// authenticates, authorizes and owns namespaces, and the server serves
-	// only the user's own groups.
-	Aggregated bool
-	// Kubeconfig reaches the main cluster in aggregated mode; empty is the
-	// in-cluster configuration.
-	Kubeconfig string
-	// RequestHeader, when set, is the front proxy trusted (the
-	// --requestheader-* flags), in either mode; in aggregated mode without
-	// it, the main cluster's extension-apiserver-authentication ConfigMap
-	// says.
-	RequestHeader *authn.RequestHeader
-	// TokenCacheTTL is how long a TokenReview answer is remembered;
-	// AllowedCacheTTL and DeniedCacheTTL those of SubjectAccessReview
-	// (aggregated mode; defaults kube's, 10 s each).
-	TokenCacheTTL, AllowedCacheTTL, DeniedCacheTTL time.Duration
+	embedded *etcd.Embedded // nil with external etcd
+	client   *clientv3.Client
+	backend  *storage.Backend
+
+	container *restful.Container
+	metrics   *metrics.Metrics
+	// fieldManagers: server-side apply field managers, typed by the
+	// schemas of the added group-versions.
+	fieldManagers *fieldmanager.Registry
+
+	mu      sync.Mutex
+	groups  []GroupVersion
+	running bool
+	// collections: every hub store (AddCollection); namespaceStore is the
+	// core/v1 namespaces one, when served.
+	collections    []storage.Collection
+	namespaceStore NamespaceStore
+	// lifecycle is the namespace lifecycle, set by Run before serving when
+	// namespaces are served; read-only afterwards.
+	lifecycle *namespaces.Lifecycle
+
+	// stopCh is closed when shutdown starts: watches end.
+	stopCh   chan struct{}
+	stopOnce sync.Once
+	ready    chan struct{}
+	url      string
+	closed   bool
+
+	// etcd holds the *etcdState the health probe keeps (etcdhealth.go);
+	// noSpace is set while etcd's NOSPACE alarm is raised; quota is the
+	// embedded etcd's backend quota.
+	etcd    atomic.Value
+	noSpace atomic.Bool
+	quota   int64
+	// unreadableLogged: when each unreadable key was last logged.
+	unreadableLogged sync.Map
+	// auditor writes the audit log; nil without one.
+	auditor *audit.Auditor
+
+	// sec is nil with PlainHTTP; rbac is the RBAC authorizer once RBAC
+	// is served.
+	sec *security
+	// rbacReady: the RBAC informers have listed and the bootstrap policy
+	// is in; until then only system:masters is allowed.
+	rbacReady atomic.Bool
+	// rbacStores and serviceAccounts are set by AddCollection when the
+	// generated install serves those kinds.
+	rbacStores rbacStores
+	// admissionStores are the admissionregistration.k8s.io stores;
+	// admission is the chain every handler calls, conversions what it
+	// converts objects between versions with.
+	admissionStores admissionStores
+	admission       admissionChain
+	// admissionPlugins are the in-process plug-ins AddAdmission added.
+	admissionPlugins []admission.Interface
+	conversions      conversions
+	serviceAccounts  ServiceAccountStore
+	rbacAuthorizer   *rbac.Authorizer
+	// saCache holds the ServiceAccounts tokens are checked against.
+	saCache *informer.Cache[*corev1.ServiceAccount, *corev1.ServiceAccountList]
+	// delegation is the main cluster in aggregated mode, else nil.
+	delegation *delegation
+	// skippedGroups are the group-versions aggregated mode leaves to the
+	// main cluster.
+	skippedGroups []string
+	// gc is the garbage collector, once Run started it (standalone mode).
+	gc *garbagecollector.GarbageCollector
+	// steps are the start-up steps of Run (startsteps.go), fixed before
+	// it serves; /readyz reports each.
+	steps []*startStep
+}
+
+// New validates cfg, starts the embedded etcd (unless cfg.EtcdServers is
+// set) and builds the storage backend. ctx bounds only the start-up. The
+// caller must call Run (which releases everything when it returns) or, if
+// it never runs the server, Close.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if err := cfg.complete(); err != nil {
+		return nil, fmt.Errorf("configure apiserver: %w", err)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	// A kubeconfig left by an earlier run names a stale port: whoever waits
+	// for it must only see the one this run writes once ready.
+	if err := os.Remove(filepath.Join(cfg.DataDir, KubeconfigName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("remove stale kubeconfig: %w", err)
+	}
+	s := &Server{
+		cfg:    cfg,
+		log:    cfg.Logger,
+		stopCh: make(chan struct{}),
+		ready:  make(chan struct{}),
+	}
+	s.container = restful.NewContainer()
+	s.fieldManagers = fieldmanager.NewRegistry()
+	s.metrics = metrics.New()
+	if cfg.AuditLogPath != "" {
+		a, err := audit.New(audit.Options{
+			Path: cfg.AuditLogPath, PolicyFile: cfg.AuditPolicyFile,
+			MaxSizeMB: cfg.AuditLogMaxSizeMB, MaxBackups: cfg.AuditLogMaxBackups, MaxAgeDays: cfg.AuditLogMaxAgeDays,
+		}, s.log)
+		if err != nil {
+			return nil, fmt.Errorf("configure apiserver: %w", err)
+		}
+		s.auditor = a
+	}
+	var enc *encryption.Config
+	if cfg.EncryptionProviderConfig != "" {
+		var err error
+		if enc, err = encryption.Load(cfg.EncryptionProviderConfig); err != nil {
+			return nil, fmt.Errorf("configure apiserver: %w", err)
+		}
+		s.log.Info("encryption at rest", "resources", enc.Resources())
+	}
+	if len(cfg.EtcdServers) > 0 {
+		c, err := etcd.NewClient(cfg.EtcdServers, etcd.TLSFiles{CAFile: cfg.EtcdCAFile, CertFile: cfg.EtcdCertFile, KeyFile: cfg.EtcdKeyFile})
+		if err != nil {
+			return nil, fmt.Errorf("connect to etcd: %w", err)
+		}
+		s.client = c
+	} else {
+		quota, err := etcd.QuotaForDisk(cfg.DataDir, cfg.EtcdQuotaBackendBytes)
+		if err != nil {
+			return nil, fmt.Errorf("start apiserver: %w", err)
+		}
+		if quota < cfg.EtcdQuotaBackendBytes {
+			s.log.Warn("etcd quota lowered to fit the free disk space", "quotaBytes", quota, "askedBytes", cfg.EtcdQuotaBackendBytes)
+		}
+		s.quota = quota
+		e, err := etcd.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"), etcd.WithQuotaBackendBytes(quota), etcd.WithTLS(filepath.Join(s.pkiDir(), "etcd")),
+			etcd.WithClientSocket(filepath.Join(cfg.DataDir, "etcd.sock")), etcd.WithMaxRequestBytes(cfg.EtcdMaxRequestBytes))
+		if err != nil {
+			return nil, fmt.Errorf("start apiserver: %w", err)
+		}
+		s.embedded = e
+		s.client = e.Client()
+	}
+	s.backend = storage.NewBackend(s.client, cfg.EtcdPrefix, storage.BackendOptions{
+		ObserveLatency:  s.metrics.ObserveEtcd,
+		TTL:             eventTTL(cfg.EventTTL),
+		Transformer:     enc.TransformerFor,
+		MaxRequestBytes: cfg.EtcdMaxRequestBytes,
+		Unreadable:      s.reportUnreadable,
+		SlowWatcher:     s.metrics.WatcherTerminated,
+
+		WatchCache:       !cfg.NoWatchCache,
+		WatchCacheEvents: cfg.WatchCacheEvents,
+		WatchCacheBytes:  cfg.WatchCacheBytes,
+		CacheMetrics:     s.metrics,
+
+		NoGarbageCollection: cfg.NoGarbageCollector,
+	})
+	return s, nil
+}
+
+// reportUnreadable counts a stored value a list, watch or delete left out
+// and logs it, once per key every unreadableLogEvery: every list of the
+// collection meets it again until an admin deletes it (DELETE with
+// ignoreStoreReadErrorWithClusterBreakingPotential=true).
+func (s *Server) reportUnreadable(resource, key string, err error) {
+	s.metrics.Unreadable(resource)
+	now := time.Now()
+	if last, ok := s.unreadableLogged.Load(key); ok && now.Sub(last.(time.Time)) < unreadableLogEvery {
+		return
+	}
+	s.unreadableLogged.Store(key, now)
+	s.log.Error("unreadable object in storage, left out of lists and watches; delete it with ignoreStoreReadErrorWithClusterBreakingPotential=true",
+		"resource", resource, "key", key, "err", err)
+}
+
+const unreadableLogEvery = 5 * time.Minute
+
+// EtcdClientTLS returns the TLS files the server connects to etcd with:
+// another replica on the same etcd uses them.
+func (s *Server) EtcdClientTLS() etcd.TLSFiles {
+	if s.embedded != nil {
+		return s.embedded.ClientTLS()
+	}
+	return etcd.TLSFiles{CAFile: s.cfg.EtcdCAFile, CertFile: s.cfg.EtcdCertFile, KeyFile: s.cfg.EtcdKeyFile}
+}
+
+// Backend returns the etcd backend every generated store is built on.
+func (s *Server) Backend() *storage.Backend { return s.backend }
+
+// EndpointOptions returns the options every generated handler is built
+// with: watches end when shutdown starts, the request timeout and body
+// limit of the Config, request metrics, the server's logger and the
+// server-side apply field managers (typed by the schemas AddGroupVersion
+// adds; handlers look theirs up on first use).
+func (s *Server) EndpointOptions() endpoints.Options {
+	return endpoints.Options{
+		Stop:                s.stopCh,
+		RequestTimeout:      s.cfg.RequestTimeout,
+		MinRequestTimeout:   s.cfg.MinRequestTimeout,
+		MaxRequestBodyBytes: s.cfg.MaxRequestBodyBytes,
+		Observe:             s.metrics.ObserveRequest,
+		Logger:              s.log,
+		FieldManagers:       s.fieldManagers,
+		Admit:               s.admit,
+		Admission:           &s.admission,
+	}
+}
+
+// admit is the admission of every handler: the namespace lifecycle when
+// namespaces are served.
+func (s *Server) admit(ctx context.Context, a endpoints.Attributes) error {
+	if a.IgnoreStoreReadError {
+		if err := s.authorizeUnsafeDelete(ctx, a); err != nil {
+			return err
+		}
+	}
+	if s.delegation != nil {
+		return s.delegation.admitNamespace(ctx, a)
+	}
+	if s.lifecycle == nil {
+		return nil
+	}
+	return s.lifecycle.Admit(ctx, a)
+}
+
+// authorizeUnsafeDelete asks for kube's verb
+// unsafe-delete-ignore-read-errors on the resource, besides delete: a
+// delete that skips reading the object skips its finalizers and hooks.
+func (s *Server) authorizeUnsafeDelete(ctx context.Context, a endpoints.Attributes) error {
+	_, authz := s.filterAuth()
+	u, _ := auth.UserFrom(ctx)
+	attrs := auth.Attributes{User: u, Info: request.Info{
+		Verb: "unsafe-delete-ignore-read-errors", IsResourceRequest: true,
+		APIGroup: a.Info.Group, APIVersion: a.Info.Version, Namespace: a.Namespace, Resource: a.Info.Plural, Name: a.Name,
+	}}
+	d, reason, err := authz.Authorize(ctx, attrs)
+	if d == auth.DecisionAllow {
+		return nil
+	}
+	if err != nil {
+		s.log.Warn("authorize unsafe delete", "err", err)
+	}
+	return filters.ForbiddenError(attrs, reason)
+}
+
+// AddGroupVersion registers a group-version: its routes are served and it
+// appears in discovery and OpenAPI. It must be called before Run.
+func (s *Server) AddGroupVersion(gv GroupVersion) error {
+	if err := gv.validate(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		return fmt.Errorf("add group-version %q: server already running", gv.String())
+	}
+	for _, g := range s.groups {
+		if g.Group == gv.Group && g.Version == gv.Version {
+			return fmt.Errorf("add group-version %q: already added", gv.String())
+		}
+	}
+	if s.skipped(gv.Group) {
+		s.skippedGroups = append(s.skippedGroups, gv.String())
+		return nil
+	}
+	sgv := schema.GroupVersion{Group: gv.Group, Version: gv.Version}
+	if err := s.fieldManagers.AddSchemas(sgv, gv.Schemas); err != nil {
+		return fmt.Errorf("add group-version %q: %w", gv.String(), err)
+	}
+	s.groups = append(s.groups, gv)
+	s.container.Add(gv.WebService)
+	return nil
+}
+
+// AddConversions gives server-side apply the conversions of served
+// versions of kinds to and from their storage versions (a generated
+// Conversions), so that managedFields entries written through one version
+// are kept, and conflict, on writes through another. It must be called
+// before Run.
+func (s *Server) AddConversions(cs ...fieldmanager.Conversion) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		return fmt.Errorf("add conversions: server already running")
+	}
+	for _, c := range cs {
+		if err := s.fieldManagers.AddConversion(c); err != nil {
+			return err
+		}
+	}
+	s.conversions.add(cs...)
+	return nil
+}
+
+// Ready is closed once the server listens, etcd answers and the kubeconfig
+// is written.
+func (s *Server) Ready() <-chan struct{} { return s.ready }
+
+// URL is the base URL clients use (set once Ready is closed).
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
+
+// KubeconfigPath is where the admin kubeconfig is written.
+func (s *Server) KubeconfigPath() string { return filepath.Join(s.cfg.DataDir, KubeconfigName) }
+
+// Close releases etcd without serving; Run calls it on return.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.stopOnce.Do(func() { close(s.stopCh) })
+	s.delegation.close()
+	var errs []error
+	if err := s.auditor.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close audit log: %w", err))
+	}
+	if s.backend != nil {
+		s.backend.Close()
+	}
+	if s.embedded != nil {
+		if err := s.embedded.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close embedded etcd: %w", err))
+		}
+	} else if err := s.client.Close(); err != nil && !errors.Is(err, context.Canceled) {
+		errs = append(errs, fmt.Errorf("close etcd client: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// eventTTL gives core events and events.k8s.io events their time to live.
+// The store asks with its own resource (storage.Backend TTL), the stored
+// one: events.k8s.io events stored as core events (the generated install)
+// are core events here, written through either group; the events.k8s.io
+// entry covers a server that stores them on their own.
+func eventTTL(ttl time.Duration) func(schema.GroupResource) time.Duration {
+	return func(gr schema.GroupResource) time.Duration {
+		if ttl <= 0 || gr.Resource != "events" {
+			return 0
+		}
+		if gr.Group == "" || gr.Group == "events.k8s.io" {
+			return ttl
+		}
+		return 0
+	}
+}
+
+// GarbageCollector returns the running garbage collector, nil in
+// aggregated mode, with garbage collection off, or before Run.
+func (s *Server) GarbageCollector() *garbagecollector.GarbageCollector {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gc
 }

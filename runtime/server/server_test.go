@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -236,11 +237,13 @@ func decodeStatus(t *testing.T, body []byte) metav1.Status {
 
 const aggregatedAccept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
 
-func TestServer(t *testing.T) {
-	dir := t.TempDir()
-	ts := startServer(t, dir, nil)
-
-	t.Run("kubeconfig", func(t *testing.T) {
+// serverChecks are the subtests of TestServer, all against one server
+// (dir is its data directory).
+var serverChecks = []struct {
+	name string
+	run  func(t *testing.T, ts *testServer, dir string)
+}{
+	{"kubeconfig", func(t *testing.T, ts *testServer, dir string) {
 		data, err := os.ReadFile(filepath.Join(dir, KubeconfigName))
 		if err != nil {
 			t.Fatal(err)
@@ -270,9 +273,9 @@ func TestServer(t *testing.T) {
 		if resp, _ := ts.get(t, "/healthz"); resp.StatusCode != 200 {
 			t.Fatalf("healthz through kubeconfig URL: %d", resp.StatusCode)
 		}
-	})
+	}},
 
-	t.Run("legacy discovery", func(t *testing.T) {
+	{"legacy discovery", func(t *testing.T, ts *testServer, dir string) {
 		resp, body := ts.get(t, "/api", "Accept", "application/json")
 		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 			t.Fatalf("/api: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
@@ -337,9 +340,9 @@ func TestServer(t *testing.T) {
 				t.Fatalf("%s: %d %s", p, resp.StatusCode, body)
 			}
 		}
-	})
+	}},
 
-	t.Run("aggregated discovery", func(t *testing.T) {
+	{"aggregated discovery", func(t *testing.T, ts *testServer, dir string) {
 		for _, path := range []string{"/apis", "/api"} {
 			resp, body := ts.get(t, path, "Accept", aggregatedAccept)
 			if resp.StatusCode != 200 {
@@ -387,9 +390,9 @@ func TestServer(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.Contains(string(body), `"kind":"APIGroupList"`) {
 			t.Fatalf("protobuf accept: %d %s", resp.StatusCode, body)
 		}
-	})
+	}},
 
-	t.Run("openapi v3", func(t *testing.T) {
+	{"openapi v3", func(t *testing.T, ts *testServer, dir string) {
 		resp, body := ts.get(t, "/openapi/v3")
 		if resp.StatusCode != 200 {
 			t.Fatalf("/openapi/v3: %d %s", resp.StatusCode, body)
@@ -487,9 +490,9 @@ func TestServer(t *testing.T) {
 		if r2.StatusCode != http.StatusMovedPermanently || r2.Header.Get("Location") != entry.ServerRelativeURL {
 			t.Fatalf("stale hash: %d %s", r2.StatusCode, r2.Header.Get("Location"))
 		}
-	})
+	}},
 
-	t.Run("openapi v2", func(t *testing.T) {
+	{"openapi v2", func(t *testing.T, ts *testServer, dir string) {
 		resp, body := ts.get(t, "/openapi/v2", "Accept", "application/json")
 		if resp.StatusCode != 200 || !strings.Contains(string(body), `"swagger":"2.0"`) ||
 			strings.Contains(string(body), "#/components/schemas/") || !strings.Contains(string(body), `"#/definitions/`+widgetName+`"`) {
@@ -538,9 +541,9 @@ func TestServer(t *testing.T) {
 		if resp.StatusCode != http.StatusNotAcceptable || decodeStatus(t, body).Code != 406 {
 			t.Fatalf("/openapi/v2 xml: %d %s", resp.StatusCode, body)
 		}
-	})
+	}},
 
-	t.Run("health", func(t *testing.T) {
+	{"health", func(t *testing.T, ts *testServer, dir string) {
 		for _, p := range []string{"/healthz", "/livez", "/readyz", "/readyz/etcd"} {
 			resp, body := ts.get(t, p)
 			if resp.StatusCode != 200 || string(body) != "ok" {
@@ -551,14 +554,30 @@ func TestServer(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.Contains(string(body), "[+]etcd ok") || !strings.Contains(string(body), "readyz check passed") {
 			t.Fatalf("/readyz?verbose: %d %q", resp.StatusCode, body)
 		}
+		// The start steps of a plain-HTTP server without the built-in
+		// kinds, in order, each by name; none of the security or
+		// namespace steps.
+		var steps []string
+		for _, line := range strings.Split(string(body), "\n") {
+			if name, ok := strings.CutPrefix(line, "[+]poststarthook/"); ok {
+				steps = append(steps, name)
+			}
+		}
+		want := "start-etcd-compactor ok,start-etcd-health-monitor ok,wait-for-etcd ok,start-garbage-collector ok,start-admission-plugins ok"
+		if strings.Join(steps, ",") != want {
+			t.Fatalf("/readyz?verbose start steps %q, want %q", steps, want)
+		}
+		if resp, body := ts.get(t, "/readyz/poststarthook/wait-for-etcd"); resp.StatusCode != 200 || string(body) != "ok" {
+			t.Fatalf("/readyz/poststarthook/wait-for-etcd: %d %q", resp.StatusCode, body)
+		}
 		resp, body = ts.get(t, "/version")
 		var v struct{ GitVersion, GoVersion, Platform string }
 		if err := json.Unmarshal(body, &v); err != nil || resp.StatusCode != 200 || v.GitVersion != GitVersion || v.GoVersion == "" || v.Platform == "" {
 			t.Fatalf("/version: %d %s", resp.StatusCode, body)
 		}
-	})
+	}},
 
-	t.Run("body limit", func(t *testing.T) {
+	{"body limit", func(t *testing.T, ts *testServer, dir string) {
 		big := bytes.Repeat([]byte("x"), DefaultMaxRequestBodyBytes+1)
 		resp, err := http.Post(ts.url+"/apis/"+testGroup+"/v1/namespaces/default/widgets", "application/json", bytes.NewReader(big))
 		if err != nil {
@@ -590,9 +609,9 @@ func TestServer(t *testing.T) {
 		if resp.StatusCode != http.StatusCreated {
 			t.Fatalf("small body: %d", resp.StatusCode)
 		}
-	})
+	}},
 
-	t.Run("panic recovery", func(t *testing.T) {
+	{"panic recovery", func(t *testing.T, ts *testServer, dir string) {
 		resp, body := ts.get(t, "/apis/"+testGroup+"/v1/namespaces/default/widgets/panic")
 		if resp.StatusCode != 500 || decodeStatus(t, body).Reason != metav1.StatusReasonInternalError {
 			t.Fatalf("panic: %d %s", resp.StatusCode, body)
@@ -601,16 +620,16 @@ func TestServer(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.Contains(string(body), `"name":"w1"`) {
 			t.Fatalf("after panic: %d %s", resp.StatusCode, body)
 		}
-	})
+	}},
 
-	t.Run("unknown path is a 404 Status", func(t *testing.T) {
+	{"unknown path is a 404 Status", func(t *testing.T, ts *testServer, dir string) {
 		resp, body := ts.get(t, "/apis/"+testGroup+"/v1/namespaces/default/nothings")
 		if resp.StatusCode != 404 || decodeStatus(t, body).Code != 404 {
 			t.Fatalf("unknown: %d %s", resp.StatusCode, body)
 		}
-	})
+	}},
 
-	t.Run("metrics", func(t *testing.T) {
+	{"metrics", func(t *testing.T, ts *testServer, dir string) {
 		ts.get(t, "/apis/"+testGroup+"/v1/namespaces/default/widgets/panic")
 		ts.get(t, "/apis")
 		resp, body := ts.get(t, "/metrics")
@@ -628,7 +647,15 @@ func TestServer(t *testing.T) {
 				t.Errorf("/metrics lacks %s", want)
 			}
 		}
-	})
+	}},
+}
+
+func TestServer(t *testing.T) {
+	dir := t.TempDir()
+	ts := startServer(t, dir, nil)
+	for _, c := range serverChecks {
+		t.Run(c.name, func(t *testing.T) { c.run(t, ts, dir) })
+	}
 }
 
 func TestRequestTimeout(t *testing.T) {
@@ -764,5 +791,68 @@ func TestAddGroupVersionErrors(t *testing.T) {
 	spoke := schema.GroupVersionKind{Group: "a.dev", Version: "v1alpha1", Kind: "X"}
 	if err := s.AddConversions(fieldmanager.Conversion{GVK: spoke, Hub: spoke}); err == nil || !strings.Contains(err.Error(), "its own hub") {
 		t.Errorf("conversion to itself: %v", err)
+	}
+}
+
+// TestReadyzWaitsForStartSteps: while a start step waits (etcd does not
+// answer), /readyz fails and names it, and reports the steps before it
+// done; cancelling then ends Run cleanly.
+func TestReadyzWaitsForStartSteps(t *testing.T) {
+	free := func() int {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		return ln.Addr().(*net.TCPAddr).Port
+	}
+	etcdPort, port := free(), free()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := New(ctx, Config{
+		DataDir: t.TempDir(), Port: port, PlainHTTP: true,
+		EtcdServers: []string{fmt.Sprintf("http://127.0.0.1:%d", etcdPort)},
+		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	url := fmt.Sprintf("http://127.0.0.1:%d/readyz?verbose&exclude=etcd", port)
+	var body []byte
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			body, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err == nil && resp.StatusCode == http.StatusInternalServerError {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz while etcd is down: %v %s", err, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, line := range []string{"[+]poststarthook/start-etcd-health-monitor ok", "[-]poststarthook/wait-for-etcd failed: reason withheld", "[-]poststarthook/start-admission-plugins failed: reason withheld", "readyz check failed"} {
+		if !strings.Contains(string(body), line+"\n") {
+			t.Errorf("/readyz?verbose while etcd is down has no %q:\n%s", line, body)
+		}
+	}
+	select {
+	case <-s.Ready():
+		t.Fatal("ready without etcd")
+	default:
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run after cancel: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return within 30 s of cancel")
 	}
 }
