@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -163,7 +164,7 @@ func TestServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := func(method, path string, body any) (int, map[string]any) {
+	call := func(method, path string, body any, header ...string) (int, map[string]any) {
 		t.Helper()
 		var r io.Reader
 		if body != nil {
@@ -172,6 +173,9 @@ func TestServed(t *testing.T) {
 		}
 		req, _ := http.NewRequest(method, cfg.Host+path, r)
 		req.Header.Set("Content-Type", "application/json")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
 		resp, err := hc.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -185,6 +189,10 @@ func TestServed(t *testing.T) {
 	_, core := call("GET", "/api/v1", nil)
 	if !listed(core, "serviceaccounts/token", "TokenRequest", "authentication.k8s.io") {
 		t.Errorf("/api/v1 lacks serviceaccounts/token: %v", core)
+	}
+	_, agg := call("GET", "/api", nil, "Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+	if sub := aggregatedSubresource(agg, "serviceaccounts", "token"); field(sub, "responseKind", "kind") != "TokenRequest" || fmt.Sprint(sub["verbs"]) != "[create]" {
+		t.Errorf("aggregated discovery of serviceaccounts/token: %v", sub)
 	}
 	if slices.Contains(corev1gen.ServiceAccountInfo.Subresources, "token") {
 		t.Error("the generated ServiceAccountInfo was changed")
@@ -224,11 +232,40 @@ func TestServed(t *testing.T) {
 		t.Errorf("local subject access review in another namespace: %d %v", code, lsar)
 	}
 
+	if code, v2 := call("GET", "/openapi/v2", nil); code != 200 || field(v2, "paths", "/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token", "post") == nil ||
+		field(v2, "paths", "/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews", "post") == nil {
+		t.Errorf("openapi v2 (%d) lacks the token or a review", code)
+	}
 	_, doc := call("GET", "/openapi/v3/api/v1", nil)
 	op, _ := field(doc, "paths", "/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token", "post").(map[string]any)
 	if op["operationId"] != "createCoreV1NamespacedServiceAccountToken" || field(op, "x-kubernetes-group-version-kind", "kind") != "TokenRequest" {
 		t.Errorf("openapi token operation: %v", op)
 	}
+}
+
+// aggregatedSubresource returns the subresource sub of resource in an
+// APIGroupDiscoveryList, nil when not listed.
+func aggregatedSubresource(list map[string]any, resource, sub string) map[string]any {
+	groups, _ := list["items"].([]any)
+	for _, g := range groups {
+		versions, _ := field(g.(map[string]any), "versions").([]any)
+		for _, v := range versions {
+			rs, _ := v.(map[string]any)["resources"].([]any)
+			for _, r := range rs {
+				rm, _ := r.(map[string]any)
+				if rm["resource"] != resource {
+					continue
+				}
+				subs, _ := rm["subresources"].([]any)
+				for _, sr := range subs {
+					if m, _ := sr.(map[string]any); m["subresource"] == sub {
+						return m
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // listed reports whether an APIResourceList names resource name (of kind

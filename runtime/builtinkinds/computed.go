@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubeforge/kubeforge/runtime/discovery"
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
@@ -159,6 +160,25 @@ func AddSubresources(ws *restful.WebService, resources []*resource.Info, h Handl
 			cp := *info
 			cp.Subresources = append(slices.Clone(info.Subresources), served...)
 			out[i] = &cp
+		}
+	}
+	return out
+}
+
+// SubresourceKinds returns, for discovery, the kinds of the extra
+// subresources resources list, by "<plural>/<name>": computed, so create
+// only.
+func SubresourceKinds(resources []*resource.Info) map[string]discovery.SubresourceKind {
+	var out map[string]discovery.SubresourceKind
+	for _, info := range resources {
+		for _, sub := range kinds[info.GroupResource()].Subresources {
+			if !slices.Contains(info.Subresources, sub.Name) {
+				continue
+			}
+			if out == nil {
+				out = map[string]discovery.SubresourceKind{}
+			}
+			out[info.Plural+"/"+sub.Name] = discovery.SubresourceKind{Kind: sub.Kind.GVK, Verbs: createOnly}
 		}
 	}
 	return out
