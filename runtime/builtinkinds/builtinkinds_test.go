@@ -27,23 +27,34 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
-// handlers serves every computed resource, or none.
-type handlers struct{ serve bool }
+// handlers serves every computed resource, or none, and keeps the targets
+// it was asked for.
+type handlers struct {
+	serve   bool
+	targets *[]string
+}
 
-func (h handlers) fn() restful.RouteFunction {
+func (h handlers) fn(t builtinkinds.Target) restful.RouteFunction {
+	if h.targets != nil {
+		*h.targets = append(*h.targets, t.Resource+"/"+t.Subresource+" "+t.GVK.String())
+	}
 	if !h.serve {
 		return nil
 	}
 	return func(*restful.Request, *restful.Response) {}
 }
 
-func (h handlers) ServiceAccountToken() restful.RouteFunction      { return h.fn() }
-func (h handlers) SelfSubjectReview() restful.RouteFunction        { return h.fn() }
-func (h handlers) TokenReview() restful.RouteFunction              { return h.fn() }
-func (h handlers) SelfSubjectAccessReview() restful.RouteFunction  { return h.fn() }
-func (h handlers) SubjectAccessReview() restful.RouteFunction      { return h.fn() }
-func (h handlers) LocalSubjectAccessReview() restful.RouteFunction { return h.fn() }
-func (h handlers) SelfSubjectRulesReview() restful.RouteFunction   { return h.fn() }
+func (h handlers) ServiceAccountToken(t builtinkinds.Target) restful.RouteFunction { return h.fn(t) }
+func (h handlers) SelfSubjectReview(t builtinkinds.Target) restful.RouteFunction   { return h.fn(t) }
+func (h handlers) TokenReview(t builtinkinds.Target) restful.RouteFunction         { return h.fn(t) }
+func (h handlers) SelfSubjectAccessReview(t builtinkinds.Target) restful.RouteFunction {
+	return h.fn(t)
+}
+func (h handlers) SubjectAccessReview(t builtinkinds.Target) restful.RouteFunction { return h.fn(t) }
+func (h handlers) LocalSubjectAccessReview(t builtinkinds.Target) restful.RouteFunction {
+	return h.fn(t)
+}
+func (h handlers) SelfSubjectRulesReview(t builtinkinds.Target) restful.RouteFunction { return h.fn(t) }
 
 // TestComputedGroups: the review group-versions' discovery rows and routes
 // come from the same rows; a server serving none gets none.
@@ -51,7 +62,18 @@ func TestComputedGroups(t *testing.T) {
 	if gvs := builtinkinds.ComputedGroups(handlers{}, server.NewWebService); len(gvs) != 0 {
 		t.Errorf("nothing served, got %d group-versions", len(gvs))
 	}
-	gvs := builtinkinds.ComputedGroups(handlers{serve: true}, server.NewWebService)
+	var targets []string
+	gvs := builtinkinds.ComputedGroups(handlers{serve: true, targets: &targets}, server.NewWebService)
+	if want := []string{
+		"selfsubjectreviews/ authentication.k8s.io/v1, Kind=SelfSubjectReview",
+		"tokenreviews/ authentication.k8s.io/v1, Kind=TokenReview",
+		"localsubjectaccessreviews/ authorization.k8s.io/v1, Kind=LocalSubjectAccessReview",
+		"selfsubjectaccessreviews/ authorization.k8s.io/v1, Kind=SelfSubjectAccessReview",
+		"selfsubjectrulesreviews/ authorization.k8s.io/v1, Kind=SelfSubjectRulesReview",
+		"subjectaccessreviews/ authorization.k8s.io/v1, Kind=SubjectAccessReview",
+	}; !slices.Equal(targets, want) {
+		t.Errorf("handlers asked for\n%s\nwant\n%s", strings.Join(targets, "\n"), strings.Join(want, "\n"))
+	}
 	want := map[string][]string{
 		"authentication.k8s.io": {"POST /apis/authentication.k8s.io/v1/selfsubjectreviews createAuthenticationV1SelfSubjectReview",
 			"POST /apis/authentication.k8s.io/v1/tokenreviews createAuthenticationV1TokenReview"},
@@ -94,7 +116,11 @@ func TestAddSubresources(t *testing.T) {
 	if got := builtinkinds.AddSubresources(ws, resources, handlers{}); got[1] != &sa || len(ws.Routes()) != 0 {
 		t.Errorf("no token issuer: serviceaccounts copied: %t, %d routes", got[1] != &sa, len(ws.Routes()))
 	}
-	got := builtinkinds.AddSubresources(ws, resources, handlers{serve: true})
+	var targets []string
+	got := builtinkinds.AddSubresources(ws, resources, handlers{serve: true, targets: &targets})
+	if want := "serviceaccounts/token authentication.k8s.io/v1, Kind=TokenRequest"; len(targets) != 1 || targets[0] != want {
+		t.Errorf("handlers asked for %q, want %q", targets, want)
+	}
 	if got[0] != &corev1gen.ConfigMapInfo || got[1] == &sa || !slices.Equal(got[1].Subresources, []string{"token"}) || len(sa.Subresources) != 0 {
 		t.Errorf("configmaps kept: %t, serviceaccounts copied: %t with subresources %v, generated row's %v", got[0] == &corev1gen.ConfigMapInfo, got[1] != &sa, got[1].Subresources, sa.Subresources)
 	}

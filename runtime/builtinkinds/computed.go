@@ -20,13 +20,21 @@ import (
 // token issuer, no authentication): its route and discovery entry are
 // then left out.
 type Handlers interface {
-	ServiceAccountToken() restful.RouteFunction
-	SelfSubjectReview() restful.RouteFunction
-	TokenReview() restful.RouteFunction
-	SelfSubjectAccessReview() restful.RouteFunction
-	SubjectAccessReview() restful.RouteFunction
-	LocalSubjectAccessReview() restful.RouteFunction
-	SelfSubjectRulesReview() restful.RouteFunction
+	ServiceAccountToken(Target) restful.RouteFunction
+	SelfSubjectReview(Target) restful.RouteFunction
+	TokenReview(Target) restful.RouteFunction
+	SelfSubjectAccessReview(Target) restful.RouteFunction
+	SubjectAccessReview(Target) restful.RouteFunction
+	LocalSubjectAccessReview(Target) restful.RouteFunction
+	SelfSubjectRulesReview(Target) restful.RouteFunction
+}
+
+// Target is what a handler serves, from its table row: the resource and
+// subresource ("" for a resource) requests are counted under, and the
+// kind of the request and response objects.
+type Target struct {
+	Resource, Subresource string
+	GVK                   schema.GroupVersionKind
 }
 
 // Computed is a create-only resource or subresource that is computed, not
@@ -40,7 +48,7 @@ type Computed struct {
 	Kind  endpoints.RouteKind
 	Route endpoints.Route
 	// Serve picks the route function from the server's Handlers.
-	Serve func(Handlers) restful.RouteFunction
+	Serve func(Handlers, Target) restful.RouteFunction
 }
 
 // Subresource is a subresource the runtime serves beside a kind's
@@ -65,7 +73,7 @@ var serviceAccountToken = Subresource{Name: "token", Computed: Computed{
 
 // review is the row of a review: a create-only resource of group (v1),
 // served by serve.
-func review(group, kind string, namespaced bool, serve func(Handlers) restful.RouteFunction) Kind {
+func review(group, kind string, namespaced bool, serve func(Handlers, Target) restful.RouteFunction) Kind {
 	plural := strings.ToLower(kind) + "s"
 	path, operation := "/"+plural, "create"+groupTitle(group)+"V1"+kind
 	if namespaced {
@@ -87,11 +95,17 @@ func groupTitle(group string) string {
 	return strings.ToUpper(first[:1]) + first[1:]
 }
 
-// install registers c's route on ws served by fn.
-func (c *Computed) install(ws *restful.WebService, fn restful.RouteFunction) {
+// install registers c's route on ws, served by what h serves for resource
+// and subresource; false when h serves nothing.
+func (c *Computed) install(ws *restful.WebService, h Handlers, resource, subresource string) bool {
+	fn := c.Serve(h, Target{Resource: resource, Subresource: subresource, GVK: schema.GroupVersionKind(c.Kind.GVK)})
+	if fn == nil {
+		return false
+	}
 	r := c.Route
 	r.To = fn
 	endpoints.InstallRoutes(ws, c.Kind, []endpoints.Route{r})
+	return true
 }
 
 // GroupVersion is a group-version made only of computed resources.
@@ -122,18 +136,15 @@ func ComputedGroups(h Handlers, newWebService func(group, version string) *restf
 	var out []GroupVersion
 	for _, gr := range grs {
 		c := kinds[gr].Computed
-		fn := c.Serve(h)
-		if fn == nil {
-			continue
-		}
 		if n := len(out); n == 0 || out[n-1].Group != c.Info.Group || out[n-1].Version != c.Info.Version {
 			out = append(out, GroupVersion{Group: c.Info.Group, Version: c.Info.Version, WebService: newWebService(c.Info.Group, c.Info.Version)})
 		}
 		gv := &out[len(out)-1]
-		c.install(gv.WebService, fn)
-		gv.Resources = append(gv.Resources, c.Info)
+		if c.install(gv.WebService, h, c.Info.Plural, "") {
+			gv.Resources = append(gv.Resources, c.Info)
+		}
 	}
-	return out
+	return slices.DeleteFunc(out, func(gv GroupVersion) bool { return len(gv.Resources) == 0 })
 }
 
 // AddSubresources registers on ws the routes of the extra subresources h
@@ -149,12 +160,9 @@ func AddSubresources(ws *restful.WebService, resources []*resource.Info, h Handl
 		}
 		var served []string
 		for _, sub := range k.Subresources {
-			fn := sub.Serve(h)
-			if fn == nil || slices.Contains(info.Subresources, sub.Name) {
-				continue
+			if !slices.Contains(info.Subresources, sub.Name) && sub.install(ws, h, info.Plural, sub.Name) {
+				served = append(served, sub.Name)
 			}
-			sub.install(ws, fn)
-			served = append(served, sub.Name)
 		}
 		if len(served) > 0 {
 			cp := *info

@@ -62,37 +62,37 @@ var _ builtinkinds.Handlers = builtinHandlers{}
 // reviews reports whether the review APIs are served.
 func (h builtinHandlers) reviews() bool { return h.s.sec != nil && !h.s.cfg.Aggregated }
 
-// virtual is the route function of a computed create-only resource of
-// kind gvk (a *E), answered by create.
+// virtual is the route function of a computed create-only resource (its
+// objects are *E), answered by create.
 func virtual[E any, P interface {
 	*E
 	runtime.Object
-}](s *Server, resource, subresource string, gvk schema.GroupVersionKind, create func(ctx context.Context, r *http.Request, in P) (P, error)) restful.RouteFunction {
+}](s *Server, t builtinkinds.Target, create func(ctx context.Context, r *http.Request, in P) (P, error)) restful.RouteFunction {
 	v := &endpoints.Virtual[P, P]{
-		Resource: resource, Subresource: subresource, GVK: gvk,
+		Resource: t.Resource, Subresource: t.Subresource, GVK: t.GVK,
 		New:    func() P { return P(new(E)) },
 		Create: create, Opts: s.EndpointOptions(), Timeout: s.cfg.RequestTimeout,
 	}
 	return v.Serve
 }
 
-func (h builtinHandlers) ServiceAccountToken() restful.RouteFunction {
+func (h builtinHandlers) ServiceAccountToken(t builtinkinds.Target) restful.RouteFunction {
 	s := h.s
 	if s.sec == nil || s.sec.tokens == nil {
 		return nil
 	}
-	return virtual(s, "serviceaccounts", "token", authenticationv1.SchemeGroupVersion.WithKind("TokenRequest"),
+	return virtual(s, t,
 		func(ctx context.Context, r *http.Request, in *authenticationv1.TokenRequest) (*authenticationv1.TokenRequest, error) {
 			ri := request.InfoOf(r)
 			return s.requestToken(ctx, ri.Namespace, ri.Name, in)
 		})
 }
 
-func (h builtinHandlers) SelfSubjectReview() restful.RouteFunction {
+func (h builtinHandlers) SelfSubjectReview(t builtinkinds.Target) restful.RouteFunction {
 	if !h.reviews() {
 		return nil
 	}
-	return virtual(h.s, "selfsubjectreviews", "", authenticationv1.SchemeGroupVersion.WithKind("SelfSubjectReview"),
+	return virtual(h.s, t,
 		func(ctx context.Context, _ *http.Request, in *authenticationv1.SelfSubjectReview) (*authenticationv1.SelfSubjectReview, error) {
 			u, _ := auth.UserFrom(ctx)
 			in.Status.UserInfo = userInfo(u)
@@ -101,11 +101,11 @@ func (h builtinHandlers) SelfSubjectReview() restful.RouteFunction {
 		})
 }
 
-func (h builtinHandlers) TokenReview() restful.RouteFunction {
+func (h builtinHandlers) TokenReview(t builtinkinds.Target) restful.RouteFunction {
 	if !h.reviews() {
 		return nil
 	}
-	return virtual(h.s, "tokenreviews", "", authenticationv1.SchemeGroupVersion.WithKind("TokenReview"),
+	return virtual(h.s, t,
 		func(ctx context.Context, _ *http.Request, in *authenticationv1.TokenReview) (*authenticationv1.TokenReview, error) {
 			if in.Spec.Token == "" {
 				return nil, apierrors.NewInvalid(schema.GroupKind{Group: authenticationv1.GroupName, Kind: "TokenReview"}, "",
@@ -116,11 +116,11 @@ func (h builtinHandlers) TokenReview() restful.RouteFunction {
 		})
 }
 
-func (h builtinHandlers) SelfSubjectAccessReview() restful.RouteFunction {
+func (h builtinHandlers) SelfSubjectAccessReview(t builtinkinds.Target) restful.RouteFunction {
 	if !h.reviews() {
 		return nil
 	}
-	return virtual(h.s, "selfsubjectaccessreviews", "", authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"),
+	return virtual(h.s, t,
 		func(ctx context.Context, _ *http.Request, in *authorizationv1.SelfSubjectAccessReview) (*authorizationv1.SelfSubjectAccessReview, error) {
 			u, _ := auth.UserFrom(ctx)
 			st, err := h.s.accessReview(ctx, "SelfSubjectAccessReview", u, in.Spec.ResourceAttributes, in.Spec.NonResourceAttributes)
@@ -132,11 +132,11 @@ func (h builtinHandlers) SelfSubjectAccessReview() restful.RouteFunction {
 		})
 }
 
-func (h builtinHandlers) SubjectAccessReview() restful.RouteFunction {
+func (h builtinHandlers) SubjectAccessReview(t builtinkinds.Target) restful.RouteFunction {
 	if !h.reviews() {
 		return nil
 	}
-	return virtual(h.s, "subjectaccessreviews", "", authorizationv1.SchemeGroupVersion.WithKind("SubjectAccessReview"),
+	return virtual(h.s, t,
 		func(ctx context.Context, _ *http.Request, in *authorizationv1.SubjectAccessReview) (*authorizationv1.SubjectAccessReview, error) {
 			if err := checkSubject(in.Spec, "SubjectAccessReview"); err != nil {
 				return nil, err
@@ -150,11 +150,11 @@ func (h builtinHandlers) SubjectAccessReview() restful.RouteFunction {
 		})
 }
 
-func (h builtinHandlers) LocalSubjectAccessReview() restful.RouteFunction {
+func (h builtinHandlers) LocalSubjectAccessReview(t builtinkinds.Target) restful.RouteFunction {
 	if !h.reviews() {
 		return nil
 	}
-	return virtual(h.s, "localsubjectaccessreviews", "", authorizationv1.SchemeGroupVersion.WithKind("LocalSubjectAccessReview"), h.s.localSubjectAccessReview)
+	return virtual(h.s, t, h.s.localSubjectAccessReview)
 }
 
 func (s *Server) localSubjectAccessReview(ctx context.Context, r *http.Request, in *authorizationv1.LocalSubjectAccessReview) (*authorizationv1.LocalSubjectAccessReview, error) {
@@ -179,11 +179,11 @@ func (s *Server) localSubjectAccessReview(ctx context.Context, r *http.Request, 
 	return in, nil
 }
 
-func (h builtinHandlers) SelfSubjectRulesReview() restful.RouteFunction {
+func (h builtinHandlers) SelfSubjectRulesReview(t builtinkinds.Target) restful.RouteFunction {
 	if !h.reviews() {
 		return nil
 	}
-	return virtual(h.s, "selfsubjectrulesreviews", "", authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectRulesReview"),
+	return virtual(h.s, t,
 		func(ctx context.Context, _ *http.Request, in *authorizationv1.SelfSubjectRulesReview) (*authorizationv1.SelfSubjectRulesReview, error) {
 			if in.Spec.Namespace == "" {
 				return nil, apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName, Kind: "SelfSubjectRulesReview"}, "",
