@@ -151,9 +151,10 @@ func TestAttachRefusesUntypedStore(t *testing.T) {
 	}
 }
 
-// TestServed: a secure server serves and lists the token subresource and
-// the reviews from the table, and they answer.
-func TestServed(t *testing.T) {
+// startSecure starts a secure server with the generated kinds and returns
+// its admin client configuration and HTTP client.
+func startSecure(t *testing.T) (*rest.Config, *http.Client) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	dir := t.TempDir()
 	s, err := server.New(ctx, server.Config{DataDir: dir, Port: 0, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -190,6 +191,13 @@ func TestServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg, hc
+}
+
+// TestServed: a secure server serves and lists the token subresource and
+// the reviews from the table, and they answer.
+func TestServed(t *testing.T) {
+	cfg, hc := startSecure(t)
 	call := func(method, path string, body any, header ...string) (int, map[string]any) {
 		t.Helper()
 		var r io.Reader
