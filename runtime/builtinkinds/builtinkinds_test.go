@@ -251,7 +251,15 @@ func TestServed(t *testing.T) {
 	if code != 201 || token == "" {
 		t.Fatalf("token request: %d %v", code, tr)
 	}
-	code, rev := call("POST", "/apis/authentication.k8s.io/v1/tokenreviews", map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": map[string]any{"token": token}})
+	// Tokens are checked against a watch-fed copy of the ServiceAccounts,
+	// which may not hold robot yet.
+	var rev map[string]any
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		code, rev = call("POST", "/apis/authentication.k8s.io/v1/tokenreviews", map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": map[string]any{"token": token}})
+		if code != 201 || field(rev, "status", "authenticated") == true || time.Now().After(deadline) {
+			break
+		}
+	}
 	if code != 201 || field(rev, "status", "user", "username") != "system:serviceaccount:default:robot" {
 		t.Errorf("token review: %d %v", code, rev)
 	}

@@ -64,12 +64,9 @@ type Stores struct {
 // kinds is the table.
 var kinds = map[schema.GroupResource]Kind{
 	core("namespaces"): stored(nil, func(to Stores, st Store[*corev1.Namespace, *corev1.NamespaceList]) { *to.Namespaces = st }),
-	core("serviceaccounts"): {
-		attach: stored(nil, func(to Stores, st Store[*corev1.ServiceAccount, *corev1.ServiceAccountList]) {
-			*to.ServiceAccounts = st
-		}).attach,
-		Subresources: []Subresource{serviceAccountToken},
-	},
+	core("serviceaccounts"): stored(nil, func(to Stores, st Store[*corev1.ServiceAccount, *corev1.ServiceAccountList]) {
+		*to.ServiceAccounts = st
+	}).with(serviceAccountToken),
 	core("secrets"):    stored[*corev1.Secret, *corev1.SecretList](builtin.SecretHooks, nil),
 	core("configmaps"): stored[*corev1.ConfigMap, *corev1.ConfigMapList](builtin.ConfigMapHooks, nil),
 
@@ -134,6 +131,12 @@ func stored[T resource.Object, L resource.ListObject](hooks func() storage.Hooks
 		}
 		return nil
 	}}
+}
+
+// with adds subresources served beside the generated ones to a row.
+func (k Kind) with(subs ...Subresource) Kind {
+	k.Subresources = append(k.Subresources, subs...)
+	return k
 }
 
 // Lookup returns the row of a built-in resource, false when the runtime
