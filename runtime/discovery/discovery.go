@@ -46,6 +46,27 @@ type GroupVersion struct {
 	Group     string
 	Version   string
 	Resources []*resource.Info
+	// SubresourceKinds are the subresources served with a kind of another
+	// group besides scale, by "<plural>/<subresource>" (a ServiceAccount's
+	// token: authentication.k8s.io/v1 TokenRequest, create only).
+	SubresourceKinds map[string]SubresourceKind
+}
+
+// SubresourceKind is the kind and the verbs of a subresource served with a
+// kind of another group.
+type SubresourceKind struct {
+	Kind  metav1.GroupVersionKind
+	Verbs []string
+}
+
+// subresourceKind returns the kind and verbs of a subresource of r listed
+// with a kind of another group: a scale, or one SubresourceKinds names.
+func (gv GroupVersion) subresourceKind(r *resource.Info, sub string) (SubresourceKind, bool) {
+	if sub == "scale" {
+		return SubresourceKind{Kind: scaleKind, Verbs: SubresourceVerbs}, true
+	}
+	k, ok := gv.SubresourceKinds[r.Plural+"/"+sub]
+	return k, ok
 }
 
 type document struct {
@@ -110,7 +131,7 @@ func New(gvs []GroupVersion) (*Handler, error) {
 				gvStr = g + "/" + gv.Version
 			}
 			apiGroup.Versions = append(apiGroup.Versions, metav1.GroupVersionForDiscovery{GroupVersion: gvStr, Version: gv.Version})
-			list := resourceList(gvStr, gv.Resources)
+			list := resourceList(gvStr, gv)
 			doc, err := newDocument(list, "application/json")
 			if err != nil {
 				return nil, err
@@ -217,17 +238,6 @@ func orEmpty(s []string) []string {
 	return s
 }
 
-// subresourceKinds are the subresources served with a kind of another
-// group: a scale is an autoscaling/v1 Scale, a ServiceAccount's token an
-// authentication.k8s.io/v1 TokenRequest (create only).
-var subresourceKinds = map[string]struct {
-	kind  metav1.GroupVersionKind
-	verbs []string
-}{
-	"scale": {scaleKind, SubresourceVerbs},
-	"token": {metav1.GroupVersionKind{Group: "authentication.k8s.io", Version: "v1", Kind: "TokenRequest"}, []string{"create"}},
-}
-
 func verbsOf(r *resource.Info) []string {
 	if r.Verbs != nil {
 		return r.Verbs
@@ -235,13 +245,13 @@ func verbsOf(r *resource.Info) []string {
 	return ResourceVerbs
 }
 
-func resourceList(gv string, rs []*resource.Info) *metav1.APIResourceList {
+func resourceList(gvStr string, gv GroupVersion) *metav1.APIResourceList {
 	list := &metav1.APIResourceList{
 		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
-		GroupVersion: gv,
+		GroupVersion: gvStr,
 		APIResources: []metav1.APIResource{},
 	}
-	for _, r := range sortedResources(rs) {
+	for _, r := range sortedResources(gv.Resources) {
 		list.APIResources = append(list.APIResources, metav1.APIResource{
 			Name:         r.Plural,
 			SingularName: r.Singular,
@@ -258,8 +268,8 @@ func resourceList(gv string, rs []*resource.Info) *metav1.APIResourceList {
 				Kind:       r.Kind,
 				Verbs:      SubresourceVerbs,
 			}
-			if k, ok := subresourceKinds[sub]; ok {
-				ar.Group, ar.Version, ar.Kind, ar.Verbs = k.kind.Group, k.kind.Version, k.kind.Kind, k.verbs
+			if k, ok := gv.subresourceKind(r, sub); ok {
+				ar.Group, ar.Version, ar.Kind, ar.Verbs = k.Kind.Group, k.Kind.Version, k.Kind.Kind, k.Verbs
 			}
 			list.APIResources = append(list.APIResources, ar)
 		}
@@ -286,9 +296,9 @@ func aggregatedVersion(gv GroupVersion) APIVersionDiscovery {
 		}
 		for _, sub := range r.Subresources {
 			rk, verbs := kind, SubresourceVerbs
-			if k, ok := subresourceKinds[sub]; ok {
-				kk := k.kind
-				rk, verbs = &kk, k.verbs
+			if k, ok := gv.subresourceKind(r, sub); ok {
+				kk := k.Kind
+				rk, verbs = &kk, k.Verbs
 			}
 			rd.Subresources = append(rd.Subresources, APISubresourceDiscovery{
 				Subresource:  sub,

@@ -23,7 +23,6 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/cel"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/informer"
-	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -48,54 +47,12 @@ func (c *admissionChain) Validate(ctx context.Context, a *admission.Attributes) 
 	return nil
 }
 
-// admissionStores collects the admissionregistration.k8s.io stores as
-// AddCollection sees them, and sets their hooks.
+// admissionStores are the admissionregistration.k8s.io stores, kept by
+// AddCollection (their hooks come from package runtime/builtinkinds).
 type admissionStores registration.Stores
-
-func (r *admissionStores) add(c storage.Collection) error {
-	var ok bool
-	switch c.Info().Plural {
-	case "validatingadmissionpolicies":
-		var st typeOf[*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyList]
-		if st, ok = c.(typeOf[*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyList]); ok {
-			st.SetHooks(registration.PolicyHooks())
-			r.Policies = st
-		}
-	case "validatingadmissionpolicybindings":
-		var st typeOf[*admissionregistrationv1.ValidatingAdmissionPolicyBinding, *admissionregistrationv1.ValidatingAdmissionPolicyBindingList]
-		if st, ok = c.(typeOf[*admissionregistrationv1.ValidatingAdmissionPolicyBinding, *admissionregistrationv1.ValidatingAdmissionPolicyBindingList]); ok {
-			st.SetHooks(registration.BindingHooks())
-			r.Bindings = st
-		}
-	case "validatingwebhookconfigurations":
-		var st typeOf[*admissionregistrationv1.ValidatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfigurationList]
-		if st, ok = c.(typeOf[*admissionregistrationv1.ValidatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfigurationList]); ok {
-			st.SetHooks(registration.ValidatingWebhookHooks())
-			r.Validating = st
-		}
-	case "mutatingwebhookconfigurations":
-		var st typeOf[*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.MutatingWebhookConfigurationList]
-		if st, ok = c.(typeOf[*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.MutatingWebhookConfigurationList]); ok {
-			st.SetHooks(registration.MutatingWebhookHooks())
-			r.Mutating = st
-		}
-	default:
-		return nil
-	}
-	if !ok {
-		return fmt.Errorf("%T is not a typed admissionregistration.k8s.io/v1 store with storage hooks", c)
-	}
-	return nil
-}
 
 func (r *admissionStores) complete() bool {
 	return r.Policies != nil && r.Bindings != nil && r.Validating != nil && r.Mutating != nil
-}
-
-// typeOf is a typed store with hooks (a *storage.Store).
-type typeOf[T resource.Object, L resource.ListObject] interface {
-	storage.Interface[T, L]
-	storage.HookSetter[T]
 }
 
 // conversions converts objects between the served versions of a kind

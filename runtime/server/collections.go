@@ -3,64 +3,49 @@ package server
 import (
 	"fmt"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 
-	"github.com/kubeforge/kubeforge/runtime/builtin"
+	"github.com/kubeforge/kubeforge/runtime/admission/registration"
+	"github.com/kubeforge/kubeforge/runtime/builtinkinds"
 	"github.com/kubeforge/kubeforge/runtime/rbac"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
 // ServiceAccountStore is the storage of core/v1 ServiceAccounts: tokens
 // are issued for them and checked against them.
-type ServiceAccountStore interface {
-	storage.Interface[*corev1.ServiceAccount, *corev1.ServiceAccountList]
-	storage.HookSetter[*corev1.ServiceAccount]
-}
+type ServiceAccountStore = builtinkinds.Store[*corev1.ServiceAccount, *corev1.ServiceAccountList]
 
-// rbacStores collects the four RBAC stores as AddCollection sees them.
+// NamespaceStore is the storage of core/v1 namespaces the namespace
+// lifecycle needs: the typed interface plus storage hooks (*storage.Store
+// implements both).
+type NamespaceStore = builtinkinds.Store[*corev1.Namespace, *corev1.NamespaceList]
+
+// rbacStores are the four RBAC stores, kept by AddCollection.
 type rbacStores rbac.Stores
-
-func (r *rbacStores) add(c storage.Collection) error {
-	var ok bool
-	switch c.Info().Plural {
-	case "roles":
-		r.Roles, ok = c.(rbac.Store[*rbacv1.Role, *rbacv1.RoleList])
-	case "clusterroles":
-		r.ClusterRoles, ok = c.(rbac.Store[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList])
-	case "rolebindings":
-		r.RoleBindings, ok = c.(rbac.Store[*rbacv1.RoleBinding, *rbacv1.RoleBindingList])
-	case "clusterrolebindings":
-		r.ClusterRoleBindings, ok = c.(rbac.Store[*rbacv1.ClusterRoleBinding, *rbacv1.ClusterRoleBindingList])
-	default:
-		return nil
-	}
-	if !ok {
-		return fmt.Errorf("%T is not a typed rbac/v1 store with storage hooks", c)
-	}
-	return nil
-}
 
 func (r *rbacStores) complete() bool {
 	return r.Roles != nil && r.ClusterRoles != nil && r.RoleBindings != nil && r.ClusterRoleBindings != nil
 }
 
-// NamespaceStore is the storage of core/v1 namespaces the namespace
-// lifecycle needs: the typed interface plus storage hooks (*storage.Store
-// implements both).
-type NamespaceStore interface {
-	storage.Interface[*corev1.Namespace, *corev1.NamespaceList]
-	storage.HookSetter[*corev1.Namespace]
+// builtinStores points the table of built-in kinds at the fields the
+// server's machinery reads.
+func (s *Server) builtinStores() builtinkinds.Stores {
+	return builtinkinds.Stores{
+		Namespaces:      &s.namespaceStore,
+		ServiceAccounts: &s.serviceAccounts,
+		RBAC:            (*rbac.Stores)(&s.rbacStores),
+		Admission:       (*registration.Stores)(&s.admissionStores),
+	}
 }
 
 // AddCollection registers the hub store of one resource (generated.Install
 // calls it for every hub store). Namespaced collections are emptied when
-// their namespace is deleted. When c is the store of core/v1 namespaces
-// (Info group "", version "v1", plural "namespaces"), the namespace
-// lifecycle is enabled: it must then be a storage.Interface of
-// *corev1.Namespace with storage hooks (a *storage.Store). Call it before
-// Run; a resource may be added once.
+// their namespace is deleted. A built-in kind gets what package
+// runtime/builtinkinds declares for it: its storage hooks, and the server
+// keeps its store when it runs machinery over it (the core/v1 namespaces
+// store turns on the namespace lifecycle). Such a store must be the kind's
+// typed store with storage hooks (a *storage.Store). Call it before Run; a
+// resource may be added once.
 func (s *Server) AddCollection(c storage.Collection) error {
 	if c == nil || c.Info() == nil {
 		return fmt.Errorf("add collection: nil collection or resource info")
@@ -80,43 +65,8 @@ func (s *Server) AddCollection(c storage.Collection) error {
 			return fmt.Errorf("add collection %s: already added", gr)
 		}
 	}
-	if info.Group == rbacv1.GroupName {
-		if err := s.rbacStores.add(c); err != nil {
-			return fmt.Errorf("add collection %s: %w", gr, err)
-		}
-	}
-	if info.Group == admissionregistrationv1.GroupName {
-		if err := s.admissionStores.add(c); err != nil {
-			return fmt.Errorf("add collection %s: %w", gr, err)
-		}
-	}
-	if info.Group == "" && info.Version == "v1" && info.Plural == "serviceaccounts" {
-		sa, ok := c.(ServiceAccountStore)
-		if !ok {
-			return fmt.Errorf("add collection %s: %T is not a storage.Interface[*v1.ServiceAccount, *v1.ServiceAccountList]", gr, c)
-		}
-		s.serviceAccounts = sa
-	}
-	if hs, ok := c.(storage.HookSetter[*corev1.Secret]); ok && info.Group == "" && info.Plural == "secrets" {
-		hs.SetHooks(builtin.SecretHooks())
-	}
-	if hs, ok := c.(storage.HookSetter[*corev1.ConfigMap]); ok && info.Group == "" && info.Plural == "configmaps" {
-		hs.SetHooks(builtin.ConfigMapHooks())
-	}
-	// kube's rbac/v1 defaulting; with RBAC authorization the authorizer
-	// adds its admission to these hooks.
-	if hs, ok := c.(storage.HookSetter[*rbacv1.RoleBinding]); ok && info.Group == rbacv1.GroupName && info.Plural == "rolebindings" {
-		hs.SetHooks(builtin.RoleBindingHooks())
-	}
-	if hs, ok := c.(storage.HookSetter[*rbacv1.ClusterRoleBinding]); ok && info.Group == rbacv1.GroupName && info.Plural == "clusterrolebindings" {
-		hs.SetHooks(builtin.ClusterRoleBindingHooks())
-	}
-	if info.Group == "" && info.Version == "v1" && info.Plural == "namespaces" {
-		ns, ok := c.(NamespaceStore)
-		if !ok {
-			return fmt.Errorf("add collection %s: %T is not a storage.Interface[*v1.Namespace, *v1.NamespaceList] with storage hooks", gr, c)
-		}
-		s.namespaceStore = ns
+	if err := builtinkinds.Attach(c, s.builtinStores()); err != nil {
+		return fmt.Errorf("add collection %s: %w", gr, err)
 	}
 	s.collections = append(s.collections, c)
 	return nil

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/kubeforge/kubeforge/runtime/builtinkinds"
 	"github.com/kubeforge/kubeforge/runtime/discovery"
 	"github.com/kubeforge/kubeforge/runtime/filters"
 	"github.com/kubeforge/kubeforge/runtime/openapi"
@@ -205,7 +206,8 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 	var ogvs []openapi.GroupVersion
 	paths := []string{"/api", "/apis", "/healthz", "/livez", "/metrics", "/openapi/v2", "/openapi/v3", "/readyz", "/version"}
 	for _, gv := range groups {
-		dgvs = append(dgvs, discovery.GroupVersion{Group: gv.Group, Version: gv.Version, Resources: gv.Resources})
+		dgvs = append(dgvs, discovery.GroupVersion{Group: gv.Group, Version: gv.Version, Resources: gv.Resources,
+			SubresourceKinds: builtinkinds.SubresourceKinds(gv.Resources)})
 		ogvs = append(ogvs, openapi.GroupVersion{Group: gv.Group, Version: gv.Version, WebService: gv.WebService, Schemas: gv.Schemas})
 		paths = append(paths, RootPath(gv.Group, gv.Version))
 		if gv.Group != "" {

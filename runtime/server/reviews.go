@@ -12,13 +12,14 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/builtinkinds"
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/request"
-	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -29,140 +30,169 @@ const (
 	maxTokenSeconds     = 1 << 32
 )
 
-var createOnly = []string{"create"}
-
-// addReviewGroups serves authentication.k8s.io/v1 (SelfSubjectReview for
-// kubectl auth whoami, TokenReview) and authorization.k8s.io/v1 (the
-// access and rules reviews kubectl auth can-i sends): computed, never
-// stored, create only. Called by Run with security on.
-func (s *Server) addReviewGroups() error {
-	opts := s.EndpointOptions()
-	authn := NewWebService(authenticationv1.GroupName, "v1")
-	add := func(ws *restful.WebService, group, path, kind string, fn restful.RouteFunction) {
-		ws.Route(ws.POST(path).To(fn).Doc("create a " + kind).Operation("create" + group + "V1" + kind))
+// addBuiltinRoutes serves what package runtime/builtinkinds computes
+// rather than stores: the review group-versions authentication.k8s.io/v1
+// (SelfSubjectReview for kubectl auth whoami, TokenReview) and
+// authorization.k8s.io/v1 (the access and rules reviews kubectl auth can-i
+// sends), and the extra subresources of the added group-versions (a
+// ServiceAccount's token). Routes and discovery rows come from the same
+// table rows. Called by Run before it starts serving.
+func (s *Server) addBuiltinRoutes() error {
+	h := builtinHandlers{s}
+	for _, gv := range builtinkinds.ComputedGroups(h, NewWebService) {
+		if err := s.AddGroupVersion(GroupVersion{Group: gv.Group, Version: gv.Version, WebService: gv.WebService, Resources: gv.Resources}); err != nil {
+			return err
+		}
 	}
-	ssr := &endpoints.Virtual[*authenticationv1.SelfSubjectReview, *authenticationv1.SelfSubjectReview]{
-		Resource: "selfsubjectreviews", GVK: authenticationv1.SchemeGroupVersion.WithKind("SelfSubjectReview"), New: func() *authenticationv1.SelfSubjectReview { return &authenticationv1.SelfSubjectReview{} },
-		Opts: opts, Timeout: s.cfg.RequestTimeout,
-		Create: func(ctx context.Context, _ *http.Request, in *authenticationv1.SelfSubjectReview) (*authenticationv1.SelfSubjectReview, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, gv := range s.groups {
+		s.groups[i].Resources = builtinkinds.AddSubresources(gv.WebService, gv.Resources, h)
+	}
+	return nil
+}
+
+// builtinHandlers serve the computed resources: the reviews with security
+// on (not in aggregated mode, where the main cluster serves them), the
+// TokenRequest when the server issues ServiceAccount tokens.
+type builtinHandlers struct{ s *Server }
+
+var _ builtinkinds.Handlers = builtinHandlers{}
+
+// reviews reports whether the review APIs are served.
+func (h builtinHandlers) reviews() bool { return h.s.sec != nil && !h.s.cfg.Aggregated }
+
+// virtual is the route function of a computed create-only resource (its
+// objects are *E), answered by create.
+func virtual[E any, P interface {
+	*E
+	runtime.Object
+}](s *Server, t builtinkinds.Target, create func(ctx context.Context, r *http.Request, in P) (P, error)) restful.RouteFunction {
+	v := &endpoints.Virtual[P, P]{
+		Resource: t.Resource, Subresource: t.Subresource, GVK: t.GVK,
+		New:    func() P { return P(new(E)) },
+		Create: create, Opts: s.EndpointOptions(), Timeout: s.cfg.RequestTimeout,
+	}
+	return v.Serve
+}
+
+func (h builtinHandlers) ServiceAccountToken(t builtinkinds.Target) restful.RouteFunction {
+	s := h.s
+	if s.sec == nil || s.sec.tokens == nil {
+		return nil
+	}
+	return virtual(s, t,
+		func(ctx context.Context, r *http.Request, in *authenticationv1.TokenRequest) (*authenticationv1.TokenRequest, error) {
+			ri := request.InfoOf(r)
+			return s.requestToken(ctx, ri.Namespace, ri.Name, in)
+		})
+}
+
+func (h builtinHandlers) SelfSubjectReview(t builtinkinds.Target) restful.RouteFunction {
+	if !h.reviews() {
+		return nil
+	}
+	return virtual(h.s, t,
+		func(ctx context.Context, _ *http.Request, in *authenticationv1.SelfSubjectReview) (*authenticationv1.SelfSubjectReview, error) {
 			u, _ := auth.UserFrom(ctx)
 			in.Status.UserInfo = userInfo(u)
 			in.CreationTimestamp = metav1.Now()
 			return in, nil
-		},
+		})
+}
+
+func (h builtinHandlers) TokenReview(t builtinkinds.Target) restful.RouteFunction {
+	if !h.reviews() {
+		return nil
 	}
-	add(authn, "Authentication", "/selfsubjectreviews", "SelfSubjectReview", ssr.Serve)
-	tr := &endpoints.Virtual[*authenticationv1.TokenReview, *authenticationv1.TokenReview]{
-		Resource: "tokenreviews", GVK: authenticationv1.SchemeGroupVersion.WithKind("TokenReview"), New: func() *authenticationv1.TokenReview { return &authenticationv1.TokenReview{} },
-		Opts: opts, Timeout: s.cfg.RequestTimeout,
-		Create: func(ctx context.Context, _ *http.Request, in *authenticationv1.TokenReview) (*authenticationv1.TokenReview, error) {
+	return virtual(h.s, t,
+		func(ctx context.Context, _ *http.Request, in *authenticationv1.TokenReview) (*authenticationv1.TokenReview, error) {
 			if in.Spec.Token == "" {
 				return nil, apierrors.NewInvalid(schema.GroupKind{Group: authenticationv1.GroupName, Kind: "TokenReview"}, "",
 					field.ErrorList{field.Required(field.NewPath("spec", "token"), "token must be provided")})
 			}
-			in.Status = s.reviewToken(ctx, in.Spec)
+			in.Status = h.s.reviewToken(ctx, in.Spec)
 			return in, nil
-		},
-	}
-	add(authn, "Authentication", "/tokenreviews", "TokenReview", tr.Serve)
+		})
+}
 
-	authz := NewWebService(authorizationv1.GroupName, "v1")
-	ssar := &endpoints.Virtual[*authorizationv1.SelfSubjectAccessReview, *authorizationv1.SelfSubjectAccessReview]{
-		Resource: "selfsubjectaccessreviews", GVK: authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview"), New: func() *authorizationv1.SelfSubjectAccessReview { return &authorizationv1.SelfSubjectAccessReview{} },
-		Opts: opts, Timeout: s.cfg.RequestTimeout,
-		Create: func(ctx context.Context, _ *http.Request, in *authorizationv1.SelfSubjectAccessReview) (*authorizationv1.SelfSubjectAccessReview, error) {
+func (h builtinHandlers) SelfSubjectAccessReview(t builtinkinds.Target) restful.RouteFunction {
+	if !h.reviews() {
+		return nil
+	}
+	return virtual(h.s, t,
+		func(ctx context.Context, _ *http.Request, in *authorizationv1.SelfSubjectAccessReview) (*authorizationv1.SelfSubjectAccessReview, error) {
 			u, _ := auth.UserFrom(ctx)
-			st, err := s.accessReview(ctx, "SelfSubjectAccessReview", u, in.Spec.ResourceAttributes, in.Spec.NonResourceAttributes)
+			st, err := h.s.accessReview(ctx, "SelfSubjectAccessReview", u, in.Spec.ResourceAttributes, in.Spec.NonResourceAttributes)
 			if err != nil {
 				return nil, err
 			}
 			in.Status = st
 			return in, nil
-		},
+		})
+}
+
+func (h builtinHandlers) SubjectAccessReview(t builtinkinds.Target) restful.RouteFunction {
+	if !h.reviews() {
+		return nil
 	}
-	add(authz, "Authorization", "/selfsubjectaccessreviews", "SelfSubjectAccessReview", ssar.Serve)
-	sar := &endpoints.Virtual[*authorizationv1.SubjectAccessReview, *authorizationv1.SubjectAccessReview]{
-		Resource: "subjectaccessreviews", GVK: authorizationv1.SchemeGroupVersion.WithKind("SubjectAccessReview"), New: func() *authorizationv1.SubjectAccessReview { return &authorizationv1.SubjectAccessReview{} },
-		Opts: opts, Timeout: s.cfg.RequestTimeout,
-		Create: func(ctx context.Context, _ *http.Request, in *authorizationv1.SubjectAccessReview) (*authorizationv1.SubjectAccessReview, error) {
+	return virtual(h.s, t,
+		func(ctx context.Context, _ *http.Request, in *authorizationv1.SubjectAccessReview) (*authorizationv1.SubjectAccessReview, error) {
 			if err := checkSubject(in.Spec, "SubjectAccessReview"); err != nil {
 				return nil, err
 			}
-			st, err := s.accessReview(ctx, "SubjectAccessReview", subjectUser(in.Spec), in.Spec.ResourceAttributes, in.Spec.NonResourceAttributes)
+			st, err := h.s.accessReview(ctx, "SubjectAccessReview", subjectUser(in.Spec), in.Spec.ResourceAttributes, in.Spec.NonResourceAttributes)
 			if err != nil {
 				return nil, err
 			}
 			in.Status = st
 			return in, nil
-		},
+		})
+}
+
+func (h builtinHandlers) LocalSubjectAccessReview(t builtinkinds.Target) restful.RouteFunction {
+	if !h.reviews() {
+		return nil
 	}
-	add(authz, "Authorization", "/subjectaccessreviews", "SubjectAccessReview", sar.Serve)
-	lsar := &endpoints.Virtual[*authorizationv1.LocalSubjectAccessReview, *authorizationv1.LocalSubjectAccessReview]{
-		Resource: "localsubjectaccessreviews", GVK: authorizationv1.SchemeGroupVersion.WithKind("LocalSubjectAccessReview"), New: func() *authorizationv1.LocalSubjectAccessReview { return &authorizationv1.LocalSubjectAccessReview{} },
-		Opts: opts, Timeout: s.cfg.RequestTimeout,
-		Create: func(ctx context.Context, r *http.Request, in *authorizationv1.LocalSubjectAccessReview) (*authorizationv1.LocalSubjectAccessReview, error) {
-			ns := request.InfoOf(r).Namespace
-			if err := checkSubject(in.Spec, "LocalSubjectAccessReview"); err != nil {
-				return nil, err
-			}
-			ra := in.Spec.ResourceAttributes
-			if ra == nil || in.Spec.NonResourceAttributes != nil {
-				return nil, apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName, Kind: "LocalSubjectAccessReview"}, "",
-					field.ErrorList{field.Invalid(field.NewPath("spec", "resourceAttributes"), ra, "resourceAttributes are required and nonResourceAttributes are forbidden")})
-			}
-			if ra.Namespace != ns {
-				return nil, apierrors.NewBadRequest(fmt.Sprintf("spec.resourceAttributes.namespace must match namespace: %v", ns))
-			}
-			in.Namespace = ns
-			st, err := s.accessReview(ctx, "LocalSubjectAccessReview", subjectUser(in.Spec), ra, nil)
-			if err != nil {
-				return nil, err
-			}
-			in.Status = st
-			return in, nil
-		},
+	return virtual(h.s, t, h.s.localSubjectAccessReview)
+}
+
+func (s *Server) localSubjectAccessReview(ctx context.Context, r *http.Request, in *authorizationv1.LocalSubjectAccessReview) (*authorizationv1.LocalSubjectAccessReview, error) {
+	ns := request.InfoOf(r).Namespace
+	if err := checkSubject(in.Spec, "LocalSubjectAccessReview"); err != nil {
+		return nil, err
 	}
-	authz.Route(authz.POST("/namespaces/{namespace}/localsubjectaccessreviews").To(lsar.Serve).Doc("create a LocalSubjectAccessReview").Operation("createAuthorizationV1NamespacedLocalSubjectAccessReview"))
-	ssrr := &endpoints.Virtual[*authorizationv1.SelfSubjectRulesReview, *authorizationv1.SelfSubjectRulesReview]{
-		Resource: "selfsubjectrulesreviews", GVK: authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectRulesReview"), New: func() *authorizationv1.SelfSubjectRulesReview { return &authorizationv1.SelfSubjectRulesReview{} },
-		Opts: opts, Timeout: s.cfg.RequestTimeout,
-		Create: func(ctx context.Context, _ *http.Request, in *authorizationv1.SelfSubjectRulesReview) (*authorizationv1.SelfSubjectRulesReview, error) {
+	ra := in.Spec.ResourceAttributes
+	if ra == nil || in.Spec.NonResourceAttributes != nil {
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName, Kind: "LocalSubjectAccessReview"}, "",
+			field.ErrorList{field.Invalid(field.NewPath("spec", "resourceAttributes"), ra, "resourceAttributes are required and nonResourceAttributes are forbidden")})
+	}
+	if ra.Namespace != ns {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("spec.resourceAttributes.namespace must match namespace: %v", ns))
+	}
+	in.Namespace = ns
+	st, err := s.accessReview(ctx, "LocalSubjectAccessReview", subjectUser(in.Spec), ra, nil)
+	if err != nil {
+		return nil, err
+	}
+	in.Status = st
+	return in, nil
+}
+
+func (h builtinHandlers) SelfSubjectRulesReview(t builtinkinds.Target) restful.RouteFunction {
+	if !h.reviews() {
+		return nil
+	}
+	return virtual(h.s, t,
+		func(ctx context.Context, _ *http.Request, in *authorizationv1.SelfSubjectRulesReview) (*authorizationv1.SelfSubjectRulesReview, error) {
 			if in.Spec.Namespace == "" {
 				return nil, apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName, Kind: "SelfSubjectRulesReview"}, "",
 					field.ErrorList{field.Required(field.NewPath("spec", "namespace"), "namespace is required")})
 			}
 			u, _ := auth.UserFrom(ctx)
-			in.Status = s.rulesReview(u, in.Spec.Namespace)
+			in.Status = h.s.rulesReview(u, in.Spec.Namespace)
 			return in, nil
-		},
-	}
-	add(authz, "Authorization", "/selfsubjectrulesreviews", "SelfSubjectRulesReview", ssrr.Serve)
-
-	info := func(group, kind, plural string, namespaced bool) *resource.Info {
-		return &resource.Info{Group: group, Version: "v1", Kind: kind, Plural: plural, Singular: lower(kind), Namespaced: namespaced, Verbs: createOnly}
-	}
-	if err := s.AddGroupVersion(GroupVersion{Group: authenticationv1.GroupName, Version: "v1", WebService: authn, Resources: []*resource.Info{
-		info(authenticationv1.GroupName, "SelfSubjectReview", "selfsubjectreviews", false),
-		info(authenticationv1.GroupName, "TokenReview", "tokenreviews", false),
-	}}); err != nil {
-		return err
-	}
-	return s.AddGroupVersion(GroupVersion{Group: authorizationv1.GroupName, Version: "v1", WebService: authz, Resources: []*resource.Info{
-		info(authorizationv1.GroupName, "LocalSubjectAccessReview", "localsubjectaccessreviews", true),
-		info(authorizationv1.GroupName, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false),
-		info(authorizationv1.GroupName, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false),
-		info(authorizationv1.GroupName, "SubjectAccessReview", "subjectaccessreviews", false),
-	}})
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
+		})
 }
 
 func userInfo(u *auth.User) authenticationv1.UserInfo {
@@ -268,21 +298,6 @@ func (s *Server) rulesReview(u *auth.User, namespace string) authorizationv1.Sub
 		st.ResourceRules = append(st.ResourceRules, authorizationv1.ResourceRule{Verbs: r.Verbs, APIGroups: r.APIGroups, Resources: r.Resources, ResourceNames: r.ResourceNames})
 	}
 	return st
-}
-
-// addTokenRoute serves POST .../serviceaccounts/{name}/token (TokenRequest)
-// on the core/v1 WebService.
-func (s *Server) addTokenRoute(ws *restful.WebService) {
-	v := &endpoints.Virtual[*authenticationv1.TokenRequest, *authenticationv1.TokenRequest]{
-		Resource: "serviceaccounts", Subresource: "token", GVK: authenticationv1.SchemeGroupVersion.WithKind("TokenRequest"), New: func() *authenticationv1.TokenRequest { return &authenticationv1.TokenRequest{} },
-		Opts: s.EndpointOptions(), Timeout: s.cfg.RequestTimeout,
-		Create: func(ctx context.Context, r *http.Request, in *authenticationv1.TokenRequest) (*authenticationv1.TokenRequest, error) {
-			ri := request.InfoOf(r)
-			return s.requestToken(ctx, ri.Namespace, ri.Name, in)
-		},
-	}
-	ws.Route(ws.POST("/namespaces/{namespace}/serviceaccounts/{name}/token").To(v.Serve).
-		Doc("create token of a ServiceAccount").Operation("createCoreV1NamespacedServiceAccountToken"))
 }
 
 func (s *Server) requestToken(ctx context.Context, ns, name string, in *authenticationv1.TokenRequest) (*authenticationv1.TokenRequest, error) {

@@ -72,27 +72,13 @@ func (s *Server) Run(ctx context.Context) (err error) {
 	if len(s.skippedGroups) > 0 {
 		s.log.Info("aggregated mode: built-in groups are left to the main cluster", "skipped", s.skippedGroups)
 	}
-	if s.sec != nil && !s.cfg.Aggregated {
-		if err := s.addReviewGroups(); err != nil {
-			_ = s.Close()
-			return fmt.Errorf("run apiserver: %w", err)
-		}
+	if err := s.addBuiltinRoutes(); err != nil {
+		_ = s.Close()
+		return fmt.Errorf("run apiserver: %w", err)
 	}
 	s.mu.Lock()
 	s.running = true
 	groups := append([]GroupVersion(nil), s.groups...)
-	if s.sec != nil && s.sec.tokens != nil {
-		for _, gv := range groups {
-			if gv.Group == "" && gv.Version == "v1" {
-				s.addTokenRoute(gv.WebService)
-				for _, r := range gv.Resources {
-					if r.Plural == "serviceaccounts" && !slices.Contains(r.Subresources, "token") {
-						r.Subresources = append(r.Subresources, "token")
-					}
-				}
-			}
-		}
-	}
 	if s.namespaceStore != nil {
 		s.lifecycle = namespaces.New(s.namespaceStore, s.collections, namespaces.Options{Logger: s.log})
 		s.namespaceStore.SetHooks(s.lifecycle.Hooks())
