@@ -17,6 +17,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -39,6 +40,9 @@ type Kind struct {
 	// Computed describes a resource that is computed, not stored: its
 	// discovery row and its one create route.
 	Computed *Computed
+	// Expires: objects are written with the --event-ttl lease and vanish
+	// with it (events, core and events.k8s.io).
+	Expires bool
 }
 
 // Store is a typed store with storage hooks (a *storage.Store).
@@ -59,6 +63,8 @@ type Stores struct {
 	// Admission are the admission configuration stores (policies,
 	// bindings, webhook configurations).
 	Admission *registration.Stores
+	// Events are where the garbage collector reports what it cannot do.
+	Events *Store[*corev1.Event, *corev1.EventList]
 }
 
 // kinds is the table.
@@ -67,6 +73,10 @@ var kinds = map[schema.GroupResource]Kind{
 	core("serviceaccounts"): stored(nil, func(to Stores, st Store[*corev1.ServiceAccount, *corev1.ServiceAccountList]) {
 		*to.ServiceAccounts = st
 	}).with(serviceAccountToken),
+	core("events"): stored(nil, func(to Stores, st Store[*corev1.Event, *corev1.EventList]) { *to.Events = st }).expiring(),
+	// events.k8s.io events are stored as core events by the generated
+	// install; the row covers a server that stores them on their own.
+	{Group: eventsv1.GroupName, Resource: "events"}: {Expires: true},
 	core("secrets"):    stored[*corev1.Secret, *corev1.SecretList](builtin.SecretHooks, nil),
 	core("configmaps"): stored[*corev1.ConfigMap, *corev1.ConfigMapList](builtin.ConfigMapHooks, nil),
 
@@ -133,6 +143,12 @@ func stored[T resource.Object, L resource.ListObject](hooks func() storage.Hooks
 	}}
 }
 
+// expiring marks a row's objects as written with the event TTL.
+func (k Kind) expiring() Kind {
+	k.Expires = true
+	return k
+}
+
 // with adds subresources served beside the generated ones to a row.
 func (k Kind) with(subs ...Subresource) Kind {
 	k.Subresources = append(k.Subresources, subs...)
@@ -145,6 +161,9 @@ func Lookup(gr schema.GroupResource) (Kind, bool) {
 	k, ok := kinds[gr]
 	return k, ok
 }
+
+// Expires reports whether objects of gr are written with the event TTL.
+func Expires(gr schema.GroupResource) bool { return kinds[gr].Expires }
 
 // Attach does what the table says for the store of a stored kind: checks
 // its type, sets its storage hooks and keeps it in to. A resource the

@@ -35,6 +35,7 @@ func (s *Server) builtinStores() builtinkinds.Stores {
 		ServiceAccounts: &s.serviceAccounts,
 		RBAC:            (*rbac.Stores)(&s.rbacStores),
 		Admission:       (*registration.Stores)(&s.admissionStores),
+		Events:          &s.eventStore,
 	}
 }
 

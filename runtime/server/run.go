@@ -267,10 +267,8 @@ func (s *Server) garbageCollector() *garbagecollector.GarbageCollector {
 	collections := slices.Clone(s.collections)
 	s.mu.Unlock()
 	var events garbagecollector.EventStore
-	for _, c := range collections {
-		if i := c.Info(); i.Group == "" && i.Plural == "events" {
-			events, _ = c.(garbagecollector.EventStore)
-		}
+	if s.eventStore != nil {
+		events = s.eventStore
 	}
 	gc := garbagecollector.New(collections, garbagecollector.Options{
 		Logger: s.log, Workers: s.cfg.GarbageCollectorWorkers, Registerer: s.metrics.Registry(), Events: events,

@@ -72,6 +72,7 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/audit"
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/builtinkinds"
 	"github.com/kubeforge/kubeforge/runtime/discovery"
 	"github.com/kubeforge/kubeforge/runtime/encryption"
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
@@ -188,6 +189,8 @@ type Server struct {
 	// core/v1 namespaces one, when served.
 	collections    []storage.Collection
 	namespaceStore NamespaceStore
+	// eventStore is core/v1 events, where the garbage collector reports.
+	eventStore builtinkinds.Store[*corev1.Event, *corev1.EventList]
 	// lifecycle is the namespace lifecycle, set by Run before serving when
 	// namespaces are served; read-only afterwards.
 	lifecycle *namespaces.Lifecycle
@@ -510,13 +513,10 @@ func (s *Server) Close() error {
 // entry covers a server that stores them on their own.
 func eventTTL(ttl time.Duration) func(schema.GroupResource) time.Duration {
 	return func(gr schema.GroupResource) time.Duration {
-		if ttl <= 0 || gr.Resource != "events" {
+		if ttl <= 0 || !builtinkinds.Expires(gr) {
 			return 0
 		}
-		if gr.Group == "" || gr.Group == "events.k8s.io" {
-			return ttl
-		}
-		return 0
+		return ttl
 	}
 }
 
