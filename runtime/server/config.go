@@ -178,9 +178,7 @@ type Config struct {
 }
 
 func (c *Config) complete() error {
-	if c.BindAddress == "" {
-		c.BindAddress = DefaultBindAddress
-	}
+	orDefault(&c.BindAddress, DefaultBindAddress)
 	if net.ParseIP(c.BindAddress) == nil {
 		return fmt.Errorf("bind address %q is not an IP address", c.BindAddress)
 	}
@@ -190,53 +188,35 @@ func (c *Config) complete() error {
 	if c.DataDir == "" {
 		return errors.New("data dir is required")
 	}
+	orDefault(&c.EtcdPrefix, DefaultEtcdPrefix)
+	orDefault(&c.RequestTimeout, DefaultRequestTimeout)
+	orDefault(&c.MinRequestTimeout, DefaultMinRequestTimeout)
+	orDefault(&c.MaxRequestBodyBytes, DefaultMaxRequestBodyBytes)
+	orDefault(&c.MaxMutatingInFlight, DefaultMaxMutatingInFlight)
+	orDefault(&c.MaxReadOnlyInFlight, DefaultMaxReadOnlyInFlight)
+	orDefault(&c.CompactionInterval, DefaultCompactionInterval)
+	orDefault(&c.ShutdownTimeout, DefaultShutdownTimeout)
+	orDefault(&c.EventTTL, DefaultEventTTL)
+	orDefault(&c.Logger, slog.Default())
+	orDefault(&c.TokenCacheTTL, delegate.DefaultTokenCacheTTL)
+	orDefault(&c.AllowedCacheTTL, delegate.DefaultAllowedCacheTTL)
+	orDefault(&c.DeniedCacheTTL, delegate.DefaultDeniedCacheTTL)
 	if c.EtcdQuotaBackendBytes <= 0 {
 		c.EtcdQuotaBackendBytes = etcd.DefaultQuotaBackendBytes
 	}
 	if c.EtcdMaxRequestBytes <= 0 {
 		c.EtcdMaxRequestBytes = storage.DefaultMaxRequestBytes
 	}
-	if c.EtcdPrefix == "" {
-		c.EtcdPrefix = DefaultEtcdPrefix
-	}
-	if c.RequestTimeout == 0 {
-		c.RequestTimeout = DefaultRequestTimeout
-	}
-	if c.MinRequestTimeout == 0 {
-		c.MinRequestTimeout = DefaultMinRequestTimeout
-	}
-	if c.MaxRequestBodyBytes == 0 {
-		c.MaxRequestBodyBytes = DefaultMaxRequestBodyBytes
-	}
-	if c.MaxMutatingInFlight == 0 {
-		c.MaxMutatingInFlight = DefaultMaxMutatingInFlight
-	}
-	if c.MaxReadOnlyInFlight == 0 {
-		c.MaxReadOnlyInFlight = DefaultMaxReadOnlyInFlight
-	}
-	if c.CompactionInterval == 0 {
-		c.CompactionInterval = DefaultCompactionInterval
-	}
-	if c.ShutdownTimeout == 0 {
-		c.ShutdownTimeout = DefaultShutdownTimeout
-	}
-	if c.EventTTL == 0 {
-		c.EventTTL = DefaultEventTTL
-	}
-	if c.Logger == nil {
-		c.Logger = slog.Default()
-	}
-	if c.TokenCacheTTL == 0 {
-		c.TokenCacheTTL = delegate.DefaultTokenCacheTTL
-	}
-	if c.AllowedCacheTTL == 0 {
-		c.AllowedCacheTTL = delegate.DefaultAllowedCacheTTL
-	}
-	if c.DeniedCacheTTL == 0 {
-		c.DeniedCacheTTL = delegate.DefaultDeniedCacheTTL
-	}
 	if c.Aggregated && c.PlainHTTP {
 		return errors.New("aggregated mode needs TLS and authentication: it cannot serve plain HTTP")
 	}
 	return nil
+}
+
+// orDefault sets *p to def when it is the zero value (the field unset).
+func orDefault[T comparable](p *T, def T) {
+	var zero T
+	if *p == zero {
+		*p = def
+	}
 }
