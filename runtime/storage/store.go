@@ -779,6 +779,8 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 		}
 	}
 	guess := !opts.DryRun // a dry run writes nothing that would catch a stale guess
+	var refused error     // admission's refusal of the guess, at refusedRev
+	var refusedRev int64
 	for attempt := 0; ; attempt++ {
 		cur, _, curRev, cached := st.cachedCurrent(key, guess)
 		guess = false
@@ -788,8 +790,12 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			}
 		}
 		obj, mark, changed := st.deletionUpdate(cur, opts)
-		// Anything but a plain delete is decided on etcd's object.
-		if cached && (opts.Preconditions != nil || st.hooks.BeforeDelete != nil || opts.Admit != nil || st.inproc != nil || mark) {
+		// Anything but a plain delete is decided on etcd's object. Admission
+		// runs on the guess, as kube's conditionalDelete runs
+		// validateDeletion on its cached object: the compare-and-delete on
+		// its revision proves it current, and a refusal is checked on
+		// etcd's object (below).
+		if cached && (opts.Preconditions != nil || st.hooks.BeforeDelete != nil || st.inproc != nil || mark) {
 			attempt--
 			continue
 		}
@@ -805,7 +811,18 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			return zero, false, err
 		}
 		if opts.Admit != nil {
-			if err := opts.Admit(ctx, nil, cur); err != nil {
+			// A refusal of the guess stands when etcd's object is the same
+			// revision (admission is not asked twice about one object).
+			err := refused
+			if err == nil || curRev != refusedRev {
+				err = opts.Admit(ctx, nil, cur)
+			}
+			if err != nil {
+				if cached {
+					refused, refusedRev = err, curRev // maybe stale: decide on etcd's object
+					attempt--
+					continue
+				}
 				return zero, false, err
 			}
 		}
