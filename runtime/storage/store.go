@@ -419,7 +419,9 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 			}
 			return zero, apierrors.NewAlreadyExists(st.s.Info.GroupResource(), obj.GetName())
 		}
-		obj.SetResourceVersion(strconv.FormatInt(resp.Responses[0].GetResponsePut().Header.Revision, 10))
+		rev := resp.Responses[0].GetResponsePut().Header.Revision
+		obj.SetResourceVersion(strconv.FormatInt(rev, 10))
+		wrote(ctx, obj, data, rev)
 		return obj, nil
 	}
 }
@@ -743,6 +745,7 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 		return zero, true, st.conflict(name, OptimisticLockErrorMsg)
 	}
 	newObj.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
+	wrote(ctx, newObj, data, resp.Header.Revision)
 	return newObj, false, nil
 }
 
