@@ -459,12 +459,13 @@ func (h *Handler[T, L]) Create(req *restful.Request, resp *restful.Response) {
 		if obj, err = h.mutate(ctx, admission.Create, "", obj, none, opts); err != nil {
 			return err
 		}
+		ctx, written := h.askWritten(ctx, f)
 		out, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun,
 			Admit: h.admitFunc(admission.Create, "", obj.GetNamespace(), obj.GetName(), opts.options, opts.dryRun)})
 		if err != nil {
 			return err
 		}
-		return h.respondObject(w, r, http.StatusCreated, f, out)
+		return h.respondWritten(w, r, http.StatusCreated, f, out, written)
 	})
 }
 
@@ -516,13 +517,14 @@ func (h *Handler[T, L]) update(sub string, req *restful.Request, resp *restful.R
 		tryUpdate := func(current T) (T, error) {
 			return h.mutate(ctx, admission.Update, sub, h.trackUpdate(fm, current, obj.DeepCopyObject().(T), manager), current, opts)
 		}
+		ctx, written := h.askWritten(ctx, f)
 		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, tryUpdate,
 			storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub, RequireResourceVersion: true,
 				Admit: h.admitFunc(admission.Update, sub, ns, name, opts.options, opts.dryRun)})
 		if err != nil {
 			return err
 		}
-		return h.respondObject(w, r, http.StatusOK, f, out)
+		return h.respondWritten(w, r, http.StatusOK, f, out, written)
 	})
 }
 

@@ -143,6 +143,7 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			return h.mutate(ctx, admission.Update, sub, h.trackUpdate(fm, current, obj, manager), current, opts)
 		}
 
+		ctx, written := h.askWritten(ctx, f)
 		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, tryUpdate, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub,
 			Admit: h.admitFunc(admission.Update, sub, ns, name, opts.options, opts.dryRun)})
 		if err != nil {
@@ -151,7 +152,7 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 		for _, e := range warnings {
 			AddWarning(w, e.Error())
 		}
-		return h.respondObject(w, r, http.StatusOK, f, out)
+		return h.respondWritten(w, r, http.StatusOK, f, out, written)
 	})
 }
 

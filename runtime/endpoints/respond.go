@@ -9,6 +9,8 @@ import (
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
 func (h *Handler[T, L]) setKind(obj T) {
@@ -70,6 +72,27 @@ func (h *Handler[T, L]) respondObject(w http.ResponseWriter, r *http.Request, co
 	}
 	writeEncoded(w, r, code, f, v)
 	return nil
+}
+
+// askWritten asks the store, when the response to a write can be the
+// bytes it stores (plain JSON in the storage version), to hand them back,
+// so that the object is encoded once for etcd and the response.
+func (h *Handler[T, L]) askWritten(ctx context.Context, f outputFormat) (context.Context, *storage.Written) {
+	if h.json == nil || !f.plainJSON() {
+		return ctx, nil
+	}
+	return storage.WithWritten(ctx)
+}
+
+// respondWritten is respondObject for the object a write returned: the
+// stored bytes with its resourceVersion when written has them (the same
+// bytes json.Marshal gives), else its encoding.
+func (h *Handler[T, L]) respondWritten(w http.ResponseWriter, r *http.Request, code int, f outputFormat, obj T, written *storage.Written) error {
+	if data, ok := written.JSON(obj); ok {
+		writeJSON(w, code, data)
+		return nil
+	}
+	return h.respondObject(w, r, code, f, obj)
 }
 
 func (h *Handler[T, L]) respondList(w http.ResponseWriter, r *http.Request, code int, f outputFormat, list L) error {

@@ -32,6 +32,7 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/audit"
 	"github.com/kubeforge/kubeforge/runtime/auth"
 	"github.com/kubeforge/kubeforge/runtime/request"
+	"github.com/kubeforge/kubeforge/runtime/workers"
 )
 
 // Options configures Chain.
@@ -274,7 +275,9 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 		req = req.WithContext(ctx)
 		tw := &timeoutWriter{header: make(http.Header), w: w}
 		done := make(chan struct{})
-		go func() {
+		// On a worker: a new goroutine's stack would grow again, by
+		// copying, on the way down the handler (runtime/workers).
+		workers.Go(func() {
 			defer close(done)
 			rec := &recordingWriter{ResponseWriter: tw}
 			defer func() {
@@ -283,7 +286,7 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 				}
 			}()
 			next.ServeHTTP(rec, req)
-		}()
+		})
 		select {
 		case <-done:
 			tw.mu.Lock()

@@ -3,13 +3,17 @@ package server
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
 	"golang.org/x/net/http2"
+
+	"github.com/kubeforge/kubeforge/runtime/workers"
 )
 
 // HTTP/2 rapid reset (CVE-2023-44487 and its variants): a client that
@@ -51,10 +55,44 @@ func serveHTTP2(srv *http.Server, isProxy func(tls.ConnectionState) bool) error 
 			rc.burst, rc.rate = proxyResetFactor*resetBurst, proxyResetFactor*resetPerSecond
 			rc.tokens = rc.burst
 		}
-		h2.ServeConn(rc, &http2.ServeConnOpts{Context: ctx, Handler: h, BaseConfig: hs})
+		h2.ServeConn(rc, &http2.ServeConnOpts{Context: ctx, Handler: onWorker(h), BaseConfig: hs})
 	}
 	return nil
 }
+
+// onWorker serves h's requests on workers.Go's long-lived goroutines
+// rather than on the goroutine the HTTP/2 server starts for each (whose
+// stack would grow again on every request). The request's goroutine
+// waits, and a panic or runtime.Goexit of the handler happens there again,
+// so the HTTP/2 server's recovery (http.ErrAbortHandler resets the
+// stream) sees it as if the handler had run there.
+func onWorker(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		done := make(chan any, 1)
+		workers.Go(func() {
+			returned := false
+			defer func() {
+				v := recover()
+				if v == nil && !returned {
+					v = errGoexit
+				}
+				done <- v
+			}()
+			h.ServeHTTP(w, r)
+			returned = true
+		})
+		switch v := <-done; {
+		case v == errGoexit:
+			runtime.Goexit()
+		case v != nil:
+			panic(v)
+		}
+	})
+}
+
+// errGoexit tells a request's goroutine that its handler called
+// runtime.Goexit.
+var errGoexit = errors.New("handler called runtime.Goexit")
 
 // resetLimitedConn reads a server-side HTTP/2 connection and counts the
 // client's RST_STREAM frames by walking the frame headers (9 bytes each)

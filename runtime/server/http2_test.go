@@ -2,7 +2,14 @@ package server
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,5 +73,86 @@ func TestResetBudget(t *testing.T) {
 	}
 	if !c.scan(rst()) {
 		t.Fatal("not tripped past the refill")
+	}
+}
+
+// TestHandlerOnWorker: requests served over HTTP/2 by serveHTTP2 run on
+// workers (runtime/workers), concurrently, each with its own request and response; a
+// handler's panic still reaches the HTTP/2 server (http.ErrAbortHandler
+// resets that stream only) and its worker serves the next request.
+func TestHandlerOnWorker(t *testing.T) {
+	release := make(chan struct{})
+	var running atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/abort":
+			panic(http.ErrAbortHandler)
+		case "/wait":
+			running.Add(1)
+			<-release
+		case "/stack":
+			buf := make([]byte, 64<<10)
+			w.Write(buf[:runtime.Stack(buf, false)])
+			return
+		}
+		fmt.Fprintf(w, "%s %s", r.URL.Path, r.URL.RawQuery)
+	}))
+	if err := serveHTTP2(srv.Config, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv.TLS = srv.Config.TLSConfig
+	srv.StartTLS()
+	defer srv.Close()
+	c := srv.Client()
+	c.Transport.(*http.Transport).ForceAttemptHTTP2 = true
+	get := func(path string) (string, error) {
+		resp, err := c.Get(srv.URL + path)
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		if resp.ProtoMajor != 2 {
+			t.Errorf("%s: %s, want HTTP/2", path, resp.Proto)
+		}
+		b, err := io.ReadAll(resp.Body)
+		return string(b), err
+	}
+
+	if stack, err := get("/stack"); err != nil || !strings.Contains(stack, "workers.worker") {
+		t.Fatalf("not served by a worker (%v):\n%s", err, stack)
+	}
+
+	// Ten requests held at once: none waits for another's worker.
+	errs := make(chan error, 10)
+	for i := range 10 {
+		go func() {
+			body, err := get(fmt.Sprintf("/wait?i=%d", i))
+			if err == nil && body != fmt.Sprintf("/wait i=%d", i) {
+				err = fmt.Errorf("request %d got %q", i, body)
+			}
+			errs <- err
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for running.Load() < 10 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of 10 requests running at once", running.Load())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(release)
+	for range 10 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if _, err := get("/abort"); err == nil {
+		t.Fatal("an aborted handler's request succeeded")
+	}
+	for i := range 50 {
+		if body, err := get(fmt.Sprintf("/after?i=%d", i)); err != nil || body != fmt.Sprintf("/after i=%d", i) {
+			t.Fatalf("after the abort: %q, %v", body, err)
+		}
 	}
 }

@@ -419,7 +419,9 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 			}
 			return zero, apierrors.NewAlreadyExists(st.s.Info.GroupResource(), obj.GetName())
 		}
-		obj.SetResourceVersion(strconv.FormatInt(resp.Responses[0].GetResponsePut().Header.Revision, 10))
+		rev := resp.Responses[0].GetResponsePut().Header.Revision
+		obj.SetResourceVersion(strconv.FormatInt(rev, 10))
+		wrote(ctx, obj, data, rev)
 		return obj, nil
 	}
 }
@@ -743,6 +745,7 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 		return zero, true, st.conflict(name, OptimisticLockErrorMsg)
 	}
 	newObj.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
+	wrote(ctx, newObj, data, resp.Header.Revision)
 	return newObj, false, nil
 }
 
@@ -779,6 +782,8 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 		}
 	}
 	guess := !opts.DryRun // a dry run writes nothing that would catch a stale guess
+	var refused error     // admission's refusal of the guess, at refusedRev
+	var refusedRev int64
 	for attempt := 0; ; attempt++ {
 		cur, _, curRev, cached := st.cachedCurrent(key, guess)
 		guess = false
@@ -788,8 +793,12 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			}
 		}
 		obj, mark, changed := st.deletionUpdate(cur, opts)
-		// Anything but a plain delete is decided on etcd's object.
-		if cached && (opts.Preconditions != nil || st.hooks.BeforeDelete != nil || opts.Admit != nil || st.inproc != nil || mark) {
+		// Anything but a plain delete is decided on etcd's object. Admission
+		// runs on the guess, as kube's conditionalDelete runs
+		// validateDeletion on its cached object: the compare-and-delete on
+		// its revision proves it current, and a refusal is checked on
+		// etcd's object (below).
+		if cached && (opts.Preconditions != nil || st.hooks.BeforeDelete != nil || st.inproc != nil || mark) {
 			attempt--
 			continue
 		}
@@ -805,7 +814,18 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			return zero, false, err
 		}
 		if opts.Admit != nil {
-			if err := opts.Admit(ctx, nil, cur); err != nil {
+			// A refusal of the guess stands when etcd's object is the same
+			// revision (admission is not asked twice about one object).
+			err := refused
+			if err == nil || curRev != refusedRev {
+				err = opts.Admit(ctx, nil, cur)
+			}
+			if err != nil {
+				if cached {
+					refused, refusedRev = err, curRev // maybe stale: decide on etcd's object
+					attempt--
+					continue
+				}
 				return zero, false, err
 			}
 		}
