@@ -120,7 +120,7 @@ func (c *watchCache[T, L]) snapshotOf(namespace string, pred predicate) []*cache
 		v.keys, v.indexed = c.idx.lookup(pred, c.tree.Len()/4+1)
 	}
 	var out []*cacheEntry[T]
-	scan(v, c.st.listPrefix(namespace), "", func(e *cacheEntry[T]) bool {
+	scan(v, c.a.listPrefix(namespace), "", func(e *cacheEntry[T]) bool {
 		out = append(out, e)
 		return true
 	})
@@ -132,7 +132,7 @@ func (c *watchCache[T, L]) snapshotOf(namespace string, pred predicate) []*cache
 // state exactly (etcd answers then, errors included). startKey is where a
 // continue token resumes.
 func (c *watchCache[T, L]) listView(ctx context.Context, namespace string, opts ListOptions, pred predicate) (v view[*cacheEntry[T]], startKey string, handled bool, err error) {
-	keyPrefix := c.st.listPrefix(namespace)
+	keyPrefix := c.a.listPrefix(namespace)
 	var rev, need int64
 	if opts.Continue != "" {
 		k, tokRev, err := decodeContinue(opts.Continue, keyPrefix)
@@ -179,8 +179,8 @@ func (c *watchCache[T, L]) listView(ctx context.Context, namespace string, opts 
 // retained reports whether etcd still holds revision rev (not compacted).
 func (c *watchCache[T, L]) retained(ctx context.Context, rev int64) bool {
 	start := time.Now()
-	_, err := c.st.b.client.Get(ctx, c.st.b.compactKey(), clientv3.WithRev(rev), clientv3.WithCountOnly(), clientv3.WithSerializable())
-	c.st.observe("get", start)
+	_, err := c.a.b.client.Get(ctx, c.a.b.compactKey(), clientv3.WithRev(rev), clientv3.WithCountOnly(), clientv3.WithSerializable())
+	c.a.observe("get", start)
 	return err == nil
 }
 
@@ -192,7 +192,7 @@ func (c *watchCache[T, L]) list(ctx context.Context, namespace string, opts List
 		return nil, 0, "", 0, ok, err
 	}
 	c.counted("list", true)
-	keyPrefix := c.st.listPrefix(namespace)
+	keyPrefix := c.a.listPrefix(namespace)
 	items := []T{}
 	var lastKey string
 	more := false
@@ -244,7 +244,7 @@ func (c *watchCache[T, L]) listJSON(ctx context.Context, namespace string, opts 
 	c.counted("list", true)
 	var page []jsonItem
 	var failed error
-	scan(v, c.st.listPrefix(namespace), "", func(e *cacheEntry[T]) bool {
+	scan(v, c.a.listPrefix(namespace), "", func(e *cacheEntry[T]) bool {
 		if ok, err := matchesEntry(pred, e); err != nil || !ok {
 			failed = err
 			return err == nil
@@ -289,6 +289,16 @@ func (c *watchCache[T, L]) get(ctx context.Context, key string, opts GetOptions)
 	c.mu.RUnlock()
 	c.counted("get", ready)
 	return e, found, ready, nil
+}
+
+// entry is the cache's entry of key, if the cache is ready and has one.
+func (c *watchCache[T, L]) entry(key string) (*cacheEntry[T], bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.ready || c.closed {
+		return nil, false
+	}
+	return c.tree.Get(&cacheEntry[T]{key: key})
 }
 
 func (c *watchCache[T, L]) counted(verb string, fromCache bool) {

@@ -70,9 +70,9 @@ func cacheFixture(t testing.TB, prefix string, opts BackendOptions, tweak ...fun
 	}
 	f := &fixture{b: b, st: NewStore(b, s), prefix: prefix}
 	waitFor(t, func() bool {
-		f.st.cache.mu.RLock()
-		defer f.st.cache.mu.RUnlock()
-		return f.st.cache.ready
+		cacheOf(f.st).mu.RLock()
+		defer cacheOf(f.st).mu.RUnlock()
+		return cacheOf(f.st).ready
 	})
 	return f, m
 }
@@ -149,7 +149,7 @@ func TestCacheServesReads(t *testing.T) {
 		t.Fatalf("exact list in the window: reads %v", m.reads)
 	}
 	pred, _ := f.st.newPredicate(ListOptions{})
-	fromEtcd, _, _, _, err := f.st.list(ctx, f.st.listPrefix("ns"), f.st.listPrefix("ns"), mustInt(t, last.ResourceVersion), false, 0, pred)
+	fromEtcd, _, _, _, err := etcdReader[*Widget, *WidgetList]{f.st.access}.rangeRead(ctx, f.st.listPrefix("ns"), f.st.listPrefix("ns"), mustInt(t, last.ResourceVersion), false, 0, pred)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,9 +162,9 @@ func TestCacheServesReads(t *testing.T) {
 		}
 	}
 	// Older than the window (here: before the cache was built): etcd.
-	f.st.cache.mu.RLock()
-	start := f.st.cache.windowStart
-	f.st.cache.mu.RUnlock()
+	cacheOf(f.st).mu.RLock()
+	start := cacheOf(f.st).windowStart
+	cacheOf(f.st).mu.RUnlock()
 	if start > 1 {
 		before = m.read("list/etcd")
 		_, _ = f.st.List(ctx, "ns", ListOptions{ResourceVersion: strconv.FormatInt(start-1, 10), ResourceVersionMatch: metav1.ResourceVersionMatchExact}) // 410 if compacted
@@ -264,7 +264,7 @@ func TestCacheRebuildAfterCompaction(t *testing.T) {
 	t.Cleanup(b.Close)
 	st := NewStore(b, widgetStrategy(true, false)) // no cache of its own
 	m := newCacheCounts()
-	c := newWatchCache(st, BackendOptions{CacheMetrics: m, BookmarkInterval: time.Hour})
+	c := newWatchCache(st.access, BackendOptions{CacheMetrics: m, BookmarkInterval: time.Hour})
 	keep := mustCreateIn(t, st, widget("ns", "keep", 1))
 	gone := mustCreateIn(t, st, widget("ns", "gone", 1))
 	changed := mustCreateIn(t, st, widget("ns", "changed", 1))
@@ -416,9 +416,9 @@ func TestCacheIndexedSelectors(t *testing.T) {
 			t.Fatal(err)
 		}
 		pred, _ := f.st.newPredicate(opts)
-		f.st.cache.mu.RLock()
-		_, indexed := f.st.cache.idx.lookup(pred, f.st.cache.tree.Len()/4+1)
-		f.st.cache.mu.RUnlock()
+		cacheOf(f.st).mu.RLock()
+		_, indexed := cacheOf(f.st).idx.lookup(pred, cacheOf(f.st).tree.Len()/4+1)
+		cacheOf(f.st).mu.RUnlock()
 		if !indexed {
 			t.Errorf("%+v: not answered by the index", tc)
 		}
@@ -427,7 +427,7 @@ func TestCacheIndexedSelectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		etcdList, _, _, _, err := f.st.list(ctx, f.st.listPrefix(tc.ns), f.st.listPrefix(tc.ns), 0, false, 0, pred)
+		etcdList, _, _, _, err := etcdReader[*Widget, *WidgetList]{f.st.access}.rangeRead(ctx, f.st.listPrefix(tc.ns), f.st.listPrefix(tc.ns), 0, false, 0, pred)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -561,4 +561,9 @@ func TestCacheSlowWatcherAlone(t *testing.T) {
 	if got >= n {
 		t.Fatalf("the slow watcher got all %d events", got)
 	}
+}
+
+// cacheOf is the watch cache st reads through.
+func cacheOf[T resource.Object, L resource.ListObject](st *Store[T, L]) *watchCache[T, L] {
+	return st.reads.(cacheReader[T, L]).c
 }

@@ -78,7 +78,7 @@ type selectable struct {
 }
 
 // fieldsOf is the store's own field set function: Strategy.SelectableFields.
-func (st *Store[T, L]) fieldsOf(obj resource.Object) (fields.Set, error) {
+func (st *access[T, L]) fieldsOf(obj resource.Object) (fields.Set, error) {
 	t, ok := obj.(T)
 	if !ok {
 		return nil, apierrors.NewInternalError(fmt.Errorf("select %s: object of type %T", st.resourceName(), obj))
@@ -135,27 +135,28 @@ func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOpti
 	if opts.Limit < 0 {
 		opts.Limit = 0
 	}
-	if st.cache != nil {
-		items, rev, cont, remaining, ok, err := st.cache.list(ctx, namespace, opts, pred)
-		if err != nil {
-			return zero, err
-		}
-		if ok {
-			return st.newList(items, rev, cont, remaining, pred), nil
-		}
+	items, rev, cont, remaining, err := st.reads.list(ctx, namespace, opts, pred)
+	if err != nil {
+		return zero, err
 	}
+	return st.newList(items, rev, cont, remaining, pred), nil
+}
+
+// list is List read from etcd.
+func (st etcdReader[T, L]) list(ctx context.Context, namespace string, opts ListOptions, pred predicate) ([]T, int64, string, int64, error) {
 	keyPrefix := st.listPrefix(namespace)
 	startKey := keyPrefix
+	var err error
 	var withRev, minRV int64
 	serializable := false
 	paging := opts.Continue != ""
 	if paging {
 		k, rv, err := decodeContinue(opts.Continue, keyPrefix)
 		if err != nil {
-			return zero, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
+			return nil, 0, "", 0, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
 		}
 		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
-			return zero, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+			return nil, 0, "", 0, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
 		}
 		startKey = k
 		if rv > 0 {
@@ -163,34 +164,34 @@ func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOpti
 		}
 	} else {
 		if withRev, minRV, serializable, err = listRevision(opts); err != nil {
-			return zero, err
+			return nil, 0, "", 0, err
 		}
 	}
-	items, rev, cont, remaining, err := st.list(ctx, keyPrefix, startKey, withRev, serializable, opts.Limit, pred)
+	items, rev, cont, remaining, err := st.rangeRead(ctx, keyPrefix, startKey, withRev, serializable, opts.Limit, pred)
 	if err != nil {
 		if isCompacted(err) {
 			if paging {
 				// Offer a token that continues at the latest revision.
 				tok, encErr := encodeContinue(startKey, keyPrefix, -1)
 				if encErr != nil {
-					return zero, apierrors.NewResourceExpired(continueExpiredMsg)
+					return nil, 0, "", 0, apierrors.NewResourceExpired(continueExpiredMsg)
 				}
 				se := apierrors.NewResourceExpired(inconsistentListMsg)
 				se.ErrStatus.ListMeta.Continue = tok
-				return zero, se
+				return nil, 0, "", 0, se
 			}
-			return zero, apierrors.NewResourceExpired(expiredListMsg)
+			return nil, 0, "", 0, apierrors.NewResourceExpired(expiredListMsg)
 		}
-		return zero, st.listError(ctx, namespace, withRev, err)
+		return nil, 0, "", 0, st.listError(ctx, namespace, withRev, err)
 	}
 	if minRV > rev {
-		return zero, tooLargeRV(minRV, rev)
+		return nil, 0, "", 0, tooLargeRV(minRV, rev)
 	}
-	return st.newList(items, rev, cont, remaining, pred), nil
+	return items, rev, cont, remaining, nil
 }
 
 // newList is the list of items read at rev.
-func (st *Store[T, L]) newList(items []T, rev int64, cont string, remaining int64, pred predicate) L {
+func (st *access[T, L]) newList(items []T, rev int64, cont string, remaining int64, pred predicate) L {
 	out := st.s.NewList()
 	st.s.SetItems(out, items)
 	out.SetResourceVersion(strconv.FormatInt(rev, 10))
@@ -233,7 +234,7 @@ func listRevision(opts ListOptions) (withRev, minRV int64, serializable bool, er
 
 // listError turns the error of a list read at withRev (not compaction of a
 // continue token, handled by List) into a StatusError.
-func (st *Store[T, L]) listError(ctx context.Context, namespace string, withRev int64, err error) error {
+func (st *access[T, L]) listError(ctx context.Context, namespace string, withRev int64, err error) error {
 	if isCompacted(err) {
 		return apierrors.NewResourceExpired(expiredListMsg)
 	}
@@ -251,7 +252,7 @@ func isFutureRev(err error) bool {
 	return err != nil && (err == rpctypes.ErrFutureRev || err.Error() == rpctypes.ErrFutureRev.Error())
 }
 
-func (st *Store[T, L]) currentRevision(ctx context.Context) (int64, error) {
+func (st *access[T, L]) currentRevision(ctx context.Context) (int64, error) {
 	start := time.Now()
 	resp, err := st.b.client.Get(ctx, st.b.compactKey(), clientv3.WithCountOnly())
 	st.observe("get", start)
@@ -261,11 +262,11 @@ func (st *Store[T, L]) currentRevision(ctx context.Context) (int64, error) {
 	return resp.Header.Revision, nil
 }
 
-// list reads keys from startKey to the end of keyPrefix at revision withRev
-// (0: the latest), keeping up to limit matching items (0: all). It returns
-// the items (never nil), the list revision, the continue token and, when
-// more keys remain, how many.
-func (st *Store[T, L]) list(ctx context.Context, keyPrefix, startKey string, withRev int64, serializable bool, limit int64, pred predicate) ([]T, int64, string, int64, error) {
+// rangeRead reads keys from startKey to the end of keyPrefix at revision
+// withRev (0: the latest), keeping up to limit matching items (0: all). It
+// returns the items (never nil), the list revision, the continue token and,
+// when more keys remain, how many.
+func (st etcdReader[T, L]) rangeRead(ctx context.Context, keyPrefix, startKey string, withRev int64, serializable bool, limit int64, pred predicate) ([]T, int64, string, int64, error) {
 	rangeEnd := clientv3.GetPrefixRangeEnd(keyPrefix)
 	items := []T{}
 	fetch := limit
@@ -386,7 +387,7 @@ const parallelDecodeMin = 256
 // cost, so big ranges are decoded by up to GOMAXPROCS goroutines, each
 // taking a contiguous share. ok[i] is false for an unreadable value
 // (reported, left out by the caller).
-func (st *Store[T, L]) decodeAll(kvs []*mvccpb.KeyValue) (out []T, ok []bool) {
+func (st *access[T, L]) decodeAll(kvs []*mvccpb.KeyValue) (out []T, ok []bool) {
 	out = make([]T, len(kvs))
 	ok = make([]bool, len(kvs))
 	_ = parallelDo(len(kvs), func(i int) error {

@@ -307,7 +307,7 @@ func (st *Store[T, L]) StorageGroupVersionKind() schema.GroupVersionKind { retur
 // remembers kv's version when the stored bytes with resourceVersion
 // spliced in are that encoding. It returns the typed object, its encoding
 // and the entry (nil when the splice does not give the encoding).
-func (st *Store[T, L]) checkJSON(kv *mvccpb.KeyValue) (T, []byte, *rawEntry, error) {
+func (st *access[T, L]) checkJSON(kv *mvccpb.KeyValue) (T, []byte, *rawEntry, error) {
 	obj, err := st.decode(kv.Value, kv.ModRevision)
 	if err != nil {
 		var zero T
@@ -342,20 +342,16 @@ func spliceLen(mode byte, rv int64) int {
 
 // GetJSON implements JSONReader.
 func (st *Store[T, L]) GetJSON(ctx context.Context, namespace, name string, opts GetOptions) ([]byte, error) {
-	if e, ok, err := st.cachedGet(ctx, namespace, name, opts); ok || err != nil {
-		if err != nil {
-			return nil, err
-		}
-		it, err := e.json()
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		if it.raw == nil {
-			return it.enc, nil
-		}
-		return appendSpliced(make([]byte, 0, len(it.raw)+32), it.raw, it.off, it.mode, it.rv), nil
+	key, err := st.readKey(namespace, name)
+	if err != nil {
+		return nil, err
 	}
-	kv, err := st.getKV(ctx, namespace, name, opts)
+	return st.reads.getJSON(ctx, key, name, opts)
+}
+
+// getJSON is GetJSON read from etcd.
+func (st etcdReader[T, L]) getJSON(ctx context.Context, key, name string, opts GetOptions) ([]byte, error) {
+	kv, err := st.getKV(ctx, key, name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -384,14 +380,15 @@ func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts List
 	if pred.fieldsOf != nil {
 		return nil, false, nil
 	}
-	if st.cache != nil {
-		if l, ok, err := st.cache.listJSON(ctx, namespace, opts, pred); ok || err != nil {
-			return l, true, err
-		}
-	}
+	l, err := st.reads.listJSON(ctx, namespace, opts, pred)
+	return l, true, err
+}
+
+// listJSON is ListJSON read from etcd.
+func (st etcdReader[T, L]) listJSON(ctx context.Context, namespace string, opts ListOptions, pred predicate) (*JSONList, error) {
 	withRev, minRV, serializable, err := listRevision(opts)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	keyPrefix := st.listPrefix(namespace)
 	rangeEnd := clientv3.GetPrefixRangeEnd(keyPrefix)
@@ -414,18 +411,18 @@ func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts List
 	}
 	resp, err := read(keyPrefix, withRev)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	rev := resp.Header.Revision
 	if withRev > 0 {
 		rev = withRev
 	}
 	if minRV > rev {
-		return nil, true, tooLargeRV(minRV, rev)
+		return nil, tooLargeRV(minRV, rev)
 	}
 	page, err := st.jsonPage(resp.Kvs, pred)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	l := &JSONList{ResourceVersion: strconv.FormatInt(rev, 10), page: page, more: resp.More}
 	last := lastKey(resp.Kvs)
@@ -438,7 +435,7 @@ func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts List
 		page, err := st.jsonPage(resp.Kvs, pred)
 		return page, resp.More && len(resp.Kvs) > 0, err
 	}
-	return l, true, nil
+	return l, nil
 }
 
 func lastKey(kvs []*mvccpb.KeyValue) string {
@@ -450,7 +447,7 @@ func lastKey(kvs []*mvccpb.KeyValue) string {
 
 // jsonPage is the JSON of the selected items among kvs: remembered
 // versions as stored bytes to splice, the others checked (in parallel).
-func (st *Store[T, L]) jsonPage(kvs []*mvccpb.KeyValue, pred predicate) ([]jsonItem, error) {
+func (st etcdReader[T, L]) jsonPage(kvs []*mvccpb.KeyValue, pred predicate) ([]jsonItem, error) {
 	items := make([]jsonItem, len(kvs))
 	keep := make([]bool, len(kvs))
 	var misses []int
