@@ -115,6 +115,39 @@ func (st *Store[T, L]) newPredicate(o ListOptions) (predicate, error) {
 	return p, nil
 }
 
+// listRequest checks a list's namespace and options, the one place List
+// and ListJSON do, and compiles its selectors; a negative limit is none.
+func (st *Store[T, L]) listRequest(namespace string, opts ListOptions) (ListOptions, predicate, error) {
+	if err := st.checkNamespace(namespace); err != nil {
+		return opts, predicate{}, err
+	}
+	if errs := validateListOptions(opts); len(errs) > 0 {
+		return opts, predicate{}, apierrors.NewInvalid(listOptionsKind, "", errs)
+	}
+	pred, err := st.newPredicate(opts)
+	if err != nil {
+		return opts, predicate{}, err
+	}
+	if opts.Limit < 0 {
+		opts.Limit = 0
+	}
+	return opts, pred, nil
+}
+
+// selectsBeyondMetadata reports whether fs reads a field other than
+// metadata.name and metadata.namespace (a predicate with fieldsOf).
+func selectsBeyondMetadata(fs fields.Selector) bool {
+	if fs == nil {
+		return false
+	}
+	for _, r := range fs.Requirements() {
+		if r.Field != "metadata.name" && r.Field != "metadata.namespace" {
+			return true
+		}
+	}
+	return false
+}
+
 // List reads objects; namespace "" lists all namespaces. The
 // resourceVersion semantics are kube-apiserver's: "" is a quorum read, "0"
 // any data, N with NotOlderThan at least N, Exact at N (410 once
@@ -122,18 +155,9 @@ func (st *Store[T, L]) newPredicate(o ListOptions) (predicate, error) {
 // continue tokens read later pages at the first page's revision.
 func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOptions) (L, error) {
 	var zero L
-	if err := st.checkNamespace(namespace); err != nil {
-		return zero, err
-	}
-	if errs := validateListOptions(opts); len(errs) > 0 {
-		return zero, apierrors.NewInvalid(listOptionsKind, "", errs)
-	}
-	pred, err := st.newPredicate(opts)
+	opts, pred, err := st.listRequest(namespace, opts)
 	if err != nil {
 		return zero, err
-	}
-	if opts.Limit < 0 {
-		opts.Limit = 0
 	}
 	items, rev, cont, remaining, err := st.reads.list(ctx, namespace, opts, pred)
 	if err != nil {

@@ -364,21 +364,14 @@ func (st etcdReader[T, L]) getJSON(ctx context.Context, key, name string, opts G
 
 // ListJSON implements JSONReader.
 func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts ListOptions) (*JSONList, bool, error) {
-	if opts.Limit > 0 || opts.Continue != "" || opts.selectable != nil {
+	// Declined before anything is checked: List, called next, checks
+	// the request once.
+	if opts.Limit > 0 || opts.Continue != "" || opts.selectable != nil || selectsBeyondMetadata(opts.FieldSelector) {
 		return nil, false, nil
 	}
-	if err := st.checkNamespace(namespace); err != nil {
-		return nil, true, err
-	}
-	if errs := validateListOptions(opts); len(errs) > 0 {
-		return nil, true, apierrors.NewInvalid(listOptionsKind, "", errs)
-	}
-	pred, err := st.newPredicate(opts)
+	opts, pred, err := st.listRequest(namespace, opts)
 	if err != nil {
 		return nil, true, err
-	}
-	if pred.fieldsOf != nil {
-		return nil, false, nil
 	}
 	l, err := st.reads.listJSON(ctx, namespace, opts, pred)
 	return l, true, err
