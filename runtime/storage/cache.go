@@ -531,8 +531,15 @@ func (c *watchCache[T, L]) consistentRev(ctx context.Context) (int64, error) {
 
 // json returns the typed path's JSON of e (json.Marshal of e.obj), from
 // the stored bytes when splicing resourceVersion in gives exactly that.
-func (e *cacheEntry[T]) json() (jsonItem, error) {
+// proven is the store's memory of stored versions whose splice was
+// checked (rawjson.go), shared both ways with the etcd reads: a version
+// one of them checked is not encoded again to check it by the other.
+func (e *cacheEntry[T]) json(proven *rawCache) (jsonItem, error) {
 	e.jsonOnce.Do(func() {
+		if re := proven.lookupAt(e.key, e.rev, e.raw); re != nil {
+			e.off, e.mode, e.spliced = re.off, re.mode, true
+			return
+		}
 		enc, err := json.Marshal(e.obj)
 		if err != nil {
 			e.encErr = err
@@ -542,6 +549,7 @@ func (e *cacheEntry[T]) json() (jsonItem, error) {
 		if ok && len(enc) == len(e.raw)+spliceLen(mode, e.rev) &&
 			bytes.Equal(appendSpliced(make([]byte, 0, len(enc)), e.raw, off, mode, e.rev), enc) {
 			e.off, e.mode, e.spliced = off, mode, true
+			proven.put([]byte(e.key), proven.entry(e.rev, e.raw, off, mode, e.obj))
 			return
 		}
 		e.enc = enc

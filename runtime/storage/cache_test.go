@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -566,4 +568,78 @@ func TestCacheSlowWatcherAlone(t *testing.T) {
 // cacheOf is the watch cache st reads through.
 func cacheOf[T resource.Object, L resource.ListObject](st *Store[T, L]) *watchCache[T, L] {
 	return st.reads.(cacheReader[T, L]).c
+}
+
+// TestCacheSharesSpliceProofs: a stored version whose splice the cache
+// checked is remembered for the etcd reads, and one the etcd reads checked
+// is taken by the cache without encoding it again; both serve the typed
+// path's JSON.
+func TestCacheSharesSpliceProofs(t *testing.T) {
+	f, _ := cacheFixture(t, "", BackendOptions{})
+	mustCreate(t, f, widget("ns", "a", 1))
+	etcdKV := func(name string) *mvccpb.KeyValue {
+		t.Helper()
+		resp, err := testEtcd.Client().Get(context.Background(), f.st.key("ns", name))
+		if err != nil || len(resp.Kvs) != 1 {
+			t.Fatalf("read %s: %v", name, err)
+		}
+		return resp.Kvs[0]
+	}
+	// A consistent list from the cache checks a's splice.
+	if got, want, _, _ := listItemsJSON(t, f, "ns", ListOptions{}); len(got) != 1 || got[0] != want[0] {
+		t.Fatalf("ListJSON from the cache %s, want %s", got, want)
+	}
+	if f.st.raw.lookup(etcdKV("a")) == nil {
+		t.Fatal("the splice the cache checked is not remembered for etcd reads")
+	}
+	if got, want := mustGetJSON(t, f, "a", ""), typedJSON(t, f, "ns", "a"); !bytes.Equal(got, want) {
+		t.Errorf("GetJSON from etcd %s, want %s", got, want)
+	}
+	// b is checked by an etcd read first: the cache takes that proof.
+	b := mustCreate(t, f, widget("ns", "b", 2))
+	if got, want := mustGetJSON(t, f, "b", ""), typedJSON(t, f, "ns", "b"); !bytes.Equal(got, want) {
+		t.Fatalf("GetJSON from etcd %s, want %s", got, want)
+	}
+	if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil { // caught up
+		t.Fatal(err)
+	}
+	if got, want := mustGetJSON(t, f, "b", "0"), typedJSON(t, f, "ns", "b"); !bytes.Equal(got, want) {
+		t.Errorf("GetJSON from the cache %s, want %s", got, want)
+	}
+	e, ok := cacheOf(f.st).entry(f.st.key("ns", "b"))
+	re := f.st.raw.lookup(etcdKV("b"))
+	if !ok || e.rev != mustInt(t, b.ResourceVersion) || re == nil {
+		t.Fatalf("cache entry of b: %v, remembered: %v", ok, re != nil)
+	}
+	if !e.spliced || e.enc != nil || e.off != re.off || e.mode != re.mode {
+		t.Errorf("cache JSON of b: spliced %v at %d (mode %d), remembered at %d (mode %d)", e.spliced, e.off, e.mode, re.off, re.mode)
+	}
+	// The proof is taken as remembered, not checked again: a (bogus)
+	// remembered offset shows in the entry of a version not read yet.
+	c := mustCreate(t, f, widget("ns", "c", 3))
+	mustGetJSON(t, f, "c", "")
+	rc := f.st.raw.lookup(etcdKV("c"))
+	if rc == nil {
+		t.Fatal("c not remembered after an etcd read")
+	}
+	rc.off = 1
+	if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil { // caught up
+		t.Fatal(err)
+	}
+	ec, ok := cacheOf(f.st).entry(f.st.key("ns", "c"))
+	if !ok || ec.rev != mustInt(t, c.ResourceVersion) {
+		t.Fatalf("cache entry of c: %v", ok)
+	}
+	if _, err := ec.json(f.st.raw); err != nil || ec.off != 1 {
+		t.Errorf("cache JSON of c checked again (offset %d, %v), not taken from the etcd read's proof", ec.off, err)
+	}
+}
+
+func mustGetJSON(t *testing.T, f *fixture, name, rv string) []byte {
+	t.Helper()
+	data, err := f.st.GetJSON(ctx, "ns", name, GetOptions{ResourceVersion: rv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -14,6 +14,7 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -283,6 +284,27 @@ func (c *rawCache) lookup(kv *mvccpb.KeyValue) *rawEntry {
 	return e
 }
 
+// lookupAt is lookup of the value stored at key with mod revision rev.
+func (c *rawCache) lookupAt(key string, rev int64, value []byte) *rawEntry {
+	c.mu.RLock()
+	e := c.m[key]
+	c.mu.RUnlock()
+	if e == nil || e.rev != rev || e.size != len(value) || e.hash != maphash.Bytes(c.seed, value) {
+		return nil
+	}
+	return e
+}
+
+// entry is the entry of value, stored at rev and decoded as obj, whose
+// splice at off in mode was checked.
+func (c *rawCache) entry(rev int64, value []byte, off int, mode byte, obj metav1.Object) *rawEntry {
+	return &rawEntry{
+		rev: rev, size: len(value), hash: maphash.Bytes(c.seed, value),
+		off: off, mode: mode,
+		name: obj.GetName(), namespace: obj.GetNamespace(), labels: obj.GetLabels(),
+	}
+}
+
 func (c *rawCache) put(key []byte, e *rawEntry) {
 	c.mu.Lock()
 	if len(c.m) >= rawCacheMax {
@@ -323,11 +345,7 @@ func (st *access[T, L]) checkJSON(kv *mvccpb.KeyValue) (T, []byte, *rawEntry, er
 		!bytes.Equal(appendSpliced(make([]byte, 0, len(enc)), kv.Value, off, mode, kv.ModRevision), enc) {
 		return obj, enc, nil, nil
 	}
-	e := &rawEntry{
-		rev: kv.ModRevision, size: len(kv.Value), hash: maphash.Bytes(st.raw.seed, kv.Value),
-		off: off, mode: mode,
-		name: obj.GetName(), namespace: obj.GetNamespace(), labels: obj.GetLabels(),
-	}
+	e := st.raw.entry(kv.ModRevision, kv.Value, off, mode, obj)
 	st.raw.put(kv.Key, e)
 	return obj, enc, e, nil
 }

@@ -118,7 +118,7 @@ func (r cacheReader[T, L]) getJSON(ctx context.Context, key, name string, opts G
 		}
 		return r.etcd.getJSON(ctx, key, name, opts)
 	}
-	it, err := e.json()
+	it, err := e.json(r.etcd.raw)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
