@@ -24,6 +24,8 @@ type view[E any] struct {
 	// keys, when set, are the only keys that can match (key order).
 	keys    []string
 	indexed bool
+	// all: every object of tree matches the predicate (an index said so).
+	all bool
 }
 
 // stateAt returns the cache's state at rev (0: its current one) with the
@@ -39,7 +41,10 @@ func (c *watchCache[T, L]) stateAt(rev int64, pred predicate) (v view[*cacheEntr
 	if rev == 0 || rev == c.rev {
 		v.tree, v.rev = c.tree.Clone(), c.rev
 		if !pred.empty() {
-			v.keys, v.indexed = c.idx.lookup(pred, c.tree.Len()/4+1)
+			v.all = c.idx.selectsAll(pred, c.tree.Len())
+			if !v.all {
+				v.keys, v.indexed = c.idx.lookup(pred, c.tree.Len()/4+1)
+			}
 		}
 		return v, true
 	}
@@ -64,6 +69,15 @@ func (c *watchCache[T, L]) stateAt(rev int64, pred predicate) (v view[*cacheEntr
 		return view[*cacheEntry[T]]{tree: t, rev: rev}, true
 	}
 	return v, false
+}
+
+// selected is matchesEntry for an entry of v: true without looking when
+// v.all.
+func selected[T resource.Object](v view[*cacheEntry[T]], p predicate, e *cacheEntry[T]) (bool, error) {
+	if v.all {
+		return true, nil
+	}
+	return matchesEntry(p, e)
 }
 
 // keep remembers v's tree for continue tokens at its revision.
@@ -203,7 +217,7 @@ func (c *watchCache[T, L]) list(ctx context.Context, namespace string, opts List
 			return false
 		}
 		lastKey = e.key
-		ok, err := matchesEntry(pred, e)
+		ok, err := selected(v, pred, e)
 		if err != nil {
 			matchErr = err
 			return false
@@ -243,9 +257,15 @@ func (c *watchCache[T, L]) listJSON(ctx context.Context, namespace string, opts 
 	}
 	c.counted("list", true)
 	var page []jsonItem
+	switch {
+	case v.indexed:
+		page = make([]jsonItem, 0, len(v.keys))
+	case namespace == "" && (v.all || pred.empty()):
+		page = make([]jsonItem, 0, v.tree.Len())
+	}
 	var failed error
 	scan(v, c.a.listPrefix(namespace), "", func(e *cacheEntry[T]) bool {
-		if ok, err := matchesEntry(pred, e); err != nil || !ok {
+		if ok, err := selected(v, pred, e); err != nil || !ok {
 			failed = err
 			return err == nil
 		}

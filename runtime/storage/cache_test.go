@@ -388,22 +388,27 @@ func TestCacheIndexedSelectors(t *testing.T) {
 	})
 	for i := range 40 {
 		w := widget(fmt.Sprintf("ns%d", i%2), fmt.Sprintf("w%02d", i), i)
-		w.Labels = map[string]string{"tier": []string{"web", "db", "cache", "queue"}[i%4], "n": strconv.Itoa(i)}
+		w.Labels = map[string]string{"tier": []string{"web", "db", "cache", "queue"}[i%4], "n": strconv.Itoa(i), "all": "yes"}
 		w.Spec.Color = []string{"red", "blue", "green", "black", "white"}[i%5]
 		mustCreate(t, f, w)
 	}
 	for _, tc := range []struct {
 		ns, labels, fields string
 		want               int
+		// all: a label every object has, taken without matching.
+		all bool
 	}{
-		{"", "tier=web", "", 10},
-		{"ns0", "tier=web", "", 10},
-		{"ns1", "tier=web", "", 0},
-		{"", "tier in (web,db),n in (0,1,4,5,8,10)", "", 5},
-		{"", "n=7", "", 1},
-		{"", "", "spec.color=red", 8},
-		{"ns1", "tier=db", "spec.color=blue", 2},
-		{"", "tier=nope", "", 0},
+		{"", "all=yes", "", 40, true},
+		{"ns1", "all in (yes,no)", "", 20, true},
+		{"ns0", "all=yes", "spec.color=red", 4, false},
+		{"", "tier=web", "", 10, false},
+		{"ns0", "tier=web", "", 10, false},
+		{"ns1", "tier=web", "", 0, false},
+		{"", "tier in (web,db),n in (0,1,4,5,8,10)", "", 5, false},
+		{"", "n=7", "", 1, false},
+		{"", "", "spec.color=red", 8, false},
+		{"ns1", "tier=db", "spec.color=blue", 2, false},
+		{"", "tier=nope", "", 0, false},
 	} {
 		opts := ListOptions{}
 		var err error
@@ -418,11 +423,18 @@ func TestCacheIndexedSelectors(t *testing.T) {
 			t.Fatal(err)
 		}
 		pred, _ := f.st.newPredicate(opts)
-		cacheOf(f.st).mu.RLock()
-		_, indexed := cacheOf(f.st).idx.lookup(pred, cacheOf(f.st).tree.Len()/4+1)
-		cacheOf(f.st).mu.RUnlock()
-		if !indexed {
-			t.Errorf("%+v: not answered by the index", tc)
+		c := cacheOf(f.st)
+		c.mu.RLock()
+		_, indexed := c.idx.lookup(pred, c.tree.Len()/4+1)
+		all := c.idx.selectsAll(pred, c.tree.Len())
+		c.mu.RUnlock()
+		if all != tc.all || (!indexed && !all) {
+			t.Errorf("%+v: answered by the index: %v, every object selected: %v", tc, indexed, all)
+		}
+		if tc.fields == "" { // ListJSON declines a field beyond metadata
+			if got, _, _, _ := listItemsJSON(t, f, tc.ns, opts); len(got) != tc.want {
+				t.Errorf("%+v: ListJSON %d items", tc, len(got))
+			}
 		}
 		// The same list from etcd.
 		raw, err := f.st.List(ctx, tc.ns, ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector, Limit: 1000})
