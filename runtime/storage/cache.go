@@ -111,7 +111,7 @@ type cachedEvent[T resource.Object] struct {
 
 // watchCache is the cache of one Store.
 type watchCache[T resource.Object, L resource.ListObject] struct {
-	st     *Store[T, L]
+	a      *access[T, L]
 	prefix string
 	opts   BackendOptions
 
@@ -143,7 +143,7 @@ type snapshot[T resource.Object] struct {
 	expires time.Time
 }
 
-func newWatchCache[T resource.Object, L resource.ListObject](st *Store[T, L], opts BackendOptions) *watchCache[T, L] {
+func newWatchCache[T resource.Object, L resource.ListObject](a *access[T, L], opts BackendOptions) *watchCache[T, L] {
 	if opts.WatchCacheEvents <= 0 {
 		opts.WatchCacheEvents = DefaultWatchCacheEvents
 	}
@@ -151,18 +151,18 @@ func newWatchCache[T resource.Object, L resource.ListObject](st *Store[T, L], op
 		opts.WatchCacheBytes = DefaultWatchCacheBytes
 	}
 	return &watchCache[T, L]{
-		st:       st,
-		prefix:   st.resourcePrefix(),
+		a:        a,
+		prefix:   a.resourcePrefix(),
 		opts:     opts,
 		tree:     btree.NewG(32, lessEntry[T]),
-		idx:      newCacheIndex(st.s.SelectableFields),
+		idx:      newCacheIndex(a.s.SelectableFields),
 		watchers: map[*cacheWatcher[T, L]]struct{}{},
 		progress: make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
 }
 
-func (c *watchCache[T, L]) resource() string { return c.st.resourceName() }
+func (c *watchCache[T, L]) resource() string { return c.a.resourceName() }
 
 func (c *watchCache[T, L]) metrics() CacheMetrics { return c.opts.CacheMetrics }
 
@@ -215,7 +215,7 @@ const cachePage = 1000
 
 // load reads the whole resource at one revision and installs it.
 func (c *watchCache[T, L]) load(ctx context.Context) error {
-	st := c.st
+	a := c.a
 	tree := btree.NewG(32, lessEntry[T])
 	end := clientv3.GetPrefixRangeEnd(c.prefix)
 	key := c.prefix
@@ -226,16 +226,16 @@ func (c *watchCache[T, L]) load(ctx context.Context) error {
 			ops = append(ops, clientv3.WithRev(rev))
 		}
 		start := time.Now()
-		resp, err := st.b.client.Get(ctx, key, ops...)
-		st.observe("list", start)
+		resp, err := a.b.client.Get(ctx, key, ops...)
+		a.observe("list", start)
 		if err != nil {
 			return err
 		}
 		if rev == 0 {
 			rev = resp.Header.Revision
 		}
-		st.fromStorageAll(ctx, resp.Kvs)
-		objs, ok := st.decodeAll(resp.Kvs)
+		a.fromStorageAll(ctx, resp.Kvs)
+		objs, ok := a.decodeAll(resp.Kvs)
 		for i, kv := range resp.Kvs {
 			if ok[i] {
 				tree.ReplaceOrInsert(c.newEntry(kv, objs[i]))
@@ -283,7 +283,7 @@ func (c *watchCache[T, L]) install(tree *btree.BTreeG[*cacheEntry[T]], rev int64
 		}
 	}
 	c.tree = tree
-	c.idx = newCacheIndex(c.st.s.SelectableFields)
+	c.idx = newCacheIndex(c.a.s.SelectableFields)
 	tree.Ascend(func(e *cacheEntry[T]) bool {
 		addEntry(c.idx, e)
 		return true
@@ -319,7 +319,7 @@ func (c *watchCache[T, L]) setRev(rev int64) {
 
 // follow watches etcd from the cache's revision until the watch fails.
 func (c *watchCache[T, L]) follow(ctx context.Context) error {
-	st := c.st
+	a := c.a
 	// Its own gRPC stream: etcd answers a progress request only when every
 	// watch of the stream has caught up, which request watches sharing it
 	// need not have.
@@ -328,17 +328,17 @@ func (c *watchCache[T, L]) follow(ctx context.Context) error {
 	c.mu.RLock()
 	from := c.rev + 1
 	c.mu.RUnlock()
-	wch := st.b.client.Watch(wctx, c.prefix, clientv3.WithPrefix(), clientv3.WithRev(from), clientv3.WithProgressNotify())
-	tick := time.NewTicker(st.b.opts.BookmarkInterval)
+	wch := a.b.client.Watch(wctx, c.prefix, clientv3.WithPrefix(), clientv3.WithRev(from), clientv3.WithProgressNotify())
+	tick := time.NewTicker(a.b.opts.BookmarkInterval)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
-			_ = st.b.client.RequestProgress(wctx)
+			_ = a.b.client.RequestProgress(wctx)
 		case <-c.progress:
-			_ = st.b.client.RequestProgress(wctx)
+			_ = a.b.client.RequestProgress(wctx)
 		case resp, ok := <-wch:
 			if !ok {
 				return errWatchClosed
@@ -363,14 +363,14 @@ func (c *watchCache[T, L]) follow(ctx context.Context) error {
 // apply brings one etcd event into the cache and hands it to watchers.
 // An unreadable new value removes the object, as a list leaves it out.
 func (c *watchCache[T, L]) apply(ctx context.Context, e *clientv3.Event) {
-	st := c.st
+	a := c.a
 	rev := e.Kv.ModRevision
 	var cur *cacheEntry[T]
 	if e.Type == clientv3.EventTypePut {
-		kv, _, err := st.fromStorage(ctx, e.Kv)
+		kv, _, err := a.fromStorage(ctx, e.Kv)
 		if err != nil {
-			st.unreadable(e.Kv.Key, err)
-		} else if obj, ok := st.readable(kv); ok {
+			a.unreadable(e.Kv.Key, err)
+		} else if obj, ok := a.readable(kv); ok {
 			cur = c.newEntry(kv, obj)
 		}
 	}
@@ -430,7 +430,7 @@ func (c *watchCache[T, L]) progressed(rev int64) {
 			continue
 		}
 		if ev == nil {
-			ev = &cachedEvent[T]{typ: watch.Bookmark, rev: c.rev, bookmark: c.st.bookmark(c.rev, false)}
+			ev = &cachedEvent[T]{typ: watch.Bookmark, rev: c.rev, bookmark: c.a.bookmark(c.rev, false)}
 		}
 		w.enqueue(ev)
 	}
@@ -526,13 +526,20 @@ func (c *watchCache[T, L]) reach(ctx context.Context, rev int64) bool {
 // consistentRev is the revision a consistent read must see: etcd's
 // current one, read with a quorum.
 func (c *watchCache[T, L]) consistentRev(ctx context.Context) (int64, error) {
-	return c.st.currentRevision(ctx)
+	return c.a.currentRevision(ctx)
 }
 
 // json returns the typed path's JSON of e (json.Marshal of e.obj), from
 // the stored bytes when splicing resourceVersion in gives exactly that.
-func (e *cacheEntry[T]) json() (jsonItem, error) {
+// proven is the store's memory of stored versions whose splice was
+// checked (rawjson.go), shared both ways with the etcd reads: a version
+// one of them checked is not encoded again to check it by the other.
+func (e *cacheEntry[T]) json(proven *rawCache) (jsonItem, error) {
 	e.jsonOnce.Do(func() {
+		if re := proven.lookupAt(e.key, e.rev, e.raw); re != nil {
+			e.off, e.mode, e.spliced = re.off, re.mode, true
+			return
+		}
 		enc, err := json.Marshal(e.obj)
 		if err != nil {
 			e.encErr = err
@@ -542,6 +549,7 @@ func (e *cacheEntry[T]) json() (jsonItem, error) {
 		if ok && len(enc) == len(e.raw)+spliceLen(mode, e.rev) &&
 			bytes.Equal(appendSpliced(make([]byte, 0, len(enc)), e.raw, off, mode, e.rev), enc) {
 			e.off, e.mode, e.spliced = off, mode, true
+			proven.put([]byte(e.key), proven.entry(e.rev, e.raw, off, mode, e.obj))
 			return
 		}
 		e.enc = enc

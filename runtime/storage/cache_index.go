@@ -127,3 +127,28 @@ func (x *cacheIndex) lookup(p predicate, limit int) (keys []string, ok bool) {
 	slices.Sort(keys)
 	return slices.Compact(keys), true
 }
+
+// selectsAll reports whether p is one label requirement (=, == or in) the
+// index says every one of the n cached objects meets: a list then takes
+// them all without matching each (a collection whose objects all carry
+// the label it is listed by).
+func (x *cacheIndex) selectsAll(p predicate, n int) bool {
+	if !p.field.Empty() {
+		return false
+	}
+	reqs, selectable := p.label.Requirements()
+	if !selectable || len(reqs) != 1 {
+		return false
+	}
+	r := reqs[0]
+	switch r.Operator() {
+	case selection.Equals, selection.DoubleEquals, selection.In:
+	default:
+		return false
+	}
+	size := 0
+	for v := range r.Values() { // an object has one value per key: disjoint sets
+		size += len(x.sets[labelTerm(r.Key(), v)])
+	}
+	return size == n
+}

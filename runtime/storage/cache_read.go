@@ -24,6 +24,8 @@ type view[E any] struct {
 	// keys, when set, are the only keys that can match (key order).
 	keys    []string
 	indexed bool
+	// all: every object of tree matches the predicate (an index said so).
+	all bool
 }
 
 // stateAt returns the cache's state at rev (0: its current one) with the
@@ -39,7 +41,10 @@ func (c *watchCache[T, L]) stateAt(rev int64, pred predicate) (v view[*cacheEntr
 	if rev == 0 || rev == c.rev {
 		v.tree, v.rev = c.tree.Clone(), c.rev
 		if !pred.empty() {
-			v.keys, v.indexed = c.idx.lookup(pred, c.tree.Len()/4+1)
+			v.all = c.idx.selectsAll(pred, c.tree.Len())
+			if !v.all {
+				v.keys, v.indexed = c.idx.lookup(pred, c.tree.Len()/4+1)
+			}
 		}
 		return v, true
 	}
@@ -64,6 +69,15 @@ func (c *watchCache[T, L]) stateAt(rev int64, pred predicate) (v view[*cacheEntr
 		return view[*cacheEntry[T]]{tree: t, rev: rev}, true
 	}
 	return v, false
+}
+
+// selected is matchesEntry for an entry of v: true without looking when
+// v.all.
+func selected[T resource.Object](v view[*cacheEntry[T]], p predicate, e *cacheEntry[T]) (bool, error) {
+	if v.all {
+		return true, nil
+	}
+	return matchesEntry(p, e)
 }
 
 // keep remembers v's tree for continue tokens at its revision.
@@ -120,7 +134,7 @@ func (c *watchCache[T, L]) snapshotOf(namespace string, pred predicate) []*cache
 		v.keys, v.indexed = c.idx.lookup(pred, c.tree.Len()/4+1)
 	}
 	var out []*cacheEntry[T]
-	scan(v, c.st.listPrefix(namespace), "", func(e *cacheEntry[T]) bool {
+	scan(v, c.a.listPrefix(namespace), "", func(e *cacheEntry[T]) bool {
 		out = append(out, e)
 		return true
 	})
@@ -132,7 +146,7 @@ func (c *watchCache[T, L]) snapshotOf(namespace string, pred predicate) []*cache
 // state exactly (etcd answers then, errors included). startKey is where a
 // continue token resumes.
 func (c *watchCache[T, L]) listView(ctx context.Context, namespace string, opts ListOptions, pred predicate) (v view[*cacheEntry[T]], startKey string, handled bool, err error) {
-	keyPrefix := c.st.listPrefix(namespace)
+	keyPrefix := c.a.listPrefix(namespace)
 	var rev, need int64
 	if opts.Continue != "" {
 		k, tokRev, err := decodeContinue(opts.Continue, keyPrefix)
@@ -179,8 +193,8 @@ func (c *watchCache[T, L]) listView(ctx context.Context, namespace string, opts 
 // retained reports whether etcd still holds revision rev (not compacted).
 func (c *watchCache[T, L]) retained(ctx context.Context, rev int64) bool {
 	start := time.Now()
-	_, err := c.st.b.client.Get(ctx, c.st.b.compactKey(), clientv3.WithRev(rev), clientv3.WithCountOnly(), clientv3.WithSerializable())
-	c.st.observe("get", start)
+	_, err := c.a.b.client.Get(ctx, c.a.b.compactKey(), clientv3.WithRev(rev), clientv3.WithCountOnly(), clientv3.WithSerializable())
+	c.a.observe("get", start)
 	return err == nil
 }
 
@@ -192,7 +206,7 @@ func (c *watchCache[T, L]) list(ctx context.Context, namespace string, opts List
 		return nil, 0, "", 0, ok, err
 	}
 	c.counted("list", true)
-	keyPrefix := c.st.listPrefix(namespace)
+	keyPrefix := c.a.listPrefix(namespace)
 	items := []T{}
 	var lastKey string
 	more := false
@@ -203,7 +217,7 @@ func (c *watchCache[T, L]) list(ctx context.Context, namespace string, opts List
 			return false
 		}
 		lastKey = e.key
-		ok, err := matchesEntry(pred, e)
+		ok, err := selected(v, pred, e)
 		if err != nil {
 			matchErr = err
 			return false
@@ -243,13 +257,19 @@ func (c *watchCache[T, L]) listJSON(ctx context.Context, namespace string, opts 
 	}
 	c.counted("list", true)
 	var page []jsonItem
+	switch {
+	case v.indexed:
+		page = make([]jsonItem, 0, len(v.keys))
+	case namespace == "" && (v.all || pred.empty()):
+		page = make([]jsonItem, 0, v.tree.Len())
+	}
 	var failed error
-	scan(v, c.st.listPrefix(namespace), "", func(e *cacheEntry[T]) bool {
-		if ok, err := matchesEntry(pred, e); err != nil || !ok {
+	scan(v, c.a.listPrefix(namespace), "", func(e *cacheEntry[T]) bool {
+		if ok, err := selected(v, pred, e); err != nil || !ok {
 			failed = err
 			return err == nil
 		}
-		it, err := e.json()
+		it, err := e.json(c.a.raw)
 		if err != nil {
 			failed = apierrors.NewInternalError(err)
 			return false
@@ -289,6 +309,16 @@ func (c *watchCache[T, L]) get(ctx context.Context, key string, opts GetOptions)
 	c.mu.RUnlock()
 	c.counted("get", ready)
 	return e, found, ready, nil
+}
+
+// entry is the cache's entry of key, if the cache is ready and has one.
+func (c *watchCache[T, L]) entry(key string) (*cacheEntry[T], bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.ready || c.closed {
+		return nil, false
+	}
+	return c.tree.Get(&cacheEntry[T]{key: key})
 }
 
 func (c *watchCache[T, L]) counted(verb string, fromCache bool) {

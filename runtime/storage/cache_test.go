@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -70,9 +72,9 @@ func cacheFixture(t testing.TB, prefix string, opts BackendOptions, tweak ...fun
 	}
 	f := &fixture{b: b, st: NewStore(b, s), prefix: prefix}
 	waitFor(t, func() bool {
-		f.st.cache.mu.RLock()
-		defer f.st.cache.mu.RUnlock()
-		return f.st.cache.ready
+		cacheOf(f.st).mu.RLock()
+		defer cacheOf(f.st).mu.RUnlock()
+		return cacheOf(f.st).ready
 	})
 	return f, m
 }
@@ -149,7 +151,7 @@ func TestCacheServesReads(t *testing.T) {
 		t.Fatalf("exact list in the window: reads %v", m.reads)
 	}
 	pred, _ := f.st.newPredicate(ListOptions{})
-	fromEtcd, _, _, _, err := f.st.list(ctx, f.st.listPrefix("ns"), f.st.listPrefix("ns"), mustInt(t, last.ResourceVersion), false, 0, pred)
+	fromEtcd, _, _, _, err := etcdReader[*Widget, *WidgetList]{f.st.access}.rangeRead(ctx, f.st.listPrefix("ns"), f.st.listPrefix("ns"), mustInt(t, last.ResourceVersion), false, 0, pred)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,9 +164,9 @@ func TestCacheServesReads(t *testing.T) {
 		}
 	}
 	// Older than the window (here: before the cache was built): etcd.
-	f.st.cache.mu.RLock()
-	start := f.st.cache.windowStart
-	f.st.cache.mu.RUnlock()
+	cacheOf(f.st).mu.RLock()
+	start := cacheOf(f.st).windowStart
+	cacheOf(f.st).mu.RUnlock()
 	if start > 1 {
 		before = m.read("list/etcd")
 		_, _ = f.st.List(ctx, "ns", ListOptions{ResourceVersion: strconv.FormatInt(start-1, 10), ResourceVersionMatch: metav1.ResourceVersionMatchExact}) // 410 if compacted
@@ -264,7 +266,7 @@ func TestCacheRebuildAfterCompaction(t *testing.T) {
 	t.Cleanup(b.Close)
 	st := NewStore(b, widgetStrategy(true, false)) // no cache of its own
 	m := newCacheCounts()
-	c := newWatchCache(st, BackendOptions{CacheMetrics: m, BookmarkInterval: time.Hour})
+	c := newWatchCache(st.access, BackendOptions{CacheMetrics: m, BookmarkInterval: time.Hour})
 	keep := mustCreateIn(t, st, widget("ns", "keep", 1))
 	gone := mustCreateIn(t, st, widget("ns", "gone", 1))
 	changed := mustCreateIn(t, st, widget("ns", "changed", 1))
@@ -386,22 +388,27 @@ func TestCacheIndexedSelectors(t *testing.T) {
 	})
 	for i := range 40 {
 		w := widget(fmt.Sprintf("ns%d", i%2), fmt.Sprintf("w%02d", i), i)
-		w.Labels = map[string]string{"tier": []string{"web", "db", "cache", "queue"}[i%4], "n": strconv.Itoa(i)}
+		w.Labels = map[string]string{"tier": []string{"web", "db", "cache", "queue"}[i%4], "n": strconv.Itoa(i), "all": "yes"}
 		w.Spec.Color = []string{"red", "blue", "green", "black", "white"}[i%5]
 		mustCreate(t, f, w)
 	}
 	for _, tc := range []struct {
 		ns, labels, fields string
 		want               int
+		// all: a label every object has, taken without matching.
+		all bool
 	}{
-		{"", "tier=web", "", 10},
-		{"ns0", "tier=web", "", 10},
-		{"ns1", "tier=web", "", 0},
-		{"", "tier in (web,db),n in (0,1,4,5,8,10)", "", 5},
-		{"", "n=7", "", 1},
-		{"", "", "spec.color=red", 8},
-		{"ns1", "tier=db", "spec.color=blue", 2},
-		{"", "tier=nope", "", 0},
+		{"", "all=yes", "", 40, true},
+		{"ns1", "all in (yes,no)", "", 20, true},
+		{"ns0", "all=yes", "spec.color=red", 4, false},
+		{"", "tier=web", "", 10, false},
+		{"ns0", "tier=web", "", 10, false},
+		{"ns1", "tier=web", "", 0, false},
+		{"", "tier in (web,db),n in (0,1,4,5,8,10)", "", 5, false},
+		{"", "n=7", "", 1, false},
+		{"", "", "spec.color=red", 8, false},
+		{"ns1", "tier=db", "spec.color=blue", 2, false},
+		{"", "tier=nope", "", 0, false},
 	} {
 		opts := ListOptions{}
 		var err error
@@ -416,18 +423,25 @@ func TestCacheIndexedSelectors(t *testing.T) {
 			t.Fatal(err)
 		}
 		pred, _ := f.st.newPredicate(opts)
-		f.st.cache.mu.RLock()
-		_, indexed := f.st.cache.idx.lookup(pred, f.st.cache.tree.Len()/4+1)
-		f.st.cache.mu.RUnlock()
-		if !indexed {
-			t.Errorf("%+v: not answered by the index", tc)
+		c := cacheOf(f.st)
+		c.mu.RLock()
+		_, indexed := c.idx.lookup(pred, c.tree.Len()/4+1)
+		all := c.idx.selectsAll(pred, c.tree.Len())
+		c.mu.RUnlock()
+		if all != tc.all || (!indexed && !all) {
+			t.Errorf("%+v: answered by the index: %v, every object selected: %v", tc, indexed, all)
+		}
+		if tc.fields == "" { // ListJSON declines a field beyond metadata
+			if got, _, _, _ := listItemsJSON(t, f, tc.ns, opts); len(got) != tc.want {
+				t.Errorf("%+v: ListJSON %d items", tc, len(got))
+			}
 		}
 		// The same list from etcd.
 		raw, err := f.st.List(ctx, tc.ns, ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector, Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
-		etcdList, _, _, _, err := f.st.list(ctx, f.st.listPrefix(tc.ns), f.st.listPrefix(tc.ns), 0, false, 0, pred)
+		etcdList, _, _, _, err := etcdReader[*Widget, *WidgetList]{f.st.access}.rangeRead(ctx, f.st.listPrefix(tc.ns), f.st.listPrefix(tc.ns), 0, false, 0, pred)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -561,4 +575,83 @@ func TestCacheSlowWatcherAlone(t *testing.T) {
 	if got >= n {
 		t.Fatalf("the slow watcher got all %d events", got)
 	}
+}
+
+// cacheOf is the watch cache st reads through.
+func cacheOf[T resource.Object, L resource.ListObject](st *Store[T, L]) *watchCache[T, L] {
+	return st.reads.(cacheReader[T, L]).c
+}
+
+// TestCacheSharesSpliceProofs: a stored version whose splice the cache
+// checked is remembered for the etcd reads, and one the etcd reads checked
+// is taken by the cache without encoding it again; both serve the typed
+// path's JSON.
+func TestCacheSharesSpliceProofs(t *testing.T) {
+	f, _ := cacheFixture(t, "", BackendOptions{})
+	mustCreate(t, f, widget("ns", "a", 1))
+	etcdKV := func(name string) *mvccpb.KeyValue {
+		t.Helper()
+		resp, err := testEtcd.Client().Get(context.Background(), f.st.key("ns", name))
+		if err != nil || len(resp.Kvs) != 1 {
+			t.Fatalf("read %s: %v", name, err)
+		}
+		return resp.Kvs[0]
+	}
+	// A consistent list from the cache checks a's splice.
+	if got, want, _, _ := listItemsJSON(t, f, "ns", ListOptions{}); len(got) != 1 || got[0] != want[0] {
+		t.Fatalf("ListJSON from the cache %s, want %s", got, want)
+	}
+	if f.st.raw.lookup(etcdKV("a")) == nil {
+		t.Fatal("the splice the cache checked is not remembered for etcd reads")
+	}
+	if got, want := mustGetJSON(t, f, "a", ""), typedJSON(t, f, "ns", "a"); !bytes.Equal(got, want) {
+		t.Errorf("GetJSON from etcd %s, want %s", got, want)
+	}
+	// b is checked by an etcd read first: the cache takes that proof.
+	b := mustCreate(t, f, widget("ns", "b", 2))
+	if got, want := mustGetJSON(t, f, "b", ""), typedJSON(t, f, "ns", "b"); !bytes.Equal(got, want) {
+		t.Fatalf("GetJSON from etcd %s, want %s", got, want)
+	}
+	if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil { // caught up
+		t.Fatal(err)
+	}
+	if got, want := mustGetJSON(t, f, "b", "0"), typedJSON(t, f, "ns", "b"); !bytes.Equal(got, want) {
+		t.Errorf("GetJSON from the cache %s, want %s", got, want)
+	}
+	e, ok := cacheOf(f.st).entry(f.st.key("ns", "b"))
+	re := f.st.raw.lookup(etcdKV("b"))
+	if !ok || e.rev != mustInt(t, b.ResourceVersion) || re == nil {
+		t.Fatalf("cache entry of b: %v, remembered: %v", ok, re != nil)
+	}
+	if !e.spliced || e.enc != nil || e.off != re.off || e.mode != re.mode {
+		t.Errorf("cache JSON of b: spliced %v at %d (mode %d), remembered at %d (mode %d)", e.spliced, e.off, e.mode, re.off, re.mode)
+	}
+	// The proof is taken as remembered, not checked again: a (bogus)
+	// remembered offset shows in the entry of a version not read yet.
+	c := mustCreate(t, f, widget("ns", "c", 3))
+	mustGetJSON(t, f, "c", "")
+	rc := f.st.raw.lookup(etcdKV("c"))
+	if rc == nil {
+		t.Fatal("c not remembered after an etcd read")
+	}
+	rc.off = 1
+	if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil { // caught up
+		t.Fatal(err)
+	}
+	ec, ok := cacheOf(f.st).entry(f.st.key("ns", "c"))
+	if !ok || ec.rev != mustInt(t, c.ResourceVersion) {
+		t.Fatalf("cache entry of c: %v", ok)
+	}
+	if _, err := ec.json(f.st.raw); err != nil || ec.off != 1 {
+		t.Errorf("cache JSON of c checked again (offset %d, %v), not taken from the etcd read's proof", ec.off, err)
+	}
+}
+
+func mustGetJSON(t *testing.T, f *fixture, name, rv string) []byte {
+	t.Helper()
+	data, err := f.st.GetJSON(ctx, "ns", name, GetOptions{ResourceVersion: rv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

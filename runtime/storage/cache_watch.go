@@ -89,8 +89,8 @@ func (w *cacheWatcher[T, L]) enqueue(ev *cachedEvent[T]) {
 		w.ended, w.queue = true, nil
 	}
 	w.mu.Unlock()
-	if slow && w.c.st.b.opts.SlowWatcher != nil {
-		w.c.st.b.opts.SlowWatcher(w.c.resource())
+	if slow && w.c.a.b.opts.SlowWatcher != nil {
+		w.c.a.b.opts.SlowWatcher(w.c.resource())
 	}
 	w.wake()
 }
@@ -162,7 +162,7 @@ func (w *cacheWatcher[T, L]) serve(ctx context.Context, out chan<- Event[T]) {
 		}
 	}
 	w.snapshot = nil
-	if w.initialEnd && !send(Event[T]{Type: watch.Bookmark, Object: w.c.st.bookmark(w.snapRev, true)}) {
+	if w.initialEnd && !send(Event[T]{Type: watch.Bookmark, Object: w.c.a.bookmark(w.snapRev, true)}) {
 		return
 	}
 	for _, ev := range w.replay {
@@ -187,7 +187,7 @@ func (w *cacheWatcher[T, L]) deliver(ev *cachedEvent[T], pending int, send func(
 		// Only when nothing is waiting (queued events carry newer
 		// resourceVersions anyway), and not more often than the interval
 		// asks, however often etcd reports progress.
-		if !w.bookmarks || pending > 0 || ev.rev < w.minRev || time.Since(w.lastBookmark) < w.c.st.b.opts.BookmarkInterval/2 {
+		if !w.bookmarks || pending > 0 || ev.rev < w.minRev || time.Since(w.lastBookmark) < w.c.a.b.opts.BookmarkInterval/2 {
 			return true
 		}
 		w.lastBookmark = time.Now()
@@ -283,7 +283,7 @@ func (c *watchCache[T, L]) watch(ctx context.Context, namespace string, opts Wat
 	if consistent && mode != resume {
 		cur, err := c.consistentRev(ctx)
 		if err != nil {
-			return nil, true, c.st.etcdError(ctx, "watch", namespace, err)
+			return nil, true, c.a.etcdError(ctx, "watch", namespace, err)
 		}
 		need = cur
 	}

@@ -247,7 +247,7 @@ func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespac
 		}
 		// The precondition goes before validation, as in the hub store and
 		// kube-apiserver: a stale write is a Conflict whatever it holds.
-		if err := checkResourceVersion(cv.s.Info, newObj, spokeCur, opts.RequireResourceVersion); err != nil {
+		if err := checkResourceVersionPrecondition(cv.s.Info, newObj, spokeCur, opts.RequireResourceVersion); err != nil {
 			return zeroT, err
 		}
 		check := newObj

@@ -15,7 +15,7 @@ import (
 
 // resourcePrefix is "<prefix>/<group>/<plural>/" ("<prefix>/<plural>/" for
 // the core group).
-func (st *Store[T, L]) resourcePrefix() string {
+func (st *access[T, L]) resourcePrefix() string {
 	if st.s.Info.Group == "" {
 		return st.b.prefix + "/" + st.s.Info.Plural + "/"
 	}
@@ -23,7 +23,7 @@ func (st *Store[T, L]) resourcePrefix() string {
 }
 
 // listPrefix is the range of a list in namespace ("" for all).
-func (st *Store[T, L]) listPrefix(namespace string) string {
+func (st *access[T, L]) listPrefix(namespace string) string {
 	if st.s.Info.Namespaced && namespace != "" {
 		return st.resourcePrefix() + namespace + "/"
 	}
@@ -31,7 +31,7 @@ func (st *Store[T, L]) listPrefix(namespace string) string {
 }
 
 // key builds the key of an object whose name and namespace were validated.
-func (st *Store[T, L]) key(namespace, name string) string {
+func (st *access[T, L]) key(namespace, name string) string {
 	if st.s.Info.Namespaced {
 		return st.resourcePrefix() + namespace + "/" + name
 	}

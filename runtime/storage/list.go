@@ -78,7 +78,7 @@ type selectable struct {
 }
 
 // fieldsOf is the store's own field set function: Strategy.SelectableFields.
-func (st *Store[T, L]) fieldsOf(obj resource.Object) (fields.Set, error) {
+func (st *access[T, L]) fieldsOf(obj resource.Object) (fields.Set, error) {
 	t, ok := obj.(T)
 	if !ok {
 		return nil, apierrors.NewInternalError(fmt.Errorf("select %s: object of type %T", st.resourceName(), obj))
@@ -115,6 +115,39 @@ func (st *Store[T, L]) newPredicate(o ListOptions) (predicate, error) {
 	return p, nil
 }
 
+// listRequest checks a list's namespace and options, the one place List
+// and ListJSON do, and compiles its selectors; a negative limit is none.
+func (st *Store[T, L]) listRequest(namespace string, opts ListOptions) (ListOptions, predicate, error) {
+	if err := st.checkNamespace(namespace); err != nil {
+		return opts, predicate{}, err
+	}
+	if errs := validateListOptions(opts); len(errs) > 0 {
+		return opts, predicate{}, apierrors.NewInvalid(listOptionsKind, "", errs)
+	}
+	pred, err := st.newPredicate(opts)
+	if err != nil {
+		return opts, predicate{}, err
+	}
+	if opts.Limit < 0 {
+		opts.Limit = 0
+	}
+	return opts, pred, nil
+}
+
+// selectsBeyondMetadata reports whether fs reads a field other than
+// metadata.name and metadata.namespace (a predicate with fieldsOf).
+func selectsBeyondMetadata(fs fields.Selector) bool {
+	if fs == nil {
+		return false
+	}
+	for _, r := range fs.Requirements() {
+		if r.Field != "metadata.name" && r.Field != "metadata.namespace" {
+			return true
+		}
+	}
+	return false
+}
+
 // List reads objects; namespace "" lists all namespaces. The
 // resourceVersion semantics are kube-apiserver's: "" is a quorum read, "0"
 // any data, N with NotOlderThan at least N, Exact at N (410 once
@@ -122,40 +155,32 @@ func (st *Store[T, L]) newPredicate(o ListOptions) (predicate, error) {
 // continue tokens read later pages at the first page's revision.
 func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOptions) (L, error) {
 	var zero L
-	if err := st.checkNamespace(namespace); err != nil {
-		return zero, err
-	}
-	if errs := validateListOptions(opts); len(errs) > 0 {
-		return zero, apierrors.NewInvalid(listOptionsKind, "", errs)
-	}
-	pred, err := st.newPredicate(opts)
+	opts, pred, err := st.listRequest(namespace, opts)
 	if err != nil {
 		return zero, err
 	}
-	if opts.Limit < 0 {
-		opts.Limit = 0
+	items, rev, cont, remaining, err := st.reads.list(ctx, namespace, opts, pred)
+	if err != nil {
+		return zero, err
 	}
-	if st.cache != nil {
-		items, rev, cont, remaining, ok, err := st.cache.list(ctx, namespace, opts, pred)
-		if err != nil {
-			return zero, err
-		}
-		if ok {
-			return st.newList(items, rev, cont, remaining, pred), nil
-		}
-	}
+	return st.newList(items, rev, cont, remaining, pred), nil
+}
+
+// list is List read from etcd.
+func (st etcdReader[T, L]) list(ctx context.Context, namespace string, opts ListOptions, pred predicate) ([]T, int64, string, int64, error) {
 	keyPrefix := st.listPrefix(namespace)
 	startKey := keyPrefix
+	var err error
 	var withRev, minRV int64
 	serializable := false
 	paging := opts.Continue != ""
 	if paging {
 		k, rv, err := decodeContinue(opts.Continue, keyPrefix)
 		if err != nil {
-			return zero, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
+			return nil, 0, "", 0, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
 		}
 		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
-			return zero, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+			return nil, 0, "", 0, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
 		}
 		startKey = k
 		if rv > 0 {
@@ -163,34 +188,34 @@ func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOpti
 		}
 	} else {
 		if withRev, minRV, serializable, err = listRevision(opts); err != nil {
-			return zero, err
+			return nil, 0, "", 0, err
 		}
 	}
-	items, rev, cont, remaining, err := st.list(ctx, keyPrefix, startKey, withRev, serializable, opts.Limit, pred)
+	items, rev, cont, remaining, err := st.rangeRead(ctx, keyPrefix, startKey, withRev, serializable, opts.Limit, pred)
 	if err != nil {
 		if isCompacted(err) {
 			if paging {
 				// Offer a token that continues at the latest revision.
 				tok, encErr := encodeContinue(startKey, keyPrefix, -1)
 				if encErr != nil {
-					return zero, apierrors.NewResourceExpired(continueExpiredMsg)
+					return nil, 0, "", 0, apierrors.NewResourceExpired(continueExpiredMsg)
 				}
 				se := apierrors.NewResourceExpired(inconsistentListMsg)
 				se.ErrStatus.ListMeta.Continue = tok
-				return zero, se
+				return nil, 0, "", 0, se
 			}
-			return zero, apierrors.NewResourceExpired(expiredListMsg)
+			return nil, 0, "", 0, apierrors.NewResourceExpired(expiredListMsg)
 		}
-		return zero, st.listError(ctx, namespace, withRev, err)
+		return nil, 0, "", 0, st.listError(ctx, namespace, withRev, err)
 	}
 	if minRV > rev {
-		return zero, tooLargeRV(minRV, rev)
+		return nil, 0, "", 0, tooLargeRV(minRV, rev)
 	}
-	return st.newList(items, rev, cont, remaining, pred), nil
+	return items, rev, cont, remaining, nil
 }
 
 // newList is the list of items read at rev.
-func (st *Store[T, L]) newList(items []T, rev int64, cont string, remaining int64, pred predicate) L {
+func (st *access[T, L]) newList(items []T, rev int64, cont string, remaining int64, pred predicate) L {
 	out := st.s.NewList()
 	st.s.SetItems(out, items)
 	out.SetResourceVersion(strconv.FormatInt(rev, 10))
@@ -233,7 +258,7 @@ func listRevision(opts ListOptions) (withRev, minRV int64, serializable bool, er
 
 // listError turns the error of a list read at withRev (not compaction of a
 // continue token, handled by List) into a StatusError.
-func (st *Store[T, L]) listError(ctx context.Context, namespace string, withRev int64, err error) error {
+func (st *access[T, L]) listError(ctx context.Context, namespace string, withRev int64, err error) error {
 	if isCompacted(err) {
 		return apierrors.NewResourceExpired(expiredListMsg)
 	}
@@ -251,7 +276,7 @@ func isFutureRev(err error) bool {
 	return err != nil && (err == rpctypes.ErrFutureRev || err.Error() == rpctypes.ErrFutureRev.Error())
 }
 
-func (st *Store[T, L]) currentRevision(ctx context.Context) (int64, error) {
+func (st *access[T, L]) currentRevision(ctx context.Context) (int64, error) {
 	start := time.Now()
 	resp, err := st.b.client.Get(ctx, st.b.compactKey(), clientv3.WithCountOnly())
 	st.observe("get", start)
@@ -261,11 +286,11 @@ func (st *Store[T, L]) currentRevision(ctx context.Context) (int64, error) {
 	return resp.Header.Revision, nil
 }
 
-// list reads keys from startKey to the end of keyPrefix at revision withRev
-// (0: the latest), keeping up to limit matching items (0: all). It returns
-// the items (never nil), the list revision, the continue token and, when
-// more keys remain, how many.
-func (st *Store[T, L]) list(ctx context.Context, keyPrefix, startKey string, withRev int64, serializable bool, limit int64, pred predicate) ([]T, int64, string, int64, error) {
+// rangeRead reads keys from startKey to the end of keyPrefix at revision
+// withRev (0: the latest), keeping up to limit matching items (0: all). It
+// returns the items (never nil), the list revision, the continue token and,
+// when more keys remain, how many.
+func (st etcdReader[T, L]) rangeRead(ctx context.Context, keyPrefix, startKey string, withRev int64, serializable bool, limit int64, pred predicate) ([]T, int64, string, int64, error) {
 	rangeEnd := clientv3.GetPrefixRangeEnd(keyPrefix)
 	items := []T{}
 	fetch := limit
@@ -386,7 +411,7 @@ const parallelDecodeMin = 256
 // cost, so big ranges are decoded by up to GOMAXPROCS goroutines, each
 // taking a contiguous share. ok[i] is false for an unreadable value
 // (reported, left out by the caller).
-func (st *Store[T, L]) decodeAll(kvs []*mvccpb.KeyValue) (out []T, ok []bool) {
+func (st *access[T, L]) decodeAll(kvs []*mvccpb.KeyValue) (out []T, ok []bool) {
 	out = make([]T, len(kvs))
 	ok = make([]bool, len(kvs))
 	_ = parallelDo(len(kvs), func(i int) error {

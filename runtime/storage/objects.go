@@ -49,10 +49,7 @@ var _ Objects = (*Store[resource.Object, resource.ListObject])(nil)
 
 // ListObjects implements Objects.
 func (st *Store[T, L]) ListObjects(ctx context.Context) ([]metav1.Object, string, error) {
-	opts := ListOptions{}
-	if st.cache != nil {
-		opts.ResourceVersion = "0"
-	}
+	opts := ListOptions{ResourceVersion: st.reads.recentRV()}
 	list, err := st.List(ctx, "", opts)
 	if err != nil {
 		return nil, "", err

@@ -14,6 +14,7 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -283,6 +284,27 @@ func (c *rawCache) lookup(kv *mvccpb.KeyValue) *rawEntry {
 	return e
 }
 
+// lookupAt is lookup of the value stored at key with mod revision rev.
+func (c *rawCache) lookupAt(key string, rev int64, value []byte) *rawEntry {
+	c.mu.RLock()
+	e := c.m[key]
+	c.mu.RUnlock()
+	if e == nil || e.rev != rev || e.size != len(value) || e.hash != maphash.Bytes(c.seed, value) {
+		return nil
+	}
+	return e
+}
+
+// entry is the entry of value, stored at rev and decoded as obj, whose
+// splice at off in mode was checked.
+func (c *rawCache) entry(rev int64, value []byte, off int, mode byte, obj metav1.Object) *rawEntry {
+	return &rawEntry{
+		rev: rev, size: len(value), hash: maphash.Bytes(c.seed, value),
+		off: off, mode: mode,
+		name: obj.GetName(), namespace: obj.GetNamespace(), labels: obj.GetLabels(),
+	}
+}
+
 func (c *rawCache) put(key []byte, e *rawEntry) {
 	c.mu.Lock()
 	if len(c.m) >= rawCacheMax {
@@ -307,7 +329,7 @@ func (st *Store[T, L]) StorageGroupVersionKind() schema.GroupVersionKind { retur
 // remembers kv's version when the stored bytes with resourceVersion
 // spliced in are that encoding. It returns the typed object, its encoding
 // and the entry (nil when the splice does not give the encoding).
-func (st *Store[T, L]) checkJSON(kv *mvccpb.KeyValue) (T, []byte, *rawEntry, error) {
+func (st *access[T, L]) checkJSON(kv *mvccpb.KeyValue) (T, []byte, *rawEntry, error) {
 	obj, err := st.decode(kv.Value, kv.ModRevision)
 	if err != nil {
 		var zero T
@@ -323,11 +345,7 @@ func (st *Store[T, L]) checkJSON(kv *mvccpb.KeyValue) (T, []byte, *rawEntry, err
 		!bytes.Equal(appendSpliced(make([]byte, 0, len(enc)), kv.Value, off, mode, kv.ModRevision), enc) {
 		return obj, enc, nil, nil
 	}
-	e := &rawEntry{
-		rev: kv.ModRevision, size: len(kv.Value), hash: maphash.Bytes(st.raw.seed, kv.Value),
-		off: off, mode: mode,
-		name: obj.GetName(), namespace: obj.GetNamespace(), labels: obj.GetLabels(),
-	}
+	e := st.raw.entry(kv.ModRevision, kv.Value, off, mode, obj)
 	st.raw.put(kv.Key, e)
 	return obj, enc, e, nil
 }
@@ -342,20 +360,16 @@ func spliceLen(mode byte, rv int64) int {
 
 // GetJSON implements JSONReader.
 func (st *Store[T, L]) GetJSON(ctx context.Context, namespace, name string, opts GetOptions) ([]byte, error) {
-	if e, ok, err := st.cachedGet(ctx, namespace, name, opts); ok || err != nil {
-		if err != nil {
-			return nil, err
-		}
-		it, err := e.json()
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		if it.raw == nil {
-			return it.enc, nil
-		}
-		return appendSpliced(make([]byte, 0, len(it.raw)+32), it.raw, it.off, it.mode, it.rv), nil
+	key, err := st.readKey(namespace, name)
+	if err != nil {
+		return nil, err
 	}
-	kv, err := st.getKV(ctx, namespace, name, opts)
+	return st.reads.getJSON(ctx, key, name, opts)
+}
+
+// getJSON is GetJSON read from etcd.
+func (st etcdReader[T, L]) getJSON(ctx context.Context, key, name string, opts GetOptions) ([]byte, error) {
+	kv, err := st.getKV(ctx, key, name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -368,30 +382,24 @@ func (st *Store[T, L]) GetJSON(ctx context.Context, namespace, name string, opts
 
 // ListJSON implements JSONReader.
 func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts ListOptions) (*JSONList, bool, error) {
-	if opts.Limit > 0 || opts.Continue != "" || opts.selectable != nil {
+	// Declined before anything is checked: List, called next, checks
+	// the request once.
+	if opts.Limit > 0 || opts.Continue != "" || opts.selectable != nil || selectsBeyondMetadata(opts.FieldSelector) {
 		return nil, false, nil
 	}
-	if err := st.checkNamespace(namespace); err != nil {
-		return nil, true, err
-	}
-	if errs := validateListOptions(opts); len(errs) > 0 {
-		return nil, true, apierrors.NewInvalid(listOptionsKind, "", errs)
-	}
-	pred, err := st.newPredicate(opts)
+	opts, pred, err := st.listRequest(namespace, opts)
 	if err != nil {
 		return nil, true, err
 	}
-	if pred.fieldsOf != nil {
-		return nil, false, nil
-	}
-	if st.cache != nil {
-		if l, ok, err := st.cache.listJSON(ctx, namespace, opts, pred); ok || err != nil {
-			return l, true, err
-		}
-	}
+	l, err := st.reads.listJSON(ctx, namespace, opts, pred)
+	return l, true, err
+}
+
+// listJSON is ListJSON read from etcd.
+func (st etcdReader[T, L]) listJSON(ctx context.Context, namespace string, opts ListOptions, pred predicate) (*JSONList, error) {
 	withRev, minRV, serializable, err := listRevision(opts)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	keyPrefix := st.listPrefix(namespace)
 	rangeEnd := clientv3.GetPrefixRangeEnd(keyPrefix)
@@ -414,18 +422,18 @@ func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts List
 	}
 	resp, err := read(keyPrefix, withRev)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	rev := resp.Header.Revision
 	if withRev > 0 {
 		rev = withRev
 	}
 	if minRV > rev {
-		return nil, true, tooLargeRV(minRV, rev)
+		return nil, tooLargeRV(minRV, rev)
 	}
 	page, err := st.jsonPage(resp.Kvs, pred)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	l := &JSONList{ResourceVersion: strconv.FormatInt(rev, 10), page: page, more: resp.More}
 	last := lastKey(resp.Kvs)
@@ -438,7 +446,7 @@ func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts List
 		page, err := st.jsonPage(resp.Kvs, pred)
 		return page, resp.More && len(resp.Kvs) > 0, err
 	}
-	return l, true, nil
+	return l, nil
 }
 
 func lastKey(kvs []*mvccpb.KeyValue) string {
@@ -450,7 +458,7 @@ func lastKey(kvs []*mvccpb.KeyValue) string {
 
 // jsonPage is the JSON of the selected items among kvs: remembered
 // versions as stored bytes to splice, the others checked (in parallel).
-func (st *Store[T, L]) jsonPage(kvs []*mvccpb.KeyValue, pred predicate) ([]jsonItem, error) {
+func (st etcdReader[T, L]) jsonPage(kvs []*mvccpb.KeyValue, pred predicate) ([]jsonItem, error) {
 	items := make([]jsonItem, len(kvs))
 	keep := make([]bool, len(kvs))
 	var misses []int

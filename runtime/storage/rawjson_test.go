@@ -206,6 +206,9 @@ func TestListJSONDeclines(t *testing.T) {
 	for _, opts := range []ListOptions{
 		{Limit: 1},
 		{Continue: "x"},
+		// Declined unchecked (List checks it): a field label beyond
+		// metadata, here one the kind does not support.
+		{FieldSelector: fields.OneTermEqualSelector("spec.size", "1")},
 	} {
 		if _, ok, _ := f.st.ListJSON(ctx, "ns", opts); ok {
 			t.Errorf("ListJSON(%+v) served; want it to decline", opts)
@@ -214,7 +217,7 @@ func TestListJSONDeclines(t *testing.T) {
 	// Errors are the typed path's.
 	for _, opts := range []ListOptions{
 		{ResourceVersion: "x"},
-		{FieldSelector: fields.OneTermEqualSelector("spec.size", "1")},
+		{FieldSelector: fields.OneTermEqualSelector("metadata.name", "a"), ResourceVersion: "x"},
 		{ResourceVersion: "0", ResourceVersionMatch: metav1.ResourceVersionMatchExact},
 		{ResourceVersion: fmt.Sprint(currentRev(t) + 1000), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan},
 		{ResourceVersion: fmt.Sprint(currentRev(t) + 1000), ResourceVersionMatch: metav1.ResourceVersionMatchExact},

@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"time"
 
-	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,7 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/apiserver/pkg/storage/value"
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kubeforge/kubeforge/runtime/resource"
@@ -96,10 +94,11 @@ type UpdateOptions struct {
 	fromSpoke bool
 }
 
-// checkResourceVersion is the resourceVersion precondition of a write of
-// newObj over cur: a malformed one is a 400, one other than cur's a 409
-// Conflict, a missing one a 422 when required.
-func checkResourceVersion(info *resource.Info, newObj, cur resource.Object, required bool) error {
+// checkResourceVersionPrecondition checks the resourceVersion of newObj, a
+// write over cur, as a precondition: a malformed one is a 400, one other
+// than cur's a 409 Conflict, a missing one a 422 when required. (The
+// endpoints' checkResourceVersion checks only the syntax of a query's.)
+func checkResourceVersionPrecondition(info *resource.Info, newObj, cur resource.Object, required bool) error {
 	rv := newObj.GetResourceVersion()
 	if rv == "" {
 		if !required {
@@ -162,31 +161,30 @@ type Event[T resource.Object] struct {
 	Memo *Memo
 }
 
-// Store is the typed store of one resource.
+// Store is the typed store of one resource: its verbs over etcd (the
+// access it embeds), with every read answered by one reader chosen at
+// construction (see reader.go).
 type Store[T resource.Object, L resource.ListObject] struct {
-	b     *Backend
-	s     *resource.Strategy[T, L]
+	*access[T, L]
+	// reads answers Get, List, Watch and their JSON forms: etcd, or the
+	// watch cache in front of etcd.
+	reads reader[T, L]
 	hooks Hooks[T]
 	// inproc is the kind's in-process admission (inprocess.go), or nil.
 	inproc InProcessAdmission[T]
-	// raw remembers the stored versions whose bytes ListJSON and GetJSON
-	// may serve with a splice (see rawjson.go).
-	raw *rawCache
-	// tx encrypts values at rest; nil stores them as they are.
-	tx value.Transformer
-	// cache is the watch cache; nil without one.
-	cache *watchCache[T, L]
 }
 
 // NewStore returns the store of the resource described by s.
 func NewStore[T resource.Object, L resource.ListObject](b *Backend, s *resource.Strategy[T, L]) *Store[T, L] {
-	st := &Store[T, L]{b: b, s: s, raw: newRawCache()}
+	a := &access[T, L]{b: b, s: s, raw: newRawCache()}
 	if b.opts.Transformer != nil {
-		st.tx = b.opts.Transformer(s.Info.GroupResource())
+		a.tx = b.opts.Transformer(s.Info.GroupResource())
 	}
+	st := &Store[T, L]{access: a, reads: etcdReader[T, L]{a}}
 	if b.opts.WatchCache {
-		st.cache = newWatchCache(st, b.opts)
-		b.startCache(st.cache.run)
+		c := newWatchCache(a, b.opts)
+		b.startCache(c.run)
+		st.reads = cacheReader[T, L]{c: c, etcd: etcdReader[T, L]{a}}
 	}
 	return st
 }
@@ -194,11 +192,11 @@ func NewStore[T resource.Object, L resource.ListObject](b *Backend, s *resource.
 // Strategy returns the strategy the store was built with.
 func (st *Store[T, L]) Strategy() *resource.Strategy[T, L] { return st.s }
 
-func (st *Store[T, L]) groupKind() schema.GroupKind {
+func (st *access[T, L]) groupKind() schema.GroupKind {
 	return schema.GroupKind{Group: st.s.Info.Group, Kind: st.s.Info.Kind}
 }
 
-func (st *Store[T, L]) storageGVK() schema.GroupVersionKind {
+func (st *access[T, L]) storageGVK() schema.GroupVersionKind {
 	v := st.s.Info.StorageVersion
 	if v == "" {
 		v = st.s.Info.Version
@@ -206,19 +204,19 @@ func (st *Store[T, L]) storageGVK() schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: st.s.Info.Group, Version: v, Kind: st.s.Info.Kind}
 }
 
-func (st *Store[T, L]) resourceName() string { return st.s.Info.GroupResource().String() }
+func (st *access[T, L]) resourceName() string { return st.s.Info.GroupResource().String() }
 
-func (st *Store[T, L]) observe(op string, start time.Time) {
+func (st *access[T, L]) observe(op string, start time.Time) {
 	st.b.observe(op, st.resourceName(), start)
 }
 
-func (st *Store[T, L]) copyObj(obj T) T {
+func (st *access[T, L]) copyObj(obj T) T {
 	return obj.DeepCopyObject().(T)
 }
 
 // encode returns the stored form of obj: storage apiVersion/kind, no
 // resourceVersion. obj is left unchanged.
-func (st *Store[T, L]) encode(obj T) ([]byte, error) {
+func (st *access[T, L]) encode(obj T) ([]byte, error) {
 	rv := obj.GetResourceVersion()
 	obj.SetResourceVersion("")
 	obj.GetObjectKind().SetGroupVersionKind(st.storageGVK())
@@ -232,7 +230,7 @@ func (st *Store[T, L]) encode(obj T) ([]byte, error) {
 
 // decode reads a stored value and sets resourceVersion to rev. Unknown
 // fields are ignored.
-func (st *Store[T, L]) decode(data []byte, rev int64) (T, error) {
+func (st *access[T, L]) decode(data []byte, rev int64) (T, error) {
 	obj := st.s.New()
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, obj); err != nil {
 		var zero T
@@ -257,7 +255,7 @@ func isCompacted(err error) bool { return errors.Is(err, rpctypes.ErrCompacted) 
 var ErrUnavailable = errors.New("etcd does not answer")
 
 // etcdError turns an etcd client error into a StatusError.
-func (st *Store[T, L]) etcdError(ctx context.Context, op, name string, err error) error {
+func (st *access[T, L]) etcdError(ctx context.Context, op, name string, err error) error {
 	var se *apierrors.StatusError
 	if errors.As(err, &se) {
 		return err
@@ -283,7 +281,7 @@ func (st *Store[T, L]) etcdError(ctx context.Context, op, name string, err error
 	return apierrors.NewInternalError(fmt.Errorf("%s %s %q: %w", op, st.resourceName(), name, err))
 }
 
-func (st *Store[T, L]) conflict(name string, msg string) error {
+func (st *access[T, L]) conflict(name string, msg string) error {
 	return apierrors.NewConflict(st.s.Info.GroupResource(), name, errors.New(msg))
 }
 
@@ -454,76 +452,16 @@ func tooLargeRV(minimum, current int64) error {
 
 // Get reads one object.
 func (st *Store[T, L]) Get(ctx context.Context, namespace, name string, opts GetOptions) (T, error) {
-	if e, ok, err := st.cachedGet(ctx, namespace, name, opts); ok || err != nil {
-		if err != nil {
-			var zero T
-			return zero, err
-		}
-		return e.obj, nil
-	}
-	kv, err := st.getKV(ctx, namespace, name, opts)
+	key, err := st.readKey(namespace, name)
 	if err != nil {
 		var zero T
 		return zero, err
 	}
-	return st.decode(kv.Value, kv.ModRevision)
-}
-
-// cachedGet reads one object from the watch cache when the
-// resourceVersion allows it (ok).
-func (st *Store[T, L]) cachedGet(ctx context.Context, namespace, name string, opts GetOptions) (*cacheEntry[T], bool, error) {
-	if st.cache == nil || opts.ResourceVersion == "" {
-		return nil, false, nil
-	}
-	key, err := st.readKey(namespace, name)
-	if err != nil {
-		return nil, true, err
-	}
-	e, found, ok, err := st.cache.get(ctx, key, opts)
-	if err != nil || !ok {
-		return nil, ok, err
-	}
-	if !found {
-		return nil, true, apierrors.NewNotFound(st.s.Info.GroupResource(), name)
-	}
-	return e, true, nil
-}
-
-// getKV reads the stored value of one object for Get and GetJSON.
-func (st *Store[T, L]) getKV(ctx context.Context, namespace, name string, opts GetOptions) (*mvccpb.KeyValue, error) {
-	key, err := st.readKey(namespace, name)
-	if err != nil {
-		return nil, err
-	}
-	var minRV int64
-	var ops []clientv3.OpOption
-	switch opts.ResourceVersion {
-	case "":
-	case "0":
-		ops = append(ops, clientv3.WithSerializable())
-	default:
-		if minRV, err = parseRV(opts.ResourceVersion); err != nil {
-			return nil, err
-		}
-	}
-	start := time.Now()
-	resp, err := st.b.client.Get(ctx, key, ops...)
-	st.observe("get", start)
-	if err != nil {
-		return nil, st.etcdError(ctx, "get", name, err)
-	}
-	if minRV > resp.Header.Revision {
-		return nil, tooLargeRV(minRV, resp.Header.Revision)
-	}
-	if len(resp.Kvs) == 0 {
-		return nil, apierrors.NewNotFound(st.s.Info.GroupResource(), name)
-	}
-	kv, _, err := st.fromStorage(ctx, resp.Kvs[0])
-	return kv, err
+	return st.reads.get(ctx, key, name, opts)
 }
 
 // current reads the object at key with a quorum read.
-func (st *Store[T, L]) current(ctx context.Context, op, key, name string) (T, []byte, int64, error) {
+func (st *access[T, L]) current(ctx context.Context, op, key, name string) (T, []byte, int64, error) {
 	var zero T
 	start := time.Now()
 	resp, err := st.b.client.Get(ctx, key)
@@ -550,8 +488,9 @@ func (st *Store[T, L]) current(ctx context.Context, op, key, name string) (T, []
 // GuaranteedUpdate reads the current object, calls tryUpdate with a copy
 // and writes the result under the update rules, retrying when a concurrent
 // writer got in between. The result's resourceVersion is a precondition
-// (checkResourceVersion): one other than the current one is a Conflict, and
-// with opts.RequireResourceVersion (PUT) a missing one is Invalid.
+// (checkResourceVersionPrecondition): one other than the current one is a
+// Conflict, and with opts.RequireResourceVersion (PUT) a missing one is
+// Invalid.
 func (st *Store[T, L]) GuaranteedUpdate(ctx context.Context, namespace, name string, subresource string, tryUpdate func(current T) (T, error), opts UpdateOptions) (T, error) {
 	var zero T
 	opts.Subresource = subresource
@@ -576,7 +515,7 @@ func (st *Store[T, L]) GuaranteedUpdate(ctx context.Context, namespace, name str
 		}
 		newObj, err := tryUpdate(st.copyObj(cur))
 		if err == nil {
-			err = checkResourceVersion(st.s.Info, newObj, cur, opts.RequireResourceVersion)
+			err = checkResourceVersionPrecondition(st.s.Info, newObj, cur, opts.RequireResourceVersion)
 		}
 		if err != nil {
 			if cached {
@@ -598,25 +537,18 @@ func (st *Store[T, L]) GuaranteedUpdate(ctx context.Context, namespace, name str
 	}
 }
 
-// cachedCurrent is the watch cache's copy of the object at key, the first
-// guess of a write when guess is set (kube's cachedExistingObject): a
-// current one saves the write its etcd read and decode; a stale one costs
-// a failed compare-and-swap, after which the write reads etcd. Not for
-// encrypted resources, whose rewrite on key rotation needs etcd's value.
+// cachedCurrent is the reader's copy of the object at key (the watch
+// cache's), the first guess of a write when guess is set (kube's
+// cachedExistingObject): a current one saves the write its etcd read and
+// decode; a stale one costs a failed compare-and-swap, after which the
+// write reads etcd. Not for encrypted resources, whose rewrite on key
+// rotation needs etcd's value.
 func (st *Store[T, L]) cachedCurrent(key string, guess bool) (T, []byte, int64, bool) {
-	var zero T
-	if !guess || st.cache == nil || st.tx != nil {
+	if !guess || st.tx != nil {
+		var zero T
 		return zero, nil, 0, false
 	}
-	c := st.cache
-	c.mu.RLock()
-	e, ok := c.tree.Get(&cacheEntry[T]{key: key})
-	ok = ok && c.ready && !c.closed
-	c.mu.RUnlock()
-	if !ok {
-		return zero, nil, 0, false
-	}
-	return st.copyObj(e.obj), e.raw, e.rev, true
+	return st.reads.guess(key)
 }
 
 // writeUpdate applies the update rules to newObj against cur (stored at
@@ -712,19 +644,13 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 		if opts.DryRun {
 			return newObj, false, nil
 		}
-		start := time.Now()
-		resp, err := st.b.client.Txn(ctx).
-			If(clientv3.Compare(clientv3.ModRevision(key), "=", curRev)).
-			Then(clientv3.OpDelete(key)).
-			Commit()
-		st.observe("delete", start)
+		resp, err := st.deleteIf(ctx, key, curRev)
 		if err != nil {
 			return zero, false, st.etcdError(ctx, "update", name, err)
 		}
 		if !resp.Succeeded {
 			return zero, true, st.conflict(name, OptimisticLockErrorMsg)
 		}
-		st.raw.forget(key)
 		newObj.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
 		return newObj, false, nil
 	}
@@ -859,12 +785,7 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 		if opts.DryRun {
 			return cur, true, nil
 		}
-		start := time.Now()
-		resp, err := st.b.client.Txn(ctx).
-			If(clientv3.Compare(clientv3.ModRevision(key), "=", curRev)).
-			Then(clientv3.OpDelete(key)).
-			Commit()
-		st.observe("delete", start)
+		resp, err := st.deleteIf(ctx, key, curRev)
 		if err != nil {
 			return zero, false, st.etcdError(ctx, "delete", name, err)
 		}
@@ -877,7 +798,6 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			}
 			return zero, false, st.conflict(name, OptimisticLockErrorMsg)
 		}
-		st.raw.forget(key)
 		cur.SetResourceVersion(strconv.FormatInt(resp.Header.Revision, 10))
 		return cur, true, nil
 	}
@@ -965,7 +885,7 @@ func (st *Store[T, L]) DeleteCollection(ctx context.Context, namespace string, l
 	return res, nil
 }
 
-func (st *Store[T, L]) listGVK() schema.GroupVersionKind {
+func (st *access[T, L]) listGVK() schema.GroupVersionKind {
 	gvk := st.storageGVK()
 	gvk.Kind = st.s.Info.ListKind
 	if gvk.Kind == "" {
@@ -992,19 +912,13 @@ func (st *Store[T, L]) deleteUnreadable(ctx context.Context, key, namespace, nam
 			return zero, false, nil
 		}
 	}
-	start := time.Now()
-	txn, err := st.b.client.Txn(ctx).
-		If(clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision)).
-		Then(clientv3.OpDelete(key)).
-		Commit()
-	st.observe("delete", start)
+	txn, err := st.deleteIf(ctx, key, kv.ModRevision)
 	if err != nil {
 		return zero, false, st.etcdError(ctx, "delete", name, err)
 	}
 	if !txn.Succeeded {
 		return zero, false, st.conflict(name, OptimisticLockErrorMsg)
 	}
-	st.raw.forget(key)
 	obj := st.s.New()
 	obj.SetNamespace(namespace)
 	obj.SetName(name)

@@ -19,7 +19,7 @@ import (
 // raw JSON splice included, sees plaintext.
 
 // toStorage returns what is written at key for data.
-func (st *Store[T, L]) toStorage(ctx context.Context, key string, data []byte) ([]byte, error) {
+func (st *access[T, L]) toStorage(ctx context.Context, key string, data []byte) ([]byte, error) {
 	if st.tx == nil {
 		return data, nil
 	}
@@ -33,7 +33,7 @@ func (st *Store[T, L]) toStorage(ctx context.Context, key string, data []byte) (
 // fromStorage returns kv with its value decrypted; stale is true when the
 // value was not written with the first provider (key rotation: rewrite
 // it, even if unchanged).
-func (st *Store[T, L]) fromStorage(ctx context.Context, kv *mvccpb.KeyValue) (*mvccpb.KeyValue, bool, error) {
+func (st *access[T, L]) fromStorage(ctx context.Context, kv *mvccpb.KeyValue) (*mvccpb.KeyValue, bool, error) {
 	if st.tx == nil || kv == nil {
 		return kv, false, nil
 	}
@@ -47,7 +47,7 @@ func (st *Store[T, L]) fromStorage(ctx context.Context, kv *mvccpb.KeyValue) (*m
 // fromStorageAll decrypts kvs in place; a value that does not decrypt is
 // reported and replaced by one that does not decode, so that the list
 // leaves it out like any unreadable value.
-func (st *Store[T, L]) fromStorageAll(ctx context.Context, kvs []*mvccpb.KeyValue) {
+func (st *access[T, L]) fromStorageAll(ctx context.Context, kvs []*mvccpb.KeyValue) {
 	if st.tx == nil {
 		return
 	}
@@ -65,7 +65,7 @@ func (st *Store[T, L]) fromStorageAll(ctx context.Context, kvs []*mvccpb.KeyValu
 var undecryptable = []byte("\x00undecryptable")
 
 // unreadable reports a stored value that cannot be read.
-func (st *Store[T, L]) unreadable(key []byte, err error) {
+func (st *access[T, L]) unreadable(key []byte, err error) {
 	if st.b.opts.Unreadable != nil {
 		st.b.opts.Unreadable(st.resourceName(), string(key), err)
 	}
@@ -73,7 +73,7 @@ func (st *Store[T, L]) unreadable(key []byte, err error) {
 
 // readable decodes kv for a list or watch: an unreadable value is
 // reported (once) and ok is false.
-func (st *Store[T, L]) readable(kv *mvccpb.KeyValue) (obj T, ok bool) {
+func (st *access[T, L]) readable(kv *mvccpb.KeyValue) (obj T, ok bool) {
 	obj, err := st.decode(kv.Value, kv.ModRevision)
 	if err != nil {
 		if !bytes.Equal(kv.Value, undecryptable) {

@@ -73,11 +73,12 @@ func (st *Store[T, L]) Watch(ctx context.Context, namespace string, opts WatchOp
 			return nil, err
 		}
 	}
-	if st.cache != nil {
-		if ch, ok, err := st.cache.watch(ctx, namespace, opts, pred, rv); ok || err != nil {
-			return ch, err
-		}
-	}
+	return st.reads.watch(ctx, namespace, opts, pred, rv)
+}
+
+// watch is Watch served from etcd: its own etcd watch, with the initial
+// state (when asked for) read first.
+func (st etcdReader[T, L]) watch(ctx context.Context, namespace string, opts WatchOptions, pred predicate, rv int64) (<-chan Event[T], error) {
 	keyPrefix := st.listPrefix(namespace)
 
 	var initial []T
@@ -85,7 +86,7 @@ func (st *Store[T, L]) Watch(ctx context.Context, namespace string, opts WatchOp
 	sendBookmark := false
 	switch {
 	case opts.SendInitialEvents != nil && *opts.SendInitialEvents:
-		items, listRev, _, _, err := st.list(ctx, keyPrefix, keyPrefix, 0, false, 0, pred)
+		items, listRev, _, _, err := st.rangeRead(ctx, keyPrefix, keyPrefix, 0, false, 0, pred)
 		if err != nil {
 			return nil, st.etcdError(ctx, "watch", namespace, err)
 		}
@@ -104,7 +105,7 @@ func (st *Store[T, L]) Watch(ctx context.Context, namespace string, opts WatchOp
 			startRev = rv + 1
 		}
 	case rv == 0: // legacy: "" or "0" sends the current state first
-		items, listRev, _, _, err := st.list(ctx, keyPrefix, keyPrefix, 0, opts.ResourceVersion == "0", 0, pred)
+		items, listRev, _, _, err := st.rangeRead(ctx, keyPrefix, keyPrefix, 0, opts.ResourceVersion == "0", 0, pred)
 		if err != nil {
 			return nil, st.etcdError(ctx, "watch", namespace, err)
 		}
@@ -135,7 +136,7 @@ const (
 // pump sends the initial events, then the live ones, to out; it reads wch
 // whether or not out has room, holding at most maxPendingEvents and
 // maxPendingBytes (stored sizes) of events not yet taken.
-func (st *Store[T, L]) pump(ctx, wctx context.Context, cancel context.CancelFunc, wch clientv3.WatchChan, out chan<- Event[T],
+func (st etcdReader[T, L]) pump(ctx, wctx context.Context, cancel context.CancelFunc, wch clientv3.WatchChan, out chan<- Event[T],
 	namespace string, opts WatchOptions, pred predicate, initial []T, sendBookmark bool, startRev int64) {
 	defer close(out)
 	defer cancel()
@@ -258,7 +259,7 @@ func errorEvent[T resource.Object](err error) Event[T] {
 }
 
 // bookmark is an empty object carrying only the resourceVersion.
-func (st *Store[T, L]) bookmark(rev int64, initialEnd bool) T {
+func (st *access[T, L]) bookmark(rev int64, initialEnd bool) T {
 	obj := st.s.New()
 	obj.GetObjectKind().SetGroupVersionKind(st.storageGVK())
 	obj.SetResourceVersion(strconv.FormatInt(rev, 10))
@@ -271,7 +272,7 @@ func (st *Store[T, L]) bookmark(rev int64, initialEnd bool) T {
 // convertEvent turns an etcd event into a watch event, applying the
 // selectors the way kube does: an object that stops matching is DELETED,
 // one that starts matching is ADDED.
-func (st *Store[T, L]) convertEvent(ctx context.Context, e *clientv3.Event, pred predicate) (Event[T], bool, error) {
+func (st etcdReader[T, L]) convertEvent(ctx context.Context, e *clientv3.Event, pred predicate) (Event[T], bool, error) {
 	var ev Event[T]
 	if st.tx != nil {
 		kvs := []*mvccpb.KeyValue{e.Kv}
