@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
-	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
 // clientError fails t unless err is nil or a Status with a 4xx code:
@@ -83,15 +82,15 @@ func FuzzBody(f *testing.F) {
 }
 
 // FuzzListParams parses arbitrary list query parameters (selectors,
-// limit, continue, resourceVersion): a 4xx or options.
+// limit, continue, resourceVersion): a 4xx or options (the store checks
+// them further: runtime/storage tests).
 func FuzzListParams(f *testing.F) {
 	f.Add("a=b,c!=d,e in (f,g),!h", "metadata.name=x", "500", "", "0")
 	f.Add("a in (", "spec.x==y", "-1", "eyJ2IjoxfQ", "abc")
 	f.Add("", "metadata.namespace!=default,metadata.name=a", "1", "!!", "12")
-	info := &resource.Info{Group: "g", Version: "v1", Kind: "Thing", Plural: "things", Namespaced: true}
 	f.Fuzz(func(t *testing.T, labels, fields, limit, cont, rv string) {
 		q := url.Values{"labelSelector": {labels}, "fieldSelector": {fields}, "limit": {limit}, "continue": {cont}, "resourceVersion": {rv}}
-		_, err := parseListOptions(q, info)
+		_, err := parseListOptions(q)
 		clientError(t, "list options", err)
 	})
 }

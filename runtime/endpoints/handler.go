@@ -400,7 +400,7 @@ func (h *Handler[T, L]) List(req *restful.Request, resp *restful.Response) {
 		if err != nil {
 			return err
 		}
-		opts, err := parseListOptions(r.URL.Query(), h.info)
+		opts, err := parseListOptions(r.URL.Query())
 		if err != nil {
 			return err
 		}
@@ -597,7 +597,7 @@ func (h *Handler[T, L]) DeleteCollection(req *restful.Request, resp *restful.Res
 		q := r.URL.Query()
 		q.Del("watch")
 		q.Del("sendInitialEvents")
-		listOpts, err := parseListOptions(q, h.info)
+		listOpts, err := parseListOptions(q)
 		if err != nil {
 			return err
 		}

@@ -1,14 +1,11 @@
 package endpoints
 
 import (
-	"fmt"
 	"net/url"
-	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
-	metainternalversionvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/fields"
@@ -18,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -98,50 +94,28 @@ func parseGetOptions(q url.Values) (storage.GetOptions, error) {
 	if err := decodeParams(q, &o); err != nil {
 		return storage.GetOptions{}, err
 	}
-	if err := checkResourceVersion(o.ResourceVersion); err != nil {
+	if err := storage.CheckResourceVersion(o.ResourceVersion); err != nil {
 		return storage.GetOptions{}, err
 	}
 	return storage.GetOptions{ResourceVersion: o.ResourceVersion}, nil
 }
 
-func checkResourceVersion(rv string) error {
-	if rv == "" {
-		return nil
-	}
-	if _, err := strconv.ParseUint(rv, 10, 64); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("invalid resource version %q: must be a non-negative integer", rv))
-	}
-	return nil
-}
-
-// parseListOptions decodes and validates list and watch options as
-// kube-apiserver does. A watch without sendInitialEvents keeps the legacy
-// meaning (from "" or "0": the current state first, as ADDED events); kube
-// 1.37 rewrites it to sendInitialEvents=true, which the store only accepts
-// with allowWatchBookmarks, so that rewrite is not done here. Field
-// selectors may use the labels info supports (Info.CheckFieldLabel: its
-// selectable fields, metadata.name and metadata.namespace), others are 400
-// with kube-apiserver's message.
-func parseListOptions(q url.Values, info *resource.Info) (metainternalversion.ListOptions, error) {
+// parseListOptions decodes list and watch options. The store checks
+// them (runtime/storage checkOptions: kube's ValidateListOptions, the
+// resourceVersion's syntax, field selectors against the kind's selectable
+// fields), the one place for every caller; what a list's storage options
+// cannot carry is checked here: sendInitialEvents, which only a watch
+// takes. A watch without sendInitialEvents keeps the legacy meaning (from
+// "" or "0": the current state first, as ADDED events); kube 1.37
+// rewrites it to sendInitialEvents=true, which the store only accepts with
+// allowWatchBookmarks, so that rewrite is not done here.
+func parseListOptions(q url.Values) (metainternalversion.ListOptions, error) {
 	var o metainternalversion.ListOptions
 	if err := decodeParams(q, &o); err != nil {
 		return o, err
 	}
-	if errs := metainternalversionvalidation.ValidateListOptions(&o, true); len(errs) > 0 {
-		return o, invalidOptions("ListOptions", errs)
-	}
-	if err := checkResourceVersion(o.ResourceVersion); err != nil {
-		return o, err
-	}
-	if o.FieldSelector != nil {
-		for _, r := range o.FieldSelector.Requirements() {
-			if err := info.CheckFieldLabel(r.Field); err != nil {
-				return o, apierrors.NewBadRequest(err.Error())
-			}
-		}
-	}
-	if o.Limit < 0 {
-		o.Limit = 0
+	if !o.Watch && o.SendInitialEvents != nil {
+		return o, invalidOptions("ListOptions", field.ErrorList{field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list")})
 	}
 	return o, nil
 }

@@ -13,8 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
@@ -27,7 +25,6 @@ const (
 	maxPageFetch = 10000
 )
 
-var listOptionsKind = schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}
 
 // predicate is a compiled label and field selector.
 type predicate struct {
@@ -121,8 +118,8 @@ func (st *Store[T, L]) listRequest(namespace string, opts ListOptions) (ListOpti
 	if err := st.checkNamespace(namespace); err != nil {
 		return opts, predicate{}, err
 	}
-	if errs := validateListOptions(opts); len(errs) > 0 {
-		return opts, predicate{}, apierrors.NewInvalid(listOptionsKind, "", errs)
+	if err := checkOptions(opts, nil); err != nil {
+		return opts, predicate{}, err
 	}
 	pred, err := st.newPredicate(opts)
 	if err != nil {
@@ -381,26 +378,6 @@ func (st etcdReader[T, L]) rangeRead(ctx context.Context, keyPrefix, startKey st
 		return nil, 0, "", 0, apierrors.NewInternalError(err)
 	}
 	return items, withRev, tok, remaining, nil
-}
-
-func validateListOptions(o ListOptions) field.ErrorList {
-	var errs field.ErrorList
-	if match := o.ResourceVersionMatch; match != "" {
-		p := field.NewPath("resourceVersionMatch")
-		if o.ResourceVersion == "" {
-			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden unless resourceVersion is provided"))
-		}
-		if o.Continue != "" {
-			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden when continue is provided"))
-		}
-		if match != metav1.ResourceVersionMatchExact && match != metav1.ResourceVersionMatchNotOlderThan {
-			errs = append(errs, field.NotSupported(p, match, []string{string(metav1.ResourceVersionMatchExact), string(metav1.ResourceVersionMatchNotOlderThan), ""}))
-		}
-		if match == metav1.ResourceVersionMatchExact && o.ResourceVersion == "0" {
-			errs = append(errs, field.Forbidden(p, "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""))
-		}
-	}
-	return errs
 }
 
 // parallelDecodeMin is the number of stored objects from which decodeAll

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -11,7 +10,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubeforge/kubeforge/runtime/resource"
@@ -27,32 +25,6 @@ const (
 	watchBuffer = 8
 )
 
-func validateWatchOptions(o WatchOptions) field.ErrorList {
-	var errs field.ErrorList
-	match := o.ResourceVersionMatch
-	p := field.NewPath("resourceVersionMatch")
-	if o.SendInitialEvents != nil {
-		if match != metav1.ResourceVersionMatchNotOlderThan {
-			errs = append(errs, field.Forbidden(p, fmt.Sprintf("sendInitialEvents requires setting resourceVersionMatch to %s", metav1.ResourceVersionMatchNotOlderThan)))
-		}
-		if *o.SendInitialEvents && !o.AllowBookmarks {
-			errs = append(errs, field.Forbidden(field.NewPath("allowWatchBookmarks"), "sendInitialEvents requires setting allowWatchBookmarks to true"))
-		}
-	}
-	if match != "" {
-		if o.SendInitialEvents == nil {
-			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
-		}
-		if match != metav1.ResourceVersionMatchNotOlderThan {
-			errs = append(errs, field.NotSupported(p, match, []string{string(metav1.ResourceVersionMatchNotOlderThan)}))
-		}
-	}
-	if o.Continue != "" {
-		errs = append(errs, field.Forbidden(field.NewPath("continue"), "continue is forbidden for watch"))
-	}
-	return errs
-}
-
 // Watch streams events of namespace ("" for all). The channel closes when
 // ctx is done or etcd ends the watch; a compacted start revision yields one
 // ERROR event (410 Expired) first.
@@ -60,8 +32,8 @@ func (st *Store[T, L]) Watch(ctx context.Context, namespace string, opts WatchOp
 	if err := st.checkNamespace(namespace); err != nil {
 		return nil, err
 	}
-	if errs := validateWatchOptions(opts); len(errs) > 0 {
-		return nil, apierrors.NewInvalid(listOptionsKind, "", errs)
+	if err := checkOptions(opts.ListOptions, &opts); err != nil {
+		return nil, err
 	}
 	pred, err := st.newPredicate(opts.ListOptions)
 	if err != nil {
