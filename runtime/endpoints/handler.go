@@ -334,6 +334,16 @@ func (h *Handler[T, L]) placeObject(obj T, ns string) error {
 	return nil
 }
 
+// object is the target of a request on one object: its namespace and
+// name from the path, and the response's format from Accept.
+func (h *Handler[T, L]) object(req *restful.Request, r *http.Request) (ns, name string, f outputFormat, err error) {
+	if ns, name, err = h.names(req, true); err != nil {
+		return "", "", f, err
+	}
+	f, err = negotiateOutput(r, false)
+	return ns, name, f, err
+}
+
 func (h *Handler[T, L]) checkName(obj T, name string) error {
 	if obj.GetName() != name {
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", obj.GetName(), name))
@@ -353,11 +363,7 @@ func (h *Handler[T, L]) GetStatus(req *restful.Request, resp *restful.Response) 
 
 func (h *Handler[T, L]) get(sub string, req *restful.Request, resp *restful.Response) {
 	h.serve("GET", sub, req, resp, func(w *recorder, r *http.Request) error {
-		ns, name, err := h.names(req, true)
-		if err != nil {
-			return err
-		}
-		f, err := negotiateOutput(r, false)
+		ns, name, f, err := h.object(req, r)
 		if err != nil {
 			return err
 		}
@@ -481,11 +487,7 @@ func (h *Handler[T, L]) UpdateStatus(req *restful.Request, resp *restful.Respons
 
 func (h *Handler[T, L]) update(sub string, req *restful.Request, resp *restful.Response) {
 	h.serve("PUT", sub, req, resp, func(w *recorder, r *http.Request) error {
-		ns, name, err := h.names(req, true)
-		if err != nil {
-			return err
-		}
-		f, err := negotiateOutput(r, false)
+		ns, name, f, err := h.object(req, r)
 		if err != nil {
 			return err
 		}
@@ -533,11 +535,7 @@ func (h *Handler[T, L]) update(sub string, req *restful.Request, resp *restful.R
 // finalizers hold it, else a Success Status (as for custom resources).
 func (h *Handler[T, L]) Delete(req *restful.Request, resp *restful.Response) {
 	h.serve("DELETE", "", req, resp, func(w *recorder, r *http.Request) error {
-		ns, name, err := h.names(req, true)
-		if err != nil {
-			return err
-		}
-		f, err := negotiateOutput(r, false)
+		ns, name, f, err := h.object(req, r)
 		if err != nil {
 			return err
 		}

@@ -65,11 +65,7 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 		default:
 			return unsupportedMediaType(supportedPatchTypes)
 		}
-		ns, name, err := h.names(req, true)
-		if err != nil {
-			return err
-		}
-		f, err := negotiateOutput(r, false)
+		ns, name, f, err := h.object(req, r)
 		if err != nil {
 			return err
 		}
