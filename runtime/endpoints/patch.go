@@ -57,26 +57,41 @@ func (h *Handler[T, L]) PatchStatus(req *restful.Request, resp *restful.Response
 	h.patch("status", req, resp)
 }
 
+// patchRequest is a PATCH as read: its media type, target, body and
+// options.
+type patchRequest struct {
+	patchType, ns, name string
+	f                   outputFormat
+	body                []byte
+	opts                writeOptions
+}
+
+// patchRequest reads a PATCH in kube's order: the media type (415), the
+// target (target resolves names and output format), the body, the options.
+func (h *Handler[T, L]) patchRequest(req *restful.Request, r *http.Request, target func(*restful.Request, *http.Request) (string, string, outputFormat, error)) (pr patchRequest, err error) {
+	pr.patchType = patchMediaType(r)
+	switch pr.patchType {
+	case MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch, MediaTypeApplyPatch:
+	default:
+		return pr, unsupportedMediaType(supportedPatchTypes)
+	}
+	if pr.ns, pr.name, pr.f, err = target(req, r); err != nil {
+		return pr, err
+	}
+	if pr.body, err = readBody(r, h.opts.MaxRequestBodyBytes); err != nil {
+		return pr, err
+	}
+	pr.opts, err = parsePatchOptions(r.URL.Query(), pr.patchType)
+	return pr, err
+}
+
 func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Response) {
 	h.serve("PATCH", sub, req, resp, func(w *recorder, r *http.Request) error {
-		patchType := patchMediaType(r)
-		switch patchType {
-		case MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch, MediaTypeApplyPatch:
-		default:
-			return unsupportedMediaType(supportedPatchTypes)
-		}
-		ns, name, f, err := h.object(req, r)
+		pr, err := h.patchRequest(req, r, h.object)
 		if err != nil {
 			return err
 		}
-		body, err := readBody(r, h.opts.MaxRequestBodyBytes)
-		if err != nil {
-			return err
-		}
-		opts, err := parsePatchOptions(r.URL.Query(), patchType)
-		if err != nil {
-			return err
-		}
+		patchType, ns, name, f, body, opts := pr.patchType, pr.ns, pr.name, pr.f, pr.body, pr.opts
 		if patchType == MediaTypeApplyPatch {
 			return h.servePatchApply(w, r, sub, ns, name, body, opts, f)
 		}

@@ -129,24 +129,11 @@ func (h *Handler[T, L]) UpdateScale(req *restful.Request, resp *restful.Response
 // replicas through /scale owns the object's replicas field.
 func (h *Handler[T, L]) PatchScale(req *restful.Request, resp *restful.Response) {
 	h.serve("PATCH", "scale", req, resp, func(w *recorder, r *http.Request) error {
-		patchType := patchMediaType(r)
-		switch patchType {
-		case MediaTypeJSONPatch, MediaTypeMergePatch, MediaTypeStrategicMergePatch, MediaTypeApplyPatch:
-		default:
-			return unsupportedMediaType(supportedPatchTypes)
-		}
-		ns, name, f, err := h.scaleRequest(req, r)
+		pr, err := h.patchRequest(req, r, h.scaleRequest)
 		if err != nil {
 			return err
 		}
-		body, err := readBody(r, h.opts.MaxRequestBodyBytes)
-		if err != nil {
-			return err
-		}
-		opts, err := parsePatchOptions(r.URL.Query(), patchType)
-		if err != nil {
-			return err
-		}
+		patchType, ns, name, f, body, opts := pr.patchType, pr.ns, pr.name, pr.f, pr.body, pr.opts
 		var next scaleWrite
 		if patchType == MediaTypeApplyPatch {
 			patchObj, err := decodeApplyPatch(w, body, opts.fieldValidation, &autoscalingv1.Scale{})
