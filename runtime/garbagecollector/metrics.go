@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kubeforge/kubeforge/runtime/metrics"
 )
 
 // gcMetrics are the collector's series.
@@ -19,14 +21,12 @@ type gcMetrics struct {
 
 func newMetrics(gc *GarbageCollector) *gcMetrics {
 	m := &gcMetrics{
-		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "garbage_collector_attempts_total",
-			Help: "Items the garbage collector's workers processed, by queue (attempt_to_delete, attempt_to_orphan) and result (success, requeue, error).",
-		}, []string{"queue", "result"}),
-		deletions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "garbage_collector_deletions_total",
-			Help: "Deletes the garbage collector issued that succeeded (the object deleted or marked for deletion), by kind.",
-		}, []string{"kind"}),
+		attempts: metrics.CounterVec("garbage_collector_attempts_total",
+			"Items the garbage collector's workers processed, by queue (attempt_to_delete, attempt_to_orphan) and result (success, requeue, error).",
+			"queue", "result"),
+		deletions: metrics.CounterVec("garbage_collector_deletions_total",
+			"Deletes the garbage collector issued that succeeded (the object deleted or marked for deletion), by kind.",
+			"kind"),
 		orphaned: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "garbage_collector_orphaned_total",
 			Help: "Dependents whose reference to an owner deleted with the orphan policy the garbage collector removed.",

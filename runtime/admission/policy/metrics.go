@@ -5,6 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/kubeforge/kubeforge/runtime/metrics"
 )
 
 // Metrics are kube-apiserver's ValidatingAdmissionPolicy series.
@@ -16,15 +18,12 @@ type Metrics struct {
 // NewMetrics registers the series in reg (nil: not registered).
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
-		checks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "apiserver_validating_admission_policy_check_total",
-			Help: "Validation admission policy check total, labeled by policy and further identified by binding and enforcement action taken.",
-		}, []string{"policy", "policy_binding", "error_type", "enforcement_action"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "apiserver_validating_admission_policy_check_duration_seconds",
-			Help:    "Validation admission latency for individual validation expressions in seconds, labeled by policy and further including binding and enforcement action taken.",
-			Buckets: []float64{0.0000005, 0.001, 0.01, 0.1, 1.0},
-		}, []string{"policy", "policy_binding", "error_type", "enforcement_action"}),
+		checks: metrics.CounterVec("apiserver_validating_admission_policy_check_total",
+			"Validation admission policy check total, labeled by policy and further identified by binding and enforcement action taken.",
+			"policy", "policy_binding", "error_type", "enforcement_action"),
+		duration: metrics.HistogramVec("apiserver_validating_admission_policy_check_duration_seconds",
+			"Validation admission latency for individual validation expressions in seconds, labeled by policy and further including binding and enforcement action taken.",
+			[]float64{0.0000005, 0.001, 0.01, 0.1, 1.0}, "policy", "policy_binding", "error_type", "enforcement_action"),
 	}
 	if reg != nil {
 		reg.MustRegister(m.checks, m.duration)

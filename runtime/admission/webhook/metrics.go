@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kubeforge/kubeforge/runtime/admission"
+	"github.com/kubeforge/kubeforge/runtime/metrics"
 )
 
 // Metrics are kube-apiserver's webhook admission series.
@@ -19,19 +20,15 @@ type Metrics struct {
 // NewMetrics registers the series in reg (nil: not registered).
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "apiserver_admission_webhook_admission_duration_seconds",
-			Help:    "Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).",
-			Buckets: []float64{0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25},
-		}, []string{"name", "type", "operation", "rejected"}),
-		rejection: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "apiserver_admission_webhook_rejection_count",
-			Help: "Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400).",
-		}, []string{"name", "type", "operation", "error_type", "rejection_code"}),
-		failOpens: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "apiserver_admission_webhook_fail_open_count",
-			Help: "Admission webhook fail open count, identified by name and broken out for each admission type (validating or admit).",
-		}, []string{"name", "type"}),
+		duration: metrics.HistogramVec("apiserver_admission_webhook_admission_duration_seconds",
+			"Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).",
+			[]float64{0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25}, "name", "type", "operation", "rejected"),
+		rejection: metrics.CounterVec("apiserver_admission_webhook_rejection_count",
+			"Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400).",
+			"name", "type", "operation", "error_type", "rejection_code"),
+		failOpens: metrics.CounterVec("apiserver_admission_webhook_fail_open_count",
+			"Admission webhook fail open count, identified by name and broken out for each admission type (validating or admit).",
+			"name", "type"),
 	}
 	if reg != nil {
 		reg.MustRegister(m.duration, m.rejection, m.failOpens)
