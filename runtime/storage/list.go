@@ -25,7 +25,6 @@ const (
 	maxPageFetch = 10000
 )
 
-
 // predicate is a compiled label and field selector.
 type predicate struct {
 	label labels.Selector
