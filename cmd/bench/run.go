@@ -1126,32 +1126,17 @@ func (e *etcdSide) del(ctx context.Context, i int) error {
 
 func (e *etcdSide) fanout(ctx context.Context, n int) (func(context.Context, int) error, func(), error) {
 	prefix := rawRoot + "fanout/"
-	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	seen := newFanIn(n)
-	var wg sync.WaitGroup
-	for w := 0; w < n; w++ {
-		// The watches share the client's gRPC stream, as the apiserver's
-		// watches on its one client do.
-		wch := e.c.Watch(wctx, prefix, clientv3.WithPrefix(), clientv3.WithCreatedNotify())
-		first := <-wch
-		if err := first.Err(); err != nil {
-			cancel()
-			return nil, nil, fmt.Errorf("open etcd watch %d: %w", w, err)
+	// The watches share the client's gRPC stream, as the apiserver's
+	// watches on its one client do.
+	closeAll, err := e.watchPrefix(ctx, prefix, n, func(v []byte) {
+		var m objectMeta
+		if err := json.Unmarshal(v, &m); err == nil {
+			seen.saw(m.Metadata.Name)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for resp := range wch {
-				for _, ev := range resp.Events {
-					if ev.IsCreate() {
-						var m objectMeta
-						if err := json.Unmarshal(ev.Kv.Value, &m); err == nil {
-							seen.saw(m.Metadata.Name)
-						}
-					}
-				}
-			}
-		}()
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	round := func(ctx context.Context, r int) error {
 		name := fmt.Sprintf("f-%05d", r)
@@ -1160,10 +1145,6 @@ func (e *etcdSide) fanout(ctx context.Context, n int) (func(context.Context, int
 			return err
 		}
 		return wait(ctx)
-	}
-	closeAll := func() {
-		cancel()
-		wg.Wait()
 	}
 	return round, closeAll, nil
 }

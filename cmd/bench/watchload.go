@@ -176,15 +176,23 @@ func (e *etcdSide) createIn(ctx context.Context, ns, name string) error {
 // watchNamespace opens n etcd watches of the namespace's prefix on the
 // one client (as the apiserver's watches share its client).
 func (e *etcdSide) watchNamespace(ctx context.Context, ns string, n int, saw func(string)) (func(), error) {
-	prefix := rawRoot + ns + "/"
+	return e.watchPrefix(ctx, rawRoot+ns+"/", n, func(v []byte) { saw(nameOf(v)) })
+}
+
+// watchPrefix opens n etcd watches of prefix on the one client; created
+// is called with each new key's value. The returned func ends them.
+func (e *etcdSide) watchPrefix(ctx context.Context, prefix string, n int, created func([]byte)) (func(), error) {
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	var wg sync.WaitGroup
+	closeAll := func() {
+		cancel()
+		wg.Wait()
+	}
 	for w := range n {
 		wch := e.c.Watch(wctx, prefix, clientv3.WithPrefix(), clientv3.WithCreatedNotify())
 		first := <-wch
 		if err := first.Err(); err != nil {
-			cancel()
-			wg.Wait()
+			closeAll()
 			return nil, fmt.Errorf("open etcd watch %d: %w", w, err)
 		}
 		wg.Add(1)
@@ -193,14 +201,11 @@ func (e *etcdSide) watchNamespace(ctx context.Context, ns string, n int, saw fun
 			for resp := range wch {
 				for _, ev := range resp.Events {
 					if ev.IsCreate() {
-						saw(nameOf(ev.Kv.Value))
+						created(ev.Kv.Value)
 					}
 				}
 			}
 		}()
 	}
-	return func() {
-		cancel()
-		wg.Wait()
-	}, nil
+	return closeAll, nil
 }
