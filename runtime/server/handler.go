@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/builtinkinds"
 	"github.com/kubeforge/kubeforge/runtime/discovery"
+	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/filters"
 	"github.com/kubeforge/kubeforge/runtime/openapi"
 	"github.com/kubeforge/kubeforge/runtime/request"
@@ -225,6 +226,7 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build openapi: %w", err)
 	}
+	s.container.Router(endpoints.NewRouter(s.container.RegisteredWebServices()))
 	s.container.ServiceErrorHandler(serviceError)
 	// Panics are handled by the recovery filter, with a Status body.
 	s.container.DoNotRecover(true)
