@@ -235,7 +235,7 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 
 	mux := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		p := req.URL.Path
-		first := strings.SplitN(strings.TrimPrefix(p, "/"), "/", 2)[0]
+		first, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
 		switch first {
 		case "healthz", "livez", "readyz":
 			s.serveHealth(w, req, first)
