@@ -336,11 +336,13 @@ func aggregatedVersionAccepted(accept string) string {
 // Serve answers the discovery paths and reports whether req was one.
 // Unknown groups and versions under /apis get a 404 Status from notFound.
 func (h *Handler) Serve(w http.ResponseWriter, req *http.Request, notFound func(w http.ResponseWriter, req *http.Request)) bool {
-	p := strings.TrimSuffix(req.URL.Path, "/")
-	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		return false
 	}
+	p := strings.TrimSuffix(req.URL.Path, "/")
+	// Discovery paths have at most three parts: a fourth (holding the
+	// rest) is enough to tell a resource path, split on every request.
+	parts := strings.SplitN(strings.TrimPrefix(p, "/"), "/", 4)
 	switch {
 	case p == "/api":
 		if v := aggregatedVersionAccepted(req.Header.Get("Accept")); v != "" {

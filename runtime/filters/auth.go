@@ -130,9 +130,12 @@ func WithImpersonation(next http.Handler, authz auth.Authorizer, log *slog.Logge
 		name := req.Header.Get(ImpersonateUser)
 		groups := req.Header.Values(ImpersonateGroup)
 		uid := req.Header.Get(ImpersonateUID)
-		extra := map[string][]string{}
+		var extra map[string][]string // made for the rare request that has some
 		for k, vs := range req.Header {
 			if strings.HasPrefix(k, ImpersonateExtraPrefix) {
+				if extra == nil {
+					extra = map[string][]string{}
+				}
 				key, err := url.PathUnescape(strings.ToLower(strings.TrimPrefix(k, ImpersonateExtraPrefix)))
 				if err != nil {
 					WriteStatus(w, req, http.StatusBadRequest, metav1.StatusReasonBadRequest, fmt.Sprintf("invalid impersonation extra key %q: %v", k, err), nil)

@@ -71,3 +71,56 @@ func TestBodyDeadline(t *testing.T) {
 		t.Errorf("a handler slower than the body deadline: %d %s", resp.StatusCode, b)
 	}
 }
+
+// TestHasBody: over real HTTP/1.1 and HTTP/2 connections, requests sent
+// without a body are told apart from those with one, whose length is known
+// or not (the deadline filters skip only the former), and a declared empty
+// body over HTTP/2 counts as a body.
+func TestHasBody(t *testing.T) {
+	got := make(chan bool, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		got <- hasBody(req)
+		_, _ = io.Copy(io.Discard, req.Body)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	for _, proto := range []int{1, 2} {
+		client := srv.Client()
+		if proto == 1 {
+			client = &http.Client{Transport: &http.Transport{TLSClientConfig: srv.Client().Transport.(*http.Transport).TLSClientConfig}}
+		}
+		for _, tc := range []struct {
+			name, method string
+			body         func() io.Reader
+			want         bool
+		}{
+			{"get", "GET", func() io.Reader { return nil }, false},
+			// Go's HTTP/2 client declares "content-length: 0": kept as
+			// a body, since a stream may declare it and stay open.
+			{"empty post", "POST", func() io.Reader { return strings.NewReader("") }, proto == 2},
+			{"post", "POST", func() io.Reader { return strings.NewReader("{}") }, true},
+			{"post of unknown length", "POST", func() io.Reader {
+				pr, pw := io.Pipe()
+				go func() { _, _ = io.WriteString(pw, "{}"); _ = pw.Close() }()
+				return pr
+			}, true},
+		} {
+			req, err := http.NewRequest(tc.method, srv.URL, tc.body())
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatalf("HTTP/%d %s: %v", proto, tc.name, err)
+			}
+			resp.Body.Close()
+			if resp.ProtoMajor != proto {
+				t.Fatalf("HTTP/%d %s: answered over HTTP/%d", proto, tc.name, resp.ProtoMajor)
+			}
+			if g := <-got; g != tc.want {
+				t.Errorf("HTTP/%d %s: hasBody %v, want %v", proto, tc.name, g, tc.want)
+			}
+		}
+	}
+}

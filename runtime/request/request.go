@@ -80,9 +80,11 @@ func Parse(req *http.Request) *Info {
 	if len(rest) >= 3 {
 		ri.Subresource = rest[2]
 	}
-	isWatch := QueryBool(req.URL.Query(), "watch")
+	isWatch := false
 	switch req.Method {
 	case http.MethodGet, http.MethodHead:
+		// Only reads can be watches: other requests' queries are not parsed.
+		isWatch = QueryBool(req.URL.Query(), "watch")
 		switch {
 		case isWatch:
 			ri.Verb = "watch"

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/builtinkinds"
 	"github.com/kubeforge/kubeforge/runtime/discovery"
+	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/filters"
 	"github.com/kubeforge/kubeforge/runtime/openapi"
 	"github.com/kubeforge/kubeforge/runtime/request"
@@ -225,6 +226,7 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build openapi: %w", err)
 	}
+	s.container.Router(endpoints.NewRouter(s.container.RegisteredWebServices()))
 	s.container.ServiceErrorHandler(serviceError)
 	// Panics are handled by the recovery filter, with a Status body.
 	s.container.DoNotRecover(true)
@@ -233,7 +235,7 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 
 	mux := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		p := req.URL.Path
-		first := strings.SplitN(strings.TrimPrefix(p, "/"), "/", 2)[0]
+		first, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
 		switch first {
 		case "healthz", "livez", "readyz":
 			s.serveHealth(w, req, first)
