@@ -277,7 +277,10 @@ func (c *watchCache[T, L]) newEntry(kv *mvccpb.KeyValue, obj T) *cacheEntry[T] {
 		e.name = e.key[len(e.key)-len(e.name):]
 	}
 	if f := c.a.s.SelectableFields; f != nil {
-		e.fields = f(obj)
+		// Never nil: nil means the kind selects on metadata only.
+		if e.fields = f(obj); e.fields == nil {
+			e.fields = fields.Set{}
+		}
 	}
 	e.obj = c.dec.weak(obj)
 	return e
