@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +13,7 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/metadata"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -68,14 +69,26 @@ type CacheMetrics interface {
 	CacheInitialized(resource string)
 }
 
-// cacheEntry is one object as stored at rev: immutable once built.
+// cacheEntry is one object as stored at rev: immutable once built. It
+// keeps the stored bytes, which the JSON readers serve, and what selectors
+// and indexes read (labels, selectable fields); the typed object is decoded
+// from raw when a typed reader asks for it and kept only while someone
+// holds it (object), so the cache holds one form of each object, not two.
 type cacheEntry[T resource.Object] struct {
-	key string
-	ns  string
-	obj T
+	key  string
+	ns   string
+	name string
+	// labels and fields (the kind's own selectable fields, nil when it
+	// has none) are the decoded object's, for selectors and indexes.
+	labels map[string]string
+	fields fields.Set
 	// raw is the stored (decrypted) value, served by the JSON readers.
 	raw []byte
 	rev int64
+	dec *entryDecoder[T]
+
+	objMu sync.Mutex
+	obj   weakObj // the decoded object while something holds it
 
 	jsonOnce sync.Once
 	off      int
@@ -94,8 +107,11 @@ type cachedEvent[T resource.Object] struct {
 	ns  string
 	cur *cacheEntry[T] // Added, Modified
 	old *cacheEntry[T] // Modified, Deleted
-	// gone is old at rev, the object of a DELETED event.
-	gone T
+	// gone is old at rev, the object of a DELETED event, decoded once
+	// for every watcher that gets it.
+	goneOnce sync.Once
+	gone     T
+	goneErr  error
 	// bookmark is the object of a Bookmark.
 	bookmark T
 	// size is the stored bytes the event holds (both states of a
@@ -107,6 +123,7 @@ type cachedEvent[T resource.Object] struct {
 	memo, prevMemo Memo
 	prevOnce       sync.Once
 	prev           T
+	prevErr        error
 }
 
 // watchCache is the cache of one Store.
@@ -126,6 +143,7 @@ type watchCache[T resource.Object, L resource.ListObject] struct {
 	windowBytes int
 	windowStart int64
 	watchers    map[*cacheWatcher[T, L]]struct{}
+	dec         *entryDecoder[T]
 	// advanced is closed when rev moves; nil when nobody waits.
 	advanced chan struct{}
 	// snapshots are cache states kept for paginated lists, by revision.
@@ -157,6 +175,7 @@ func newWatchCache[T resource.Object, L resource.ListObject](a *access[T, L], op
 		tree:     btree.NewG(32, lessEntry[T]),
 		idx:      newCacheIndex(a.s.SelectableFields),
 		watchers: map[*cacheWatcher[T, L]]struct{}{},
+		dec:      newEntryDecoder(a.decode),
 		progress: make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
@@ -251,7 +270,20 @@ func (c *watchCache[T, L]) load(ctx context.Context) error {
 }
 
 func (c *watchCache[T, L]) newEntry(kv *mvccpb.KeyValue, obj T) *cacheEntry[T] {
-	return &cacheEntry[T]{key: string(kv.Key), ns: obj.GetNamespace(), obj: obj, raw: kv.Value, rev: kv.ModRevision}
+	e := &cacheEntry[T]{key: string(kv.Key), ns: obj.GetNamespace(), labels: obj.GetLabels(), raw: kv.Value, rev: kv.ModRevision, dec: c.dec}
+	// The name is the key's last segment: share its bytes.
+	e.name = obj.GetName()
+	if strings.HasSuffix(e.key, "/"+e.name) {
+		e.name = e.key[len(e.key)-len(e.name):]
+	}
+	if f := c.a.s.SelectableFields; f != nil {
+		// Never nil: nil means the kind selects on metadata only.
+		if e.fields = f(obj); e.fields == nil {
+			e.fields = fields.Set{}
+		}
+	}
+	e.obj = c.dec.weak(obj)
+	return e
 }
 
 // install replaces the cache's state with tree, read at rev. Watchers of a
@@ -299,9 +331,16 @@ func (c *watchCache[T, L]) install(tree *btree.BTreeG[*cacheEntry[T]], rev int64
 
 // deleted is the event of old's deletion at rev.
 func (c *watchCache[T, L]) deleted(old *cacheEntry[T], rev int64) *cachedEvent[T] {
-	gone := old.obj.DeepCopyObject().(T)
-	gone.SetResourceVersion(strconv.FormatInt(rev, 10))
-	return &cachedEvent[T]{typ: watch.Deleted, rev: rev, ns: old.ns, old: old, gone: gone, size: len(old.raw)}
+	return &cachedEvent[T]{typ: watch.Deleted, rev: rev, ns: old.ns, old: old, size: len(old.raw)}
+}
+
+// goneObject is the object of a DELETED event: old as stored, at the
+// event's revision.
+func (ev *cachedEvent[T]) goneObject() (T, error) {
+	ev.goneOnce.Do(func() {
+		ev.gone, ev.goneErr = ev.old.dec.decode(ev.old.raw, ev.rev)
+	})
+	return ev.gone, ev.goneErr
 }
 
 // setRev moves the cache's revision and wakes whoever waits for it.
@@ -540,7 +579,12 @@ func (e *cacheEntry[T]) json(proven *rawCache) (jsonItem, error) {
 			e.off, e.mode, e.spliced = re.off, re.mode, true
 			return
 		}
-		enc, err := json.Marshal(e.obj)
+		obj, err := e.object()
+		if err != nil {
+			e.encErr = err
+			return
+		}
+		enc, err := json.Marshal(obj)
 		if err != nil {
 			e.encErr = err
 			return
@@ -549,7 +593,7 @@ func (e *cacheEntry[T]) json(proven *rawCache) (jsonItem, error) {
 		if ok && len(enc) == len(e.raw)+spliceLen(mode, e.rev) &&
 			bytes.Equal(appendSpliced(make([]byte, 0, len(enc)), e.raw, off, mode, e.rev), enc) {
 			e.off, e.mode, e.spliced = off, mode, true
-			proven.put([]byte(e.key), proven.entry(e.rev, e.raw, off, mode, e.obj))
+			proven.put([]byte(e.key), proven.entry(e.rev, e.raw, off, mode, obj))
 			return
 		}
 		e.enc = enc
@@ -560,18 +604,27 @@ func (e *cacheEntry[T]) json(proven *rawCache) (jsonItem, error) {
 	return jsonItem{enc: e.enc}, e.encErr
 }
 
-// matchesEntry is matches for a cached object.
+// matchesEntry is matches for a cached object, read from the labels and
+// fields the entry keeps; only a converted view's field selector decodes
+// the object.
 func matchesEntry[T resource.Object](p predicate, e *cacheEntry[T]) (bool, error) {
-	if !p.label.Empty() && !p.label.Matches(labels.Set(e.obj.GetLabels())) {
+	if !p.label.Empty() && !p.label.Matches(labels.Set(e.labels)) {
 		return false, nil
 	}
 	if p.field.Empty() {
 		return true, nil
 	}
-	if p.fieldsOf == nil {
-		return p.field.Matches(metadataFields(e.obj)), nil
+	if p.fieldsOf == nil || (p.own && e.fields == nil) {
+		return p.field.Matches(fields.Set{"metadata.name": e.name, "metadata.namespace": e.ns}), nil
 	}
-	set, err := p.fieldsOf(e.obj)
+	if p.own {
+		return p.field.Matches(e.fields), nil
+	}
+	obj, err := e.object()
+	if err != nil {
+		return false, err
+	}
+	set, err := p.fieldsOf(obj)
 	if err != nil {
 		return false, err
 	}

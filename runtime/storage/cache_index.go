@@ -28,15 +28,6 @@ func newCacheIndex[T resource.Object](fieldsOf func(T) fields.Set) *cacheIndex {
 	return x
 }
 
-// fieldsOfEntry is e's selectable field set, computed again (it is cheap)
-// rather than kept with every cached object.
-func fieldsOfEntry[T resource.Object](x *cacheIndex, e *cacheEntry[T]) fields.Set {
-	if f, ok := x.fieldsOf.(func(T) fields.Set); ok {
-		return f(e.obj)
-	}
-	return nil
-}
-
 func labelTerm(k, v string) string { return "l\x00" + k + "\x00" + v }
 func fieldTerm(k, v string) string { return "f\x00" + k + "\x00" + v }
 
@@ -55,7 +46,7 @@ func (x *cacheIndex) terms(labels, fields map[string]string, f func(term string)
 }
 
 func addEntry[T resource.Object](x *cacheIndex, e *cacheEntry[T]) {
-	x.terms(e.obj.GetLabels(), fieldsOfEntry(x, e), func(t string) {
+	x.terms(e.labels, e.fields, func(t string) {
 		s := x.sets[t]
 		if s == nil {
 			s = map[string]struct{}{}
@@ -66,7 +57,7 @@ func addEntry[T resource.Object](x *cacheIndex, e *cacheEntry[T]) {
 }
 
 func removeEntry[T resource.Object](x *cacheIndex, e *cacheEntry[T]) {
-	x.terms(e.obj.GetLabels(), fieldsOfEntry(x, e), func(t string) {
+	x.terms(e.labels, e.fields, func(t string) {
 		if s := x.sets[t]; s != nil {
 			delete(s, e.key)
 			if len(s) == 0 {

@@ -223,7 +223,12 @@ func (c *watchCache[T, L]) list(ctx context.Context, namespace string, opts List
 			return false
 		}
 		if ok {
-			items = append(items, e.obj)
+			obj, err := e.object()
+			if err != nil {
+				matchErr = err
+				return false
+			}
+			items = append(items, obj)
 		}
 		return true
 	})

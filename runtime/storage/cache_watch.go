@@ -157,7 +157,15 @@ func (w *cacheWatcher[T, L]) serve(ctx context.Context, out chan<- Event[T]) {
 			send(errorEvent[T](err))
 			return
 		}
-		if ok && !send(Event[T]{Type: watch.Added, Object: e.obj}) {
+		if !ok {
+			continue
+		}
+		obj, err := e.object()
+		if err != nil {
+			send(errorEvent[T](err))
+			return
+		}
+		if !send(Event[T]{Type: watch.Added, Object: obj}) {
 			return
 		}
 	}
@@ -204,22 +212,31 @@ func (w *cacheWatcher[T, L]) deliver(ev *cachedEvent[T], pending int, send func(
 		}
 		return ok, true
 	}
+	// The event's object, decoded once for every watcher that holds it.
+	sendObj := func(typ watch.EventType, get func() (T, error), memo *Memo) bool {
+		obj, err := get()
+		if err != nil {
+			send(errorEvent[T](err))
+			return false
+		}
+		return send(Event[T]{Type: typ, Object: obj, Memo: memo})
+	}
 	switch ev.typ {
 	case watch.Added:
 		ok, live := match(ev.cur)
 		if !live {
 			return false
 		}
-		return !ok || send(Event[T]{Type: watch.Added, Object: ev.cur.obj, Memo: &ev.memo})
+		return !ok || sendObj(watch.Added, ev.cur.object, &ev.memo)
 	case watch.Deleted:
 		ok, live := match(ev.old)
 		if !live {
 			return false
 		}
-		return !ok || send(Event[T]{Type: watch.Deleted, Object: ev.gone, Memo: &ev.memo})
+		return !ok || sendObj(watch.Deleted, ev.goneObject, &ev.memo)
 	}
 	if w.pred.empty() {
-		return send(Event[T]{Type: watch.Modified, Object: ev.cur.obj, Memo: &ev.memo})
+		return sendObj(watch.Modified, ev.cur.object, &ev.memo)
 	}
 	curMatch, live := match(ev.cur)
 	if !live {
@@ -231,18 +248,24 @@ func (w *cacheWatcher[T, L]) deliver(ev *cachedEvent[T], pending int, send func(
 	}
 	switch {
 	case curMatch && oldMatch:
-		return send(Event[T]{Type: watch.Modified, Object: ev.cur.obj, Memo: &ev.memo})
+		return sendObj(watch.Modified, ev.cur.object, &ev.memo)
 	case curMatch:
-		return send(Event[T]{Type: watch.Added, Object: ev.cur.obj, Memo: &ev.memo})
+		return sendObj(watch.Added, ev.cur.object, &ev.memo)
 	case oldMatch:
 		// The previous state, at the event's resourceVersion.
-		ev.prevOnce.Do(func() {
-			ev.prev = ev.old.obj.DeepCopyObject().(T)
-			ev.prev.SetResourceVersion(ev.cur.obj.GetResourceVersion())
-		})
-		return send(Event[T]{Type: watch.Deleted, Object: ev.prev, Memo: &ev.prevMemo})
+		return sendObj(watch.Deleted, ev.prevObject, &ev.prevMemo)
 	}
 	return true
+}
+
+// prevObject is old at cur's revision (a relist's event has its own): the
+// object of the DELETED event a watcher gets when the change made the
+// object stop matching.
+func (ev *cachedEvent[T]) prevObject() (T, error) {
+	ev.prevOnce.Do(func() {
+		ev.prev, ev.prevErr = ev.old.dec.decode(ev.old.raw, ev.cur.rev)
+	})
+	return ev.prev, ev.prevErr
 }
 
 func (c *watchCache[T, L]) unregister(w *cacheWatcher[T, L]) {

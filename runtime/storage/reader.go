@@ -107,7 +107,7 @@ func (r cacheReader[T, L]) get(ctx context.Context, key, name string, opts GetOp
 		}
 		return r.etcd.get(ctx, key, name, opts)
 	}
-	return e.obj, nil
+	return e.object()
 }
 
 func (r cacheReader[T, L]) getJSON(ctx context.Context, key, name string, opts GetOptions) ([]byte, error) {
@@ -169,7 +169,11 @@ func (r cacheReader[T, L]) guess(key string) (T, []byte, int64, bool) {
 		var zero T
 		return zero, nil, 0, false
 	}
-	return r.etcd.copyObj(e.obj), e.raw, e.rev, true
+	obj, err := e.private()
+	if err != nil {
+		return obj, nil, 0, false
+	}
+	return obj, e.raw, e.rev, true
 }
 
 func (cacheReader[T, L]) recentRV() string { return "0" }
