@@ -299,10 +299,10 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive str
 	return obj, nil
 }
 
-// placeObject makes the body's namespace agree with the URL's (kube's
-// EnsureObjectNamespaceMatchesRequestNamespace) and its name a valid path
-// segment, then applies the version's defaults.
-func (h *Handler[T, L]) placeObject(obj T, ns string) error {
+// matchNamespace makes the object's namespace the URL's (kube's
+// EnsureObjectNamespaceMatchesRequestNamespace): set when empty, a 400
+// when it differs, cleared for a cluster-scoped kind.
+func (h *Handler[T, L]) matchNamespace(obj T, ns string) error {
 	if h.info.Namespaced {
 		switch obj.GetNamespace() {
 		case ns:
@@ -313,6 +313,16 @@ func (h *Handler[T, L]) placeObject(obj T, ns string) error {
 		}
 	} else {
 		obj.SetNamespace("")
+	}
+	return nil
+}
+
+// placeObject makes the body's namespace agree with the URL's (kube's
+// EnsureObjectNamespaceMatchesRequestNamespace) and its name a valid path
+// segment, then applies the version's defaults.
+func (h *Handler[T, L]) placeObject(obj T, ns string) error {
+	if err := h.matchNamespace(obj, ns); err != nil {
+		return err
 	}
 	var errs field.ErrorList
 	if name := obj.GetName(); name != "" {

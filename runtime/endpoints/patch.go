@@ -296,16 +296,8 @@ func (h *Handler[T, L]) checkPatched(obj, current T, ns, name string) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("the patch may not change apiVersion or kind: got %s %s, want %s %s",
 			got.GroupVersion().String(), got.Kind, h.gvk.GroupVersion().String(), h.gvk.Kind))
 	}
-	if h.info.Namespaced {
-		switch obj.GetNamespace() {
-		case ns:
-		case "":
-			obj.SetNamespace(ns)
-		default:
-			return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-		}
-	} else {
-		obj.SetNamespace("")
+	if err := h.matchNamespace(obj, ns); err != nil {
+		return err
 	}
 	if obj.GetName() != name {
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", obj.GetName(), name))
