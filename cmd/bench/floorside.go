@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -54,11 +52,5 @@ func (h *httpSide) floorList(ctx context.Context, ns string) (int, error) {
 		}
 		url += "?limit=" + strconv.Itoa(h.cfg.perNamespace) + "&continue=" + after
 	}
-	var l struct {
-		Items []json.RawMessage `json:"items"`
-	}
-	if err := h.do(ctx, "GET", url, nil, http.StatusOK, &l); err != nil {
-		return 0, err
-	}
-	return len(l.Items), nil
+	return h.count(ctx, url)
 }

@@ -787,6 +787,8 @@ func (h *httpSide) collection(ns string) string {
 	return h.base + "/apis/" + group + "/" + version + "/namespaces/" + ns + "/" + plural
 }
 
+// do sends one request and wants status want; out, when not nil, is
+// decoded from the JSON body, or is a func(io.Reader) error that reads it.
 func (h *httpSide) do(ctx context.Context, method, url string, body []byte, want int, out any) error {
 	var r io.Reader
 	if body != nil {
@@ -808,6 +810,9 @@ func (h *httpSide) do(ctx context.Context, method, url string, body []byte, want
 	if resp.StatusCode != want {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return fmt.Errorf("%s %s: HTTP %d, want %d: %s", method, url, resp.StatusCode, want, b)
+	}
+	if read, ok := out.(func(io.Reader) error); ok {
+		return read(resp.Body)
 	}
 	if out != nil {
 		return json.NewDecoder(resp.Body).Decode(out)
@@ -866,13 +871,18 @@ func (h *httpSide) list(ctx context.Context, ns string) (int, error) {
 	if h.floor {
 		return h.floorList(ctx, ns)
 	}
-	var l struct {
-		Items []json.RawMessage `json:"items"`
-	}
-	if err := h.do(ctx, "GET", h.collection(ns)+"?labelSelector=bench%3Dtrue", nil, http.StatusOK, &l); err != nil {
-		return 0, err
-	}
-	return len(l.Items), nil
+	return h.count(ctx, h.collection(ns)+"?labelSelector=bench%3Dtrue")
+}
+
+// count GETs a list and counts its items (count.go says why it does not
+// decode them).
+func (h *httpSide) count(ctx context.Context, url string) (int, error) {
+	var n int
+	err := h.do(ctx, "GET", url, nil, http.StatusOK, func(r io.Reader) (err error) {
+		n, err = countItems(r)
+		return err
+	})
+	return n, err
 }
 
 func (h *httpSide) update(ctx context.Context, i int) error {
