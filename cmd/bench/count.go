@@ -98,21 +98,13 @@ func countItemsIn(b []byte) (int, error) {
 // skipString returns the index of the quote closing the string that
 // starts at b[start].
 func skipString(b []byte, start int) (int, error) {
-	for i := start + 1; i < len(b); {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			break
-		}
-		i += j
-		// A quote after an odd run of backslashes is escaped.
-		k := i - 1
-		for k > start && b[k] == '\\' {
-			k--
-		}
-		if (i-1-k)%2 == 0 {
+	for i := start + 1; i < len(b); i++ {
+		switch b[i] {
+		case '"':
 			return i, nil
+		case '\\':
+			i++ // the escaped byte
 		}
-		i++
 	}
 	return 0, fmt.Errorf("unterminated string at byte %d", start)
 }
