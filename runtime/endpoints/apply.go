@@ -20,6 +20,15 @@ import (
 // fieldManager returns the server-side apply field manager of the kind for
 // the subresource ("" or "status").
 func (h *Handler[T, L]) fieldManager(sub string) (*fieldmanager.FieldManager, error) {
+	// Kept per handler: the registry's lookup takes its lock and this
+	// Kind's closures cost allocations on every write.
+	slot := &h.fmMain
+	if sub != "" {
+		slot = &h.fmStatus
+	}
+	if fm := slot.Load(); fm != nil {
+		return fm, nil
+	}
 	k := fieldmanager.Kind{
 		GVK:       h.gvk,
 		New:       func() runtime.Object { return h.s.New() },
@@ -35,6 +44,9 @@ func (h *Handler[T, L]) fieldManager(sub string) (*fieldmanager.FieldManager, er
 	fm, err := h.fms.FieldManager(k, sub)
 	if err != nil {
 		return nil, fmt.Errorf("field manager of %s: %w", h.info.GroupResource(), err)
+	}
+	if sub == "" || sub == "status" {
+		slot.Store(fm)
 	}
 	return fm, nil
 }
