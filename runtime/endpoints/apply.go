@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,12 +23,17 @@ import (
 func (h *Handler[T, L]) fieldManager(sub string) (*fieldmanager.FieldManager, error) {
 	// Kept per handler: the registry's lookup takes its lock and this
 	// Kind's closures cost allocations on every write.
-	slot := &h.fmMain
-	if sub != "" {
+	var slot *atomic.Pointer[fieldmanager.FieldManager]
+	switch sub {
+	case "":
+		slot = &h.fmMain
+	case "status":
 		slot = &h.fmStatus
 	}
-	if fm := slot.Load(); fm != nil {
-		return fm, nil
+	if slot != nil {
+		if fm := slot.Load(); fm != nil {
+			return fm, nil
+		}
 	}
 	k := fieldmanager.Kind{
 		GVK:       h.gvk,
@@ -45,7 +51,7 @@ func (h *Handler[T, L]) fieldManager(sub string) (*fieldmanager.FieldManager, er
 	if err != nil {
 		return nil, fmt.Errorf("field manager of %s: %w", h.info.GroupResource(), err)
 	}
-	if sub == "" || sub == "status" {
+	if slot != nil {
 		slot.Store(fm)
 	}
 	return fm, nil
