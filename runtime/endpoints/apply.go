@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +21,20 @@ import (
 // fieldManager returns the server-side apply field manager of the kind for
 // the subresource ("" or "status").
 func (h *Handler[T, L]) fieldManager(sub string) (*fieldmanager.FieldManager, error) {
+	// Kept per handler: the registry's lookup takes its lock and this
+	// Kind's closures cost allocations on every write.
+	var slot *atomic.Pointer[fieldmanager.FieldManager]
+	switch sub {
+	case "":
+		slot = &h.fmMain
+	case "status":
+		slot = &h.fmStatus
+	}
+	if slot != nil {
+		if fm := slot.Load(); fm != nil {
+			return fm, nil
+		}
+	}
 	k := fieldmanager.Kind{
 		GVK:       h.gvk,
 		New:       func() runtime.Object { return h.s.New() },
@@ -35,6 +50,9 @@ func (h *Handler[T, L]) fieldManager(sub string) (*fieldmanager.FieldManager, er
 	fm, err := h.fms.FieldManager(k, sub)
 	if err != nil {
 		return nil, fmt.Errorf("field manager of %s: %w", h.info.GroupResource(), err)
+	}
+	if slot != nil {
+		slot.Store(fm)
 	}
 	return fm, nil
 }

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/emicklei/go-restful/v3"
@@ -85,6 +86,9 @@ type Handler[T resource.Object, L resource.ListObject] struct {
 	listGVK schema.GroupVersionKind
 	opts    Options
 	fms     *fieldmanager.Registry
+	// fmMain and fmStatus remember the field managers of the resource and
+	// of its status subresource (see fieldManager).
+	fmMain, fmStatus atomic.Pointer[fieldmanager.FieldManager]
 	// json, when the store implements it in this handler's version, serves
 	// plain JSON gets and lists from the stored bytes.
 	json storage.JSONReader
@@ -476,7 +480,7 @@ func (h *Handler[T, L]) Create(req *restful.Request, resp *restful.Response) {
 			return err
 		}
 		ctx, written := h.askWritten(ctx, f)
-		out, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun,
+		out, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun, Owned: true,
 			Admit: h.admitFunc(admission.Create, "", obj.GetNamespace(), obj.GetName(), opts.options, opts.dryRun)})
 		if err != nil {
 			return err

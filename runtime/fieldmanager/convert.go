@@ -119,6 +119,9 @@ func (r *Registry) family(k Kind) map[schema.GroupVersionKind]*version {
 type kindConvertor struct {
 	kind     Kind
 	versions map[schema.GroupVersionKind]*version
+	// alwaysCopy: convert to the same version by a deep copy too, as
+	// runtime.Scheme does (for tests that compare the two).
+	alwaysCopy bool
 }
 
 var (
@@ -217,6 +220,12 @@ func (c *kindConvertor) ConvertToVersion(in runtime.Object, target runtime.Group
 	}
 	var out runtime.Object
 	switch {
+	case to == from && obj == in && !c.alwaysCopy && in.GetObjectKind().GroupVersionKind() == want:
+		// The field manager only reads what it converts to its own
+		// version (to typed values, and the result of an apply, which it
+		// made itself), so the object is given back as it is: a deep copy
+		// of the live and the new object per write was all this cost.
+		return in, nil
 	case to == from:
 		if obj == in {
 			obj = obj.DeepCopyObject()

@@ -160,11 +160,23 @@ func (r *Registry) FieldManager(k Kind, subresource string) (*FieldManager, erro
 	if fm, ok := r.managers[key]; ok {
 		return fm, nil
 	}
+	fm, err := r.build(k, subresource, false)
+	if err != nil {
+		return nil, err
+	}
+	r.managers[key] = fm
+	return fm, nil
+}
+
+// build makes the field manager of k for subresource; alwaysCopy makes
+// its convertor copy objects it need not (tests compare the two). Callers
+// hold r.mu.
+func (r *Registry) build(k Kind, subresource string, alwaysCopy bool) (*FieldManager, error) {
 	var tc managedfields.TypeConverter = r.tc
 	if _, typed := r.names[k.GVK]; !typed || tc == nil {
 		tc = managedfields.NewDeducedTypeConverter()
 	}
-	conv := &kindConvertor{kind: k, versions: r.family(k)}
+	conv := &kindConvertor{kind: k, versions: r.family(k), alwaysCopy: alwaysCopy}
 	// The field manager's hub is the kind's own version, the version of
 	// the objects the handler gives it and wants back; the convertor
 	// converts between any two versions of the kind through the real hub.
@@ -182,7 +194,6 @@ func (r *Registry) FieldManager(k Kind, subresource string) (*FieldManager, erro
 	if err != nil {
 		return nil, fmt.Errorf("field manager of %s: %w", k.GVK, err)
 	}
-	r.managers[key] = fm
 	return fm, nil
 }
 

@@ -54,6 +54,10 @@ type CreateOptions struct {
 	DryRun bool
 	// Admit, when set, is the write's validating admission.
 	Admit AdmitFunc
+	// Owned: the caller gives the object up (it uses only what Create
+	// returns), so Create sets the server's fields on it instead of on a
+	// deep copy.
+	Owned bool
 	// fromSpoke is set by a converted view: see Store.validate.
 	fromSpoke bool
 }
@@ -334,7 +338,10 @@ func checks[T resource.Object, L resource.ListObject](ctx context.Context, s *re
 // Create stores a new object. obj is not modified.
 func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T, error) {
 	var zero T
-	obj := st.copyObj(in)
+	obj := in
+	if !opts.Owned {
+		obj = st.copyObj(in)
+	}
 	if !st.s.Info.Namespaced {
 		obj.SetNamespace("")
 	}

@@ -531,3 +531,30 @@ func TestDeleteCollection(t *testing.T) {
 		t.Fatalf("left %v", names)
 	}
 }
+
+// TestCreateOwned: an owned object is written as a copied one would be,
+// and Create sets the server's fields on it rather than on a copy.
+func TestCreateOwned(t *testing.T) {
+	f := newFixture(t, true, true)
+	in := widget("ns1", "owned", 3)
+	in.UID = "client-uid"
+	in.Status.Phase = "Ready"
+	out, err := f.st.Create(ctx, in, CreateOptions{Owned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.UID == "" || out.UID == "client-uid" || out.Generation != 1 || out.Status.Phase != "" {
+		t.Fatalf("created %+v", out)
+	}
+	if in.UID != out.UID {
+		t.Errorf("the owned object's uid is %q, want the server's %q", in.UID, out.UID)
+	}
+	copied := mustCreate(t, f, widget("ns1", "copied", 3))
+	got, err := f.st.Get(ctx, "ns1", "owned", GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec != copied.Spec || got.Status != copied.Status || got.Generation != copied.Generation || !equalMaps(got.Labels, copied.Labels) {
+		t.Errorf("stored %+v, want what a copied create stores: %+v", got, copied)
+	}
+}
