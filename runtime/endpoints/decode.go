@@ -42,9 +42,15 @@ func readBody(req *http.Request, limit int64) ([]byte, error) {
 
 // readAll is io.ReadAll into a buffer of the declared length (one
 // allocation instead of io.ReadAll's growth from 512 bytes), when the
-// length is declared and within limit.
+// length is declared, within limit and small: memory for a large body is
+// taken only as its bytes arrive, so that clients declaring big bodies
+// and sending none cannot make the server hold the limit per stream.
+// preallocBody is the largest declared length read into one buffer
+// taken up front.
+const preallocBody = 64 << 10
+
 func readAll(r io.Reader, declared, limit int64) ([]byte, error) {
-	if declared <= 0 || declared > limit {
+	if declared <= 0 || declared > limit || declared > preallocBody {
 		return io.ReadAll(r)
 	}
 	// One byte more, so that a body longer than declared is read whole

@@ -35,4 +35,10 @@ func TestReadAll(t *testing.T) {
 	if _, err := readAll(iotest.ErrReader(io.ErrUnexpectedEOF), 10, 100); err != io.ErrUnexpectedEOF {
 		t.Errorf("a failing read: %v", err)
 	}
+	// A large declared length with no bytes behind it takes no memory
+	// up front.
+	got, err := readAll(bytes.NewReader(nil), 2<<20, 3<<20)
+	if err != nil || cap(got) > preallocBody {
+		t.Errorf("empty body declared as 2 MiB: cap %d, %v; want at most %d", cap(got), err, preallocBody)
+	}
 }
