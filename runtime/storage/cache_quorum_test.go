@@ -316,3 +316,48 @@ func TestCacheQuorumGetWaitsForWatch(t *testing.T) {
 		t.Fatalf("reads %v", m.reads)
 	}
 }
+
+// BenchmarkQuorumGet is a quorum GetJSON of one of 1,000 cached objects:
+// from etcd (as without the cache), and from the cache one at a time and
+// from 8 concurrent readers (with the reads of etcd's revision per get).
+func BenchmarkQuorumGet(b *testing.B) {
+	var fetches atomic.Int64
+	f, _ := cacheFixture(b, "", BackendOptions{ObserveLatency: func(op, _ string, _ time.Duration) {
+		if op == "revision" {
+			fetches.Add(1)
+		}
+	}})
+	cacheBenchObjects(b, f, 1000)
+	key := f.st.key("ns3", "w00123")
+	b.Run("etcd", func(b *testing.B) {
+		b.ReportAllocs()
+		r := etcdReader[*Widget, *WidgetList]{f.st.access}
+		for b.Loop() {
+			if _, err := r.getJSON(ctx, key, "w00123", GetOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cache", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := f.st.GetJSON(ctx, "ns3", "w00123", GetOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cache-8", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetParallelism(8)
+		before := fetches.Load()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := f.st.GetJSON(ctx, "ns3", "w00123", GetOptions{}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		b.ReportMetric(float64(fetches.Load()-before)/float64(b.N), "revreads/op")
+	})
+}
