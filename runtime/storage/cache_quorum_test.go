@@ -375,3 +375,23 @@ func BenchmarkQuorumGet(b *testing.B) {
 		b.ReportMetric(float64(fetches.Load()-before)/float64(b.N), "revreads/op")
 	})
 }
+
+// TestCacheQuorumGetClosed: a cache that no longer serves (its backend
+// closed) hands a quorum get to etcd without reading the revision first.
+func TestCacheQuorumGetClosed(t *testing.T) {
+	var revReads atomic.Int64
+	f, m := cacheFixture(t, "", BackendOptions{ObserveLatency: func(op, _ string, _ time.Duration) {
+		if op == "revision" {
+			revReads.Add(1)
+		}
+	}})
+	mustCreate(t, f, widget("ns", "w", 1))
+	f.b.Close()
+	before := revReads.Load()
+	if got, err := f.st.Get(ctx, "ns", "w", GetOptions{}); err != nil || got.Spec.Size != 1 {
+		t.Fatalf("get after close: %v %v", got, err)
+	}
+	if n := revReads.Load() - before; n != 0 || m.read("get/etcd") != 1 {
+		t.Fatalf("%d revision reads; reads %v", n, m.reads)
+	}
+}

@@ -300,6 +300,11 @@ func (c *watchCache[T, L]) get(ctx context.Context, key string, opts GetOptions)
 	var need int64
 	switch opts.ResourceVersion {
 	case "":
+		if !c.serving() {
+			// No revision to read for a cache that cannot answer.
+			c.counted("get", false)
+			return nil, false, false, nil
+		}
 		if need, err = c.consistentRev(ctx); err != nil {
 			c.counted("get", false)
 			return nil, false, false, nil
@@ -330,6 +335,13 @@ func (c *watchCache[T, L]) get(ctx context.Context, key string, opts GetOptions)
 	}
 	c.counted("get", ready)
 	return e, found, ready, nil
+}
+
+// serving reports whether the cache answers reads (built, not closed).
+func (c *watchCache[T, L]) serving() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.ready && !c.closed
 }
 
 // lookup is the cache's entry of key, when the cache is ready and holds
