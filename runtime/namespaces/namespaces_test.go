@@ -725,6 +725,9 @@ func TestTwoReplicas(t *testing.T) {
 			wantCode(t, ts.create(t, "/api/v1/namespaces/shared/configmaps", cm("shared", "c"+string(rune('a'+i))+string(rune('0'+j)))), http.StatusCreated)
 		}
 	}
+	// A finalizer keeps the namespace Terminating until it is removed
+	// below, however fast the controller empties the rest.
+	wantCode(t, first.create(t, "/api/v1/namespaces/shared/configmaps", cm("shared", "held", "test.kubeforge.dev/hold")), http.StatusCreated)
 	wantCode(t, second.do(t, http.MethodDelete, "/api/v1/namespaces/shared", "", ""), http.StatusOK)
 	// The other replica refuses new content once its watch of namespaces
 	// has the deletion: as in kube, whose namespace lifecycle admission
@@ -735,6 +738,7 @@ func TestTwoReplicas(t *testing.T) {
 		late++
 		return first.create(t, "/api/v1/namespaces/shared/configmaps", cm("shared", fmt.Sprintf("late%d", late))).code == http.StatusForbidden
 	})
+	wantCode(t, first.do(t, http.MethodPatch, "/api/v1/namespaces/shared/configmaps/held", "application/merge-patch+json", `{"metadata":{"finalizers":null}}`), http.StatusOK)
 	eventually(t, 10*time.Second, "the namespace to go", func() bool {
 		return first.do(t, http.MethodGet, "/api/v1/namespaces/shared", "", "").code == http.StatusNotFound
 	})

@@ -21,7 +21,10 @@ const DefaultBookmarkInterval = 10 * time.Second
 type BackendOptions struct {
 	// ObserveLatency, when set, is called after every etcd request with the
 	// operation (get, list, create, update, delete, watch, compact, ready)
-	// and the resource ("<plural>.<group>").
+	// and the resource ("<plural>.<group>"); "revision" (resource "") is a
+	// read of etcd's current revision for consistent reads, one shared by
+	// the requests of every resource that arrived while the previous one
+	// was in flight.
 	ObserveLatency func(operation, resource string, d time.Duration)
 	// BookmarkInterval is the period of BOOKMARK events on watches that
 	// allow them; DefaultBookmarkInterval when zero.
@@ -81,6 +84,8 @@ type Backend struct {
 	prefix string
 	opts   BackendOptions
 	leases *leaseManager
+	// revs batches the reads of etcd's current revision (revision.go).
+	revs *revisions
 	// ctx bounds the watch caches; Close cancels it and waits for them.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -103,7 +108,9 @@ func NewBackend(client *clientv3.Client, prefix string, opts BackendOptions) *Ba
 		opts.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Backend{client: client, prefix: prefix, opts: opts, leases: newLeaseManager(client), ctx: ctx, cancel: cancel}
+	b := &Backend{client: client, prefix: prefix, opts: opts, leases: newLeaseManager(client), ctx: ctx, cancel: cancel}
+	b.revs = newRevisions(b)
+	return b
 }
 
 // Close stops the watch caches (their watches end) and waits for them.

@@ -288,13 +288,27 @@ func (c *watchCache[T, L]) listJSON(ctx context.Context, namespace string, opts 
 	return &JSONList{ResourceVersion: strconv.FormatInt(v.rev, 10), page: page}, true, nil
 }
 
-// get serves a read of one object at a resourceVersion that allows the
-// cache ("0", or N once the cache reached N); a quorum read ("") goes to
-// etcd, as with kube-apiserver. found is false for a missing object.
+// get serves a read of one object from the cache: at "0", at N once the
+// cache reached N, and a quorum read ("") once the cache reached etcd's
+// current revision, read after the request arrived (so the cache holds
+// every write acknowledged before it: a consistent read, as consistent
+// lists are). handled is false when the cache cannot answer (not ready,
+// or not caught up within freshTimeout) and for a quorum read of an object
+// the cache does not have: etcd answers then. found is false for a missing
+// object.
 func (c *watchCache[T, L]) get(ctx context.Context, key string, opts GetOptions) (e *cacheEntry[T], found, handled bool, err error) {
+	var need int64
 	switch opts.ResourceVersion {
 	case "":
-		return nil, false, false, nil
+		if !c.serving() {
+			// No revision to read for a cache that cannot answer.
+			c.counted("get", false)
+			return nil, false, false, nil
+		}
+		if need, err = c.consistentRev(ctx); err != nil {
+			c.counted("get", false)
+			return nil, false, false, nil
+		}
 	case "0":
 	default:
 		rv, err := parseRV(opts.ResourceVersion)
@@ -306,14 +320,43 @@ func (c *watchCache[T, L]) get(ctx context.Context, key string, opts GetOptions)
 			return nil, false, false, nil
 		}
 	}
-	c.mu.RLock()
-	ready := c.ready && !c.closed
-	if ready {
-		e, found = c.tree.Get(&cacheEntry[T]{key: key})
+	e, found, ready, fresh := c.lookup(key, need)
+	if ready && !fresh {
+		if !c.waitRev(ctx, need) {
+			c.counted("get", false)
+			return nil, false, false, nil
+		}
+		e, found, ready, _ = c.lookup(key, 0)
 	}
-	c.mu.RUnlock()
+	if need > 0 && !found {
+		// The cache leaves out a value it cannot decode or decrypt,
+		// which etcd's read answers with a 500, not a 404.
+		ready = false
+	}
 	c.counted("get", ready)
 	return e, found, ready, nil
+}
+
+// serving reports whether the cache answers reads (built, not closed).
+func (c *watchCache[T, L]) serving() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.ready && !c.closed
+}
+
+// lookup is the cache's entry of key, when the cache is ready and holds
+// etcd's state at need or later (fresh; 0: any).
+func (c *watchCache[T, L]) lookup(key string, need int64) (e *cacheEntry[T], found, ready, fresh bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.ready || c.closed {
+		return nil, false, false, false
+	}
+	if c.rev < need {
+		return nil, false, true, false
+	}
+	e, found = c.tree.Get(&cacheEntry[T]{key: key})
+	return e, found, true, true
 }
 
 // entry is the cache's entry of key, if the cache is ready and has one.

@@ -272,14 +272,10 @@ func isFutureRev(err error) bool {
 	return err != nil && (err == rpctypes.ErrFutureRev || err.Error() == rpctypes.ErrFutureRev.Error())
 }
 
+// currentRevision is etcd's current revision, read with a quorum after the
+// call (shared with concurrent callers: see revisions).
 func (st *access[T, L]) currentRevision(ctx context.Context) (int64, error) {
-	start := time.Now()
-	resp, err := st.b.client.Get(ctx, st.b.compactKey(), clientv3.WithCountOnly())
-	st.observe("get", start)
-	if err != nil {
-		return 0, err
-	}
-	return resp.Header.Revision, nil
+	return st.b.revs.current(ctx)
 }
 
 // rangeRead reads keys from startKey to the end of keyPrefix at revision
