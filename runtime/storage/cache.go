@@ -14,7 +14,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/metadata"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubeforge/kubeforge/runtime/resource"
@@ -75,13 +74,15 @@ type CacheMetrics interface {
 // from raw when a typed reader asks for it and kept only while someone
 // holds it (object), so the cache holds one form of each object, not two.
 type cacheEntry[T resource.Object] struct {
-	key  string
+	key string
+	// ns and name share key's bytes where it ends with them.
 	ns   string
 	name string
-	// labels and fields (the kind's own selectable fields, nil when it
-	// has none) are the decoded object's, for selectors and indexes.
-	labels map[string]string
-	fields fields.Set
+	// labels and fields (the kind's own selectable fields, none when it
+	// has none) are the decoded object's, for selectors and indexes,
+	// interned (cache_attrs.go).
+	labels attrs
+	fields entryFields
 	// raw is the stored (decrypted) value, served by the JSON readers.
 	raw []byte
 	rev int64
@@ -270,17 +271,21 @@ func (c *watchCache[T, L]) load(ctx context.Context) error {
 }
 
 func (c *watchCache[T, L]) newEntry(kv *mvccpb.KeyValue, obj T) *cacheEntry[T] {
-	e := &cacheEntry[T]{key: string(kv.Key), ns: obj.GetNamespace(), labels: obj.GetLabels(), raw: kv.Value, rev: kv.ModRevision, dec: c.dec}
-	// The name is the key's last segment: share its bytes.
-	e.name = obj.GetName()
-	if strings.HasSuffix(e.key, "/"+e.name) {
-		e.name = e.key[len(e.key)-len(e.name):]
+	e := &cacheEntry[T]{key: string(kv.Key), labels: makeAttrs(obj.GetLabels()), raw: kv.Value, rev: kv.ModRevision, dec: c.dec}
+	// The name and namespace are the key's last segments: share its
+	// bytes rather than keep the decoded object's strings alive.
+	e.name = suffixOf(e.key, obj.GetName())
+	e.ns = obj.GetNamespace()
+	if dir := e.key[:len(e.key)-len(e.name)]; e.ns != "" && strings.HasSuffix(dir, "/"+e.ns+"/") {
+		e.ns = dir[len(dir)-len(e.ns)-1 : len(dir)-1]
 	}
 	if f := c.a.s.SelectableFields; f != nil {
-		// Never nil: nil means the kind selects on metadata only.
-		if e.fields = f(obj); e.fields == nil {
-			e.fields = fields.Set{}
+		// Always a set: none means the kind selects on metadata only.
+		set := f(obj)
+		if set == nil {
+			set = fields.Set{}
 		}
+		e.fields = makeEntryFields(set, e.name, e.ns)
 	}
 	e.obj = c.dec.weak(obj)
 	return e
@@ -608,17 +613,18 @@ func (e *cacheEntry[T]) json(proven *rawCache) (jsonItem, error) {
 // fields the entry keeps; only a converted view's field selector decodes
 // the object.
 func matchesEntry[T resource.Object](p predicate, e *cacheEntry[T]) (bool, error) {
-	if !p.label.Empty() && !p.label.Matches(labels.Set(e.labels)) {
+	if !p.label.Empty() && !p.label.Matches(e.labels) {
 		return false, nil
 	}
 	if p.field.Empty() {
 		return true, nil
 	}
-	if p.fieldsOf == nil || (p.own && e.fields == nil) {
-		return p.field.Matches(fields.Set{"metadata.name": e.name, "metadata.namespace": e.ns}), nil
+	if p.fieldsOf == nil || (p.own && !e.fields.rest.valid()) {
+		// metadata.name and metadata.namespace only.
+		return p.field.Matches(entryFields{own: 3}.set(e.name, e.ns)), nil
 	}
 	if p.own {
-		return p.field.Matches(e.fields), nil
+		return p.field.Matches(e.fields.set(e.name, e.ns)), nil
 	}
 	obj, err := e.object()
 	if err != nil {
