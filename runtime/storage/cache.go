@@ -83,10 +83,14 @@ type cacheEntry[T resource.Object] struct {
 	// interned (cache_attrs.go).
 	labels attrs
 	fields entryFields
-	// raw is the stored (decrypted) value, served by the JSON readers.
-	raw []byte
-	rev int64
-	dec *entryDecoder[T]
+	// data is the stored (decrypted) value, served by the JSON readers;
+	// packed (cache_object.go) when packed is set. n is its length
+	// unpacked, what the bounds of windows and watchers count.
+	data   []byte
+	n      int
+	packed bool
+	rev    int64
+	dec    *entryDecoder[T]
 
 	objMu sync.Mutex
 	obj   weakObj // the decoded object while something holds it
@@ -271,7 +275,8 @@ func (c *watchCache[T, L]) load(ctx context.Context) error {
 }
 
 func (c *watchCache[T, L]) newEntry(kv *mvccpb.KeyValue, obj T) *cacheEntry[T] {
-	e := &cacheEntry[T]{key: string(kv.Key), labels: makeAttrs(obj.GetLabels()), raw: kv.Value, rev: kv.ModRevision, dec: c.dec}
+	e := &cacheEntry[T]{key: string(kv.Key), labels: makeAttrs(obj.GetLabels()), n: len(kv.Value), rev: kv.ModRevision, dec: c.dec}
+	e.data, e.packed = c.dec.pack.pack(kv.Value)
 	// The name and namespace are the key's last segments: share its
 	// bytes rather than keep the decoded object's strings alive.
 	e.name = suffixOf(e.key, obj.GetName())
@@ -309,9 +314,9 @@ func (c *watchCache[T, L]) install(tree *btree.BTreeG[*cacheEntry[T]], rev int64
 			old, ok := c.tree.Get(cur)
 			switch {
 			case !ok:
-				evs = append(evs, &cachedEvent[T]{typ: watch.Added, rev: rev, ns: cur.ns, cur: cur, size: len(cur.raw)})
+				evs = append(evs, &cachedEvent[T]{typ: watch.Added, rev: rev, ns: cur.ns, cur: cur, size: cur.n})
 			case old.rev != cur.rev:
-				evs = append(evs, &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: len(cur.raw) + len(old.raw)})
+				evs = append(evs, &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: cur.n + old.n})
 			}
 			return true
 		})
@@ -336,14 +341,14 @@ func (c *watchCache[T, L]) install(tree *btree.BTreeG[*cacheEntry[T]], rev int64
 
 // deleted is the event of old's deletion at rev.
 func (c *watchCache[T, L]) deleted(old *cacheEntry[T], rev int64) *cachedEvent[T] {
-	return &cachedEvent[T]{typ: watch.Deleted, rev: rev, ns: old.ns, old: old, size: len(old.raw)}
+	return &cachedEvent[T]{typ: watch.Deleted, rev: rev, ns: old.ns, old: old, size: old.n}
 }
 
 // goneObject is the object of a DELETED event: old as stored, at the
 // event's revision.
 func (ev *cachedEvent[T]) goneObject() (T, error) {
 	ev.goneOnce.Do(func() {
-		ev.gone, ev.goneErr = ev.old.dec.decode(ev.old.raw, ev.rev)
+		ev.gone, ev.goneErr = ev.old.decodeAt(ev.rev)
 	})
 	return ev.gone, ev.goneErr
 }
@@ -427,9 +432,9 @@ func (c *watchCache[T, L]) apply(ctx context.Context, e *clientv3.Event) {
 		c.tree.ReplaceOrInsert(cur)
 		if had {
 			removeEntry(c.idx, old)
-			ev = &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: len(cur.raw) + len(old.raw)}
+			ev = &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: cur.n + old.n}
 		} else {
-			ev = &cachedEvent[T]{typ: watch.Added, rev: rev, ns: cur.ns, cur: cur, size: len(cur.raw)}
+			ev = &cachedEvent[T]{typ: watch.Added, rev: rev, ns: cur.ns, cur: cur, size: cur.n}
 		}
 		addEntry(c.idx, cur)
 	case had:
@@ -579,8 +584,26 @@ func (c *watchCache[T, L]) consistentRev(ctx context.Context) (int64, error) {
 // checked (rawjson.go), shared both ways with the etcd reads: a version
 // one of them checked is not encoded again to check it by the other.
 func (e *cacheEntry[T]) json(proven *rawCache) (jsonItem, error) {
+	it, err := e.listItem(proven)
+	if err != nil || it.packed == nil {
+		return it, err
+	}
+	// Unpacked for callers that read raw themselves (getJSON).
+	raw, err := e.stored()
+	return jsonItem{raw: raw, rv: e.rev, off: it.off, mode: it.mode}, err
+}
+
+// listItem is json with the stored bytes as kept: a list holds the items
+// of a whole collection until it has written them, which packed take a
+// fraction of the memory; JSONList.Next unpacks each as it writes it.
+func (e *cacheEntry[T]) listItem(proven *rawCache) (jsonItem, error) {
 	e.jsonOnce.Do(func() {
-		if re := proven.lookupAt(e.key, e.rev, e.raw); re != nil {
+		raw, err := e.stored()
+		if err != nil {
+			e.encErr = err
+			return
+		}
+		if re := proven.lookupAt(e.key, e.rev, raw); re != nil {
 			e.off, e.mode, e.spliced = re.off, re.mode, true
 			return
 		}
@@ -594,17 +617,21 @@ func (e *cacheEntry[T]) json(proven *rawCache) (jsonItem, error) {
 			e.encErr = err
 			return
 		}
-		off, mode, ok := spliceOffset(e.raw)
-		if ok && len(enc) == len(e.raw)+spliceLen(mode, e.rev) &&
-			bytes.Equal(appendSpliced(make([]byte, 0, len(enc)), e.raw, off, mode, e.rev), enc) {
+		off, mode, ok := spliceOffset(raw)
+		if ok && len(enc) == len(raw)+spliceLen(mode, e.rev) &&
+			bytes.Equal(appendSpliced(make([]byte, 0, len(enc)), raw, off, mode, e.rev), enc) {
 			e.off, e.mode, e.spliced = off, mode, true
-			proven.put([]byte(e.key), proven.entry(e.rev, e.raw, off, mode, obj))
+			proven.put([]byte(e.key), proven.entry(e.rev, raw, off, mode, obj))
 			return
 		}
 		e.enc = enc
 	})
 	if e.spliced {
-		return jsonItem{raw: e.raw, rv: e.rev, off: e.off, mode: e.mode}, nil
+		it := jsonItem{raw: e.data, rv: e.rev, off: e.off, mode: e.mode}
+		if e.packed {
+			it.packed = &e.dec.pack
+		}
+		return it, nil
 	}
 	return jsonItem{enc: e.enc}, e.encErr
 }
