@@ -588,9 +588,10 @@ func (e *cacheEntry[T]) json(proven *rawCache) (jsonItem, error) {
 	if err != nil || it.packed == nil {
 		return it, err
 	}
-	// Unpacked for callers that read raw themselves (getJSON).
-	raw, err := e.stored()
-	return jsonItem{raw: raw, rv: e.rev, off: it.off, mode: it.mode}, err
+	// Spliced here for callers that splice raw themselves (getJSON):
+	// one copy instead of an unpacked one and then the spliced one.
+	enc, err := appendStoredSpliced(make([]byte, 0, e.n+spliceLen(it.mode, it.rv)), it.packed, it.raw, it.off, it.mode, it.rv)
+	return jsonItem{enc: enc}, err
 }
 
 // listItem is json with the stored bytes as kept: a list holds the items
