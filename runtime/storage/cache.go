@@ -281,7 +281,8 @@ func (c *watchCache[T, L]) newEntry(kv *mvccpb.KeyValue, obj T) *cacheEntry[T] {
 	// bytes rather than keep the decoded object's strings alive.
 	e.name = suffixOf(e.key, obj.GetName())
 	e.ns = obj.GetNamespace()
-	if dir := e.key[:len(e.key)-len(e.name)]; e.ns != "" && strings.HasSuffix(dir, "/"+e.ns+"/") {
+	// (A stored object whose name is not its key's is kept as it is.)
+	if dir, ok := strings.CutSuffix(e.key, e.name); ok && e.ns != "" && strings.HasSuffix(dir, "/"+e.ns+"/") {
 		e.ns = dir[len(dir)-len(e.ns)-1 : len(dir)-1]
 	}
 	if f := c.a.s.SelectableFields; f != nil {

@@ -100,21 +100,16 @@ func (e *cacheEntry[T]) decodeAt(rev int64) (T, error) {
 	if !e.packed {
 		return e.dec.decode(e.data, rev)
 	}
-	buf := unpackScratch.Get().(*[]byte)
-	defer unpackScratch.Put(buf)
-	data, err := e.dec.pack.appendUnpacked((*buf)[:0], e.data)
+	// A buffer of its own, not a pooled one: the decoded object lives on
+	// (shared through the weak pointer), and a decoder that keeps a slice
+	// of its input must not see it overwritten.
+	data, err := e.stored()
 	if err != nil {
 		var zero T
 		return zero, apierrors.NewInternalError(err)
 	}
-	*buf = data
-	// decode keeps nothing of data: JSON decoding copies what it keeps
-	// (json.Unmarshaler's contract says so of custom decoders).
 	return e.dec.decode(data, rev)
 }
-
-// unpackScratch holds the buffers packed values are decoded from.
-var unpackScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // The stored bytes an entry keeps are packed with s2 (Snappy's faster
 // relative) against a dictionary: the first stored object the cache saw,
