@@ -123,6 +123,10 @@ func (e *cacheEntry[T]) decodeAt(rev int64) (T, error) {
 // repeat in the dictionary.
 var packSearch = []byte(`{"apiVersion":"`)
 
+// packMinDict is the smallest value taken as the dictionary: smaller ones
+// (an object that is mostly empty) would make a poor one for the rest.
+const packMinDict = 128
+
 // packer packs the stored bytes of one cache's entries. Its dictionary is
 // set once, by the first value packed, and never changes: every packed
 // entry is unpacked with it.
@@ -135,7 +139,7 @@ type packer struct {
 func (p *packer) pack(data []byte) (out []byte, packed bool) {
 	d := p.dict.Load()
 	if d == nil {
-		if len(data) < s2.MinDictSize || len(data) > s2.MaxDictSize {
+		if len(data) < packMinDict || len(data) > s2.MaxDictSize {
 			return data, false
 		}
 		// A copy: the dictionary outlives the etcd response it came in.

@@ -67,7 +67,7 @@ func TestPackRoundTrip(t *testing.T) {
 		}
 	}
 	var p packer
-	if _, packed := p.pack([]byte("tiny")); packed || p.dict.Load() != nil {
+	if _, packed := p.pack(bytes.Repeat([]byte("x"), packMinDict-1)); packed || p.dict.Load() != nil {
 		t.Error("a value too short for a dictionary is neither packed nor the dictionary")
 	}
 	if _, err := p.appendUnpacked(nil, []byte{5, 1, 2}); err == nil {
