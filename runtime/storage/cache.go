@@ -98,9 +98,17 @@ type cacheEntry[T resource.Object] struct {
 	jsonOnce sync.Once
 	off      int
 	mode     byte
-	spliced  bool   // raw with resourceVersion at off is the typed JSON
-	enc      []byte // the typed JSON otherwise
-	encErr   error
+	spliced  bool // data with resourceVersion at off is the typed JSON
+	// enc is the typed JSON otherwise, or the error making it: rare, so
+	// behind a pointer (an entry of 184 bytes instead of 216).
+	enc *entryJSON
+}
+
+// entryJSON is the typed JSON of an entry whose stored bytes do not give
+// it, or why it could not be made.
+type entryJSON struct {
+	data []byte
+	err  error
 }
 
 func lessEntry[T resource.Object](a, b *cacheEntry[T]) bool { return a.key < b.key }
@@ -602,7 +610,7 @@ func (e *cacheEntry[T]) listItem(proven *rawCache) (jsonItem, error) {
 	e.jsonOnce.Do(func() {
 		raw, err := e.stored()
 		if err != nil {
-			e.encErr = err
+			e.enc = &entryJSON{err: err}
 			return
 		}
 		if re := proven.lookupAt(e.key, e.rev, raw); re != nil {
@@ -611,12 +619,12 @@ func (e *cacheEntry[T]) listItem(proven *rawCache) (jsonItem, error) {
 		}
 		obj, err := e.object()
 		if err != nil {
-			e.encErr = err
+			e.enc = &entryJSON{err: err}
 			return
 		}
 		enc, err := json.Marshal(obj)
 		if err != nil {
-			e.encErr = err
+			e.enc = &entryJSON{err: err}
 			return
 		}
 		off, mode, ok := spliceOffset(raw)
@@ -626,7 +634,7 @@ func (e *cacheEntry[T]) listItem(proven *rawCache) (jsonItem, error) {
 			proven.put([]byte(e.key), proven.entry(e.rev, raw, off, mode, obj))
 			return
 		}
-		e.enc = enc
+		e.enc = &entryJSON{data: enc}
 	})
 	if e.spliced {
 		it := jsonItem{raw: e.data, rv: e.rev, off: e.off, mode: e.mode}
@@ -635,7 +643,7 @@ func (e *cacheEntry[T]) listItem(proven *rawCache) (jsonItem, error) {
 		}
 		return it, nil
 	}
-	return jsonItem{enc: e.enc}, e.encErr
+	return jsonItem{enc: e.enc.data}, e.enc.err
 }
 
 // matchesEntry is matches for a cached object, read from the labels and
