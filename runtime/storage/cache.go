@@ -14,7 +14,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/metadata"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubeforge/kubeforge/runtime/resource"
@@ -75,17 +74,23 @@ type CacheMetrics interface {
 // from raw when a typed reader asks for it and kept only while someone
 // holds it (object), so the cache holds one form of each object, not two.
 type cacheEntry[T resource.Object] struct {
-	key  string
+	key string
+	// ns and name share key's bytes where it ends with them.
 	ns   string
 	name string
-	// labels and fields (the kind's own selectable fields, nil when it
-	// has none) are the decoded object's, for selectors and indexes.
-	labels map[string]string
-	fields fields.Set
-	// raw is the stored (decrypted) value, served by the JSON readers.
-	raw []byte
-	rev int64
-	dec *entryDecoder[T]
+	// labels and fields (the kind's own selectable fields, none when it
+	// has none) are the decoded object's, for selectors and indexes,
+	// interned (cache_attrs.go).
+	labels attrs
+	fields entryFields
+	// data is the stored (decrypted) value, served by the JSON readers;
+	// packed (cache_object.go) when packed is set. n is its length
+	// unpacked, what the bounds of windows and watchers count.
+	data   []byte
+	n      int
+	packed bool
+	rev    int64
+	dec    *entryDecoder[T]
 
 	objMu sync.Mutex
 	obj   weakObj // the decoded object while something holds it
@@ -93,9 +98,17 @@ type cacheEntry[T resource.Object] struct {
 	jsonOnce sync.Once
 	off      int
 	mode     byte
-	spliced  bool   // raw with resourceVersion at off is the typed JSON
-	enc      []byte // the typed JSON otherwise
-	encErr   error
+	spliced  bool // data with resourceVersion at off is the typed JSON
+	// enc is the typed JSON otherwise, or the error making it: rare, so
+	// behind a pointer (an entry of 184 bytes instead of 216).
+	enc *entryJSON
+}
+
+// entryJSON is the typed JSON of an entry whose stored bytes do not give
+// it, or why it could not be made.
+type entryJSON struct {
+	data []byte
+	err  error
 }
 
 func lessEntry[T resource.Object](a, b *cacheEntry[T]) bool { return a.key < b.key }
@@ -270,17 +283,23 @@ func (c *watchCache[T, L]) load(ctx context.Context) error {
 }
 
 func (c *watchCache[T, L]) newEntry(kv *mvccpb.KeyValue, obj T) *cacheEntry[T] {
-	e := &cacheEntry[T]{key: string(kv.Key), ns: obj.GetNamespace(), labels: obj.GetLabels(), raw: kv.Value, rev: kv.ModRevision, dec: c.dec}
-	// The name is the key's last segment: share its bytes.
-	e.name = obj.GetName()
-	if strings.HasSuffix(e.key, "/"+e.name) {
-		e.name = e.key[len(e.key)-len(e.name):]
+	e := &cacheEntry[T]{key: string(kv.Key), labels: makeAttrs(obj.GetLabels()), n: len(kv.Value), rev: kv.ModRevision, dec: c.dec}
+	e.data, e.packed = c.dec.pack.pack(kv.Value)
+	// The name and namespace are the key's last segments: share its
+	// bytes rather than keep the decoded object's strings alive.
+	e.name = suffixOf(e.key, obj.GetName())
+	e.ns = obj.GetNamespace()
+	// (A stored object whose name is not its key's is kept as it is.)
+	if dir, ok := strings.CutSuffix(e.key, e.name); ok && e.ns != "" && strings.HasSuffix(dir, "/"+e.ns+"/") {
+		e.ns = dir[len(dir)-len(e.ns)-1 : len(dir)-1]
 	}
 	if f := c.a.s.SelectableFields; f != nil {
-		// Never nil: nil means the kind selects on metadata only.
-		if e.fields = f(obj); e.fields == nil {
-			e.fields = fields.Set{}
+		// Always a set: none means the kind selects on metadata only.
+		set := f(obj)
+		if set == nil {
+			set = fields.Set{}
 		}
+		e.fields = makeEntryFields(set, e.name, e.ns)
 	}
 	e.obj = c.dec.weak(obj)
 	return e
@@ -304,9 +323,9 @@ func (c *watchCache[T, L]) install(tree *btree.BTreeG[*cacheEntry[T]], rev int64
 			old, ok := c.tree.Get(cur)
 			switch {
 			case !ok:
-				evs = append(evs, &cachedEvent[T]{typ: watch.Added, rev: rev, ns: cur.ns, cur: cur, size: len(cur.raw)})
+				evs = append(evs, &cachedEvent[T]{typ: watch.Added, rev: rev, ns: cur.ns, cur: cur, size: cur.n})
 			case old.rev != cur.rev:
-				evs = append(evs, &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: len(cur.raw) + len(old.raw)})
+				evs = append(evs, &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: cur.n + old.n})
 			}
 			return true
 		})
@@ -331,14 +350,14 @@ func (c *watchCache[T, L]) install(tree *btree.BTreeG[*cacheEntry[T]], rev int64
 
 // deleted is the event of old's deletion at rev.
 func (c *watchCache[T, L]) deleted(old *cacheEntry[T], rev int64) *cachedEvent[T] {
-	return &cachedEvent[T]{typ: watch.Deleted, rev: rev, ns: old.ns, old: old, size: len(old.raw)}
+	return &cachedEvent[T]{typ: watch.Deleted, rev: rev, ns: old.ns, old: old, size: old.n}
 }
 
 // goneObject is the object of a DELETED event: old as stored, at the
 // event's revision.
 func (ev *cachedEvent[T]) goneObject() (T, error) {
 	ev.goneOnce.Do(func() {
-		ev.gone, ev.goneErr = ev.old.dec.decode(ev.old.raw, ev.rev)
+		ev.gone, ev.goneErr = ev.old.decodeAt(ev.rev)
 	})
 	return ev.gone, ev.goneErr
 }
@@ -422,9 +441,9 @@ func (c *watchCache[T, L]) apply(ctx context.Context, e *clientv3.Event) {
 		c.tree.ReplaceOrInsert(cur)
 		if had {
 			removeEntry(c.idx, old)
-			ev = &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: len(cur.raw) + len(old.raw)}
+			ev = &cachedEvent[T]{typ: watch.Modified, rev: rev, ns: cur.ns, cur: cur, old: old, size: cur.n + old.n}
 		} else {
-			ev = &cachedEvent[T]{typ: watch.Added, rev: rev, ns: cur.ns, cur: cur, size: len(cur.raw)}
+			ev = &cachedEvent[T]{typ: watch.Added, rev: rev, ns: cur.ns, cur: cur, size: cur.n}
 		}
 		addEntry(c.idx, cur)
 	case had:
@@ -574,51 +593,75 @@ func (c *watchCache[T, L]) consistentRev(ctx context.Context) (int64, error) {
 // checked (rawjson.go), shared both ways with the etcd reads: a version
 // one of them checked is not encoded again to check it by the other.
 func (e *cacheEntry[T]) json(proven *rawCache) (jsonItem, error) {
+	it, err := e.listItem(proven)
+	if err != nil || it.packed == nil {
+		return it, err
+	}
+	// Spliced here for callers that splice raw themselves (getJSON):
+	// one copy instead of an unpacked one and then the spliced one.
+	enc, err := appendStoredSpliced(make([]byte, 0, e.n+spliceLen(it.mode, it.rv)), it.packed, it.raw, it.off, it.mode, it.rv)
+	return jsonItem{enc: enc}, err
+}
+
+// listItem is json with the stored bytes as kept: a list holds the items
+// of a whole collection until it has written them, which packed take a
+// fraction of the memory; JSONList.Next unpacks each as it writes it.
+func (e *cacheEntry[T]) listItem(proven *rawCache) (jsonItem, error) {
 	e.jsonOnce.Do(func() {
-		if re := proven.lookupAt(e.key, e.rev, e.raw); re != nil {
+		raw, err := e.stored()
+		if err != nil {
+			e.enc = &entryJSON{err: err}
+			return
+		}
+		if re := proven.lookupAt(e.key, e.rev, raw); re != nil {
 			e.off, e.mode, e.spliced = re.off, re.mode, true
 			return
 		}
 		obj, err := e.object()
 		if err != nil {
-			e.encErr = err
+			e.enc = &entryJSON{err: err}
 			return
 		}
 		enc, err := json.Marshal(obj)
 		if err != nil {
-			e.encErr = err
+			e.enc = &entryJSON{err: err}
 			return
 		}
-		off, mode, ok := spliceOffset(e.raw)
-		if ok && len(enc) == len(e.raw)+spliceLen(mode, e.rev) &&
-			bytes.Equal(appendSpliced(make([]byte, 0, len(enc)), e.raw, off, mode, e.rev), enc) {
+		off, mode, ok := spliceOffset(raw)
+		if ok && len(enc) == len(raw)+spliceLen(mode, e.rev) &&
+			bytes.Equal(appendSpliced(make([]byte, 0, len(enc)), raw, off, mode, e.rev), enc) {
 			e.off, e.mode, e.spliced = off, mode, true
-			proven.put([]byte(e.key), proven.entry(e.rev, e.raw, off, mode, obj))
+			proven.put([]byte(e.key), proven.entry(e.rev, raw, off, mode, obj))
 			return
 		}
-		e.enc = enc
+		e.enc = &entryJSON{data: enc}
 	})
 	if e.spliced {
-		return jsonItem{raw: e.raw, rv: e.rev, off: e.off, mode: e.mode}, nil
+		it := jsonItem{raw: e.data, rv: e.rev, off: e.off, mode: e.mode}
+		if e.packed {
+			it.packed = &e.dec.pack
+		}
+		return it, nil
 	}
-	return jsonItem{enc: e.enc}, e.encErr
+	return jsonItem{enc: e.enc.data}, e.enc.err
 }
 
 // matchesEntry is matches for a cached object, read from the labels and
 // fields the entry keeps; only a converted view's field selector decodes
 // the object.
 func matchesEntry[T resource.Object](p predicate, e *cacheEntry[T]) (bool, error) {
-	if !p.label.Empty() && !p.label.Matches(labels.Set(e.labels)) {
+	if !p.label.Empty() && !p.label.Matches(e.labels) {
 		return false, nil
 	}
 	if p.field.Empty() {
 		return true, nil
 	}
-	if p.fieldsOf == nil || (p.own && e.fields == nil) {
-		return p.field.Matches(fields.Set{"metadata.name": e.name, "metadata.namespace": e.ns}), nil
+	if p.fieldsOf == nil || (p.own && !e.fields.rest.valid()) {
+		// metadata.name and metadata.namespace only.
+		return p.field.Matches(entryFields{own: 3}.set(e.name, e.ns)), nil
 	}
 	if p.own {
-		return p.field.Matches(e.fields), nil
+		return p.field.Matches(e.fields.set(e.name, e.ns)), nil
 	}
 	obj, err := e.object()
 	if err != nil {

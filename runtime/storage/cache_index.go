@@ -34,19 +34,21 @@ func fieldTerm(k, v string) string { return "f\x00" + k + "\x00" + v }
 // indexedField: metadata.name and metadata.namespace are read from keys.
 func indexedField(f string) bool { return f != "metadata.name" && f != "metadata.namespace" }
 
-func (x *cacheIndex) terms(labels, fields map[string]string, f func(term string)) {
-	for k, v := range labels {
+func terms[T resource.Object](e *cacheEntry[T], f func(term string)) {
+	e.labels.each(func(k, v string) bool {
 		f(labelTerm(k, v))
-	}
-	for k, v := range fields {
+		return true
+	})
+	e.fields.set(e.name, e.ns).each(func(k, v string) bool {
 		if indexedField(k) {
 			f(fieldTerm(k, v))
 		}
-	}
+		return true
+	})
 }
 
 func addEntry[T resource.Object](x *cacheIndex, e *cacheEntry[T]) {
-	x.terms(e.labels, e.fields, func(t string) {
+	terms(e, func(t string) {
 		s := x.sets[t]
 		if s == nil {
 			s = map[string]struct{}{}
@@ -57,7 +59,7 @@ func addEntry[T resource.Object](x *cacheIndex, e *cacheEntry[T]) {
 }
 
 func removeEntry[T resource.Object](x *cacheIndex, e *cacheEntry[T]) {
-	x.terms(e.labels, e.fields, func(t string) {
+	terms(e, func(t string) {
 		if s := x.sets[t]; s != nil {
 			delete(s, e.key)
 			if len(s) == 0 {

@@ -274,7 +274,7 @@ func (c *watchCache[T, L]) listJSON(ctx context.Context, namespace string, opts 
 			failed = err
 			return err == nil
 		}
-		it, err := e.json(c.a.raw)
+		it, err := e.listItem(c.a.raw)
 		if err != nil {
 			failed = apierrors.NewInternalError(err)
 			return false

@@ -263,7 +263,7 @@ func (w *cacheWatcher[T, L]) deliver(ev *cachedEvent[T], pending int, send func(
 // object stop matching.
 func (ev *cachedEvent[T]) prevObject() (T, error) {
 	ev.prevOnce.Do(func() {
-		ev.prev, ev.prevErr = ev.old.dec.decode(ev.old.raw, ev.cur.rev)
+		ev.prev, ev.prevErr = ev.old.decodeAt(ev.cur.rev)
 	})
 	return ev.prev, ev.prevErr
 }

@@ -69,8 +69,12 @@ func (l *JSONList) Next(dst []byte) (out []byte, ok bool, err error) {
 	}
 	it := &l.page[0]
 	l.page = l.page[1:]
-	if it.raw == nil {
+	switch {
+	case it.raw == nil:
 		return append(dst, it.enc...), true, nil
+	case it.packed != nil:
+		out, err := appendStoredSpliced(dst, it.packed, it.raw, it.off, it.mode, it.rv)
+		return out, err == nil, err
 	}
 	return appendSpliced(dst, it.raw, it.off, it.mode, it.rv), true, nil
 }
@@ -83,6 +87,8 @@ type jsonItem struct {
 	off  int
 	mode byte
 	enc  []byte
+	// packed, when set, packed raw (the watch cache's, cache_object.go).
+	packed *packer
 }
 
 // The typed path's JSON of a stored object is the stored bytes with

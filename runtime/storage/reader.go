@@ -173,7 +173,11 @@ func (r cacheReader[T, L]) guess(key string) (T, []byte, int64, bool) {
 	if err != nil {
 		return obj, nil, 0, false
 	}
-	return obj, e.raw, e.rev, true
+	data, err := e.stored()
+	if err != nil {
+		return obj, nil, 0, false
+	}
+	return obj, data, e.rev, true
 }
 
 func (cacheReader[T, L]) recentRV() string { return "0" }
