@@ -34,6 +34,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/request"
 )
 
 // Options are kube-apiserver's audit log flags.
@@ -277,17 +278,25 @@ func (r *Record) Stage(stage auditv1.Stage, at metav1.MicroTime) {
 	}
 }
 
-type recordKey struct{}
-
 // WithRecord returns a context carrying r.
 func WithRecord(ctx context.Context, r *Record) context.Context {
-	return context.WithValue(ctx, recordKey{}, r)
+	return context.WithValue(ctx, request.SlotAuditRecord, r)
+}
+
+// SetRecord makes r the record of ctx: in place in the request's
+// request.State when ctx has one (the filter chain), else as WithRecord.
+func SetRecord(ctx context.Context, r *Record) context.Context {
+	if st := request.StateFrom(ctx); st != nil {
+		st.Set(request.SlotAuditRecord, r)
+		return ctx
+	}
+	return WithRecord(ctx, r)
 }
 
 // From returns the record of the request, nil when it is not audited
 // (the Record methods accept nil).
 func From(ctx context.Context) *Record {
-	r, _ := ctx.Value(recordKey{}).(*Record)
+	r, _ := ctx.Value(request.SlotAuditRecord).(*Record)
 	return r
 }
 

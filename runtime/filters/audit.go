@@ -70,7 +70,7 @@ func WithAudit(next http.Handler, a *audit.Auditor) http.Handler {
 			rec.Stage(auditv1.StagePanic, metav1.NowMicro())
 			panic(v)
 		}()
-		req = req.WithContext(audit.WithRecord(req.Context(), rec))
+		req = withContext(req, audit.SetRecord(req.Context(), rec))
 		next.ServeHTTP(aw, req)
 		completed = true
 		if req.Context().Err() != nil && !ri.IsMutating() && !ri.IsLongRunning() && !a.AdmitAbandoned() {

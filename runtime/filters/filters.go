@@ -86,29 +86,12 @@ func Chain(h http.Handler, o Options) http.Handler {
 	return h
 }
 
-// requestState is shared by the filters of one request.
-type requestState struct {
-	mu      sync.Mutex
-	handled bool // a filter (not a resource handler) wrote the response
-}
-
-type stateKey struct{}
-
-func stateFrom(req *http.Request) *requestState {
-	if st, ok := req.Context().Value(stateKey{}).(*requestState); ok {
-		return st
-	}
-	return nil
-}
-
 // MarkHandled records that the response to req was written outside the
 // resource handlers (which record their own metrics), so the metrics filter
 // counts it.
 func MarkHandled(req *http.Request) {
-	if st := stateFrom(req); st != nil {
-		st.mu.Lock()
-		st.handled = true
-		st.mu.Unlock()
+	if st := request.StateFrom(req.Context()); st != nil {
+		st.MarkHandled()
 	}
 }
 
@@ -227,8 +210,12 @@ func WithMaxInFlight(next http.Handler, maxMutating, maxReadOnly int, inflight f
 func WithLoggingAndMetrics(next http.Handler, log *slog.Logger, observe func(verb, resource, subresource string, code int, d time.Duration)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
-		st := &requestState{}
-		req = req.WithContext(context.WithValue(req.Context(), stateKey{}, st))
+		st := request.StateFrom(req.Context())
+		if st == nil {
+			// Without WithRequestInfo in front (tests).
+			req = withState(req)
+			st = request.StateFrom(req.Context())
+		}
 		rw := &recordingWriter{ResponseWriter: w}
 		defer func() {
 			d := time.Since(start)
@@ -236,11 +223,8 @@ func WithLoggingAndMetrics(next http.Handler, log *slog.Logger, observe func(ver
 			if code == 0 {
 				code = http.StatusOK
 			}
-			ri := request.InfoOf(req)
-			st.mu.Lock()
-			handled := st.handled
-			st.mu.Unlock()
-			if observe != nil && (!ri.IsResourceRequest || handled) {
+			ri := &st.Info
+			if observe != nil && (!ri.IsResourceRequest || st.Handled()) {
 				resource := ri.Resource
 				if !ri.IsResourceRequest {
 					resource = ""
