@@ -168,6 +168,13 @@ type Record struct {
 // request fields set (auditID, requestURI, verb, user, sourceIPs,
 // userAgent, objectRef, requestReceivedTimestamp).
 func (a *Auditor) Start(r auth.Attributes, ev auditv1.Event) *Record {
+	return a.Begin(r, func(e *auditv1.Event) { *e = ev })
+}
+
+// Begin is Start with the event's request fields set by fill, which is
+// not called when the level is None: a request the policy does not log
+// costs the policy's evaluation and nothing more.
+func (a *Auditor) Begin(r auth.Attributes, fill func(ev *auditv1.Event)) *Record {
 	if a == nil {
 		return nil
 	}
@@ -175,9 +182,12 @@ func (a *Auditor) Start(r auth.Attributes, ev auditv1.Event) *Record {
 	if cfg.Level == auditinternal.LevelNone {
 		return nil
 	}
+	rec := &Record{a: a, omitStages: cfg.OmitStages, omitManagedFields: cfg.OmitManagedFields}
+	ev := &rec.ev
+	fill(ev)
 	ev.TypeMeta = metav1.TypeMeta{Kind: "Event", APIVersion: auditv1.SchemeGroupVersion.String()}
 	ev.Level = auditv1.Level(cfg.Level)
-	return &Record{a: a, ev: ev, omitStages: cfg.OmitStages, omitManagedFields: cfg.OmitManagedFields}
+	return rec
 }
 
 // WantsRequestBody and WantsResponseBody say whether the level logs them.

@@ -31,7 +31,9 @@ const (
 	ServiceAccountGroupPrefix = "system:serviceaccounts:"
 )
 
-// User is an authenticated identity (kube's user.Info).
+// User is an authenticated identity (kube's user.Info). Once a request
+// has it, it is read-only: the authenticator shares one User among the
+// requests of a client certificate, so a changed user is a new User.
 type User struct {
 	Name   string
 	UID    string
