@@ -257,7 +257,7 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 		ctx, cancel := context.WithTimeout(req.Context(), timeout)
 		defer cancel()
 		req = req.WithContext(ctx)
-		tw := &timeoutWriter{header: make(http.Header), w: w}
+		tw := newTimeoutWriter(w)
 		done := make(chan struct{})
 		// On a worker: a new goroutine's stack would grow again, by
 		// copying, on the way down the handler (runtime/workers).
@@ -274,12 +274,13 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 		select {
 		case <-done:
 			tw.mu.Lock()
-			defer tw.mu.Unlock()
-			if tw.passThrough {
-				return
+			if !tw.passThrough {
+				tw.commit()
+				_, _ = w.Write(tw.buf.Bytes())
 			}
-			tw.commit()
-			_, _ = w.Write(tw.buf.Bytes())
+			tw.mu.Unlock()
+			// The handler is done: nothing writes to tw any more.
+			tw.release()
 		case <-ctx.Done():
 			tw.mu.Lock()
 			tw.timedOut = true
@@ -311,6 +312,33 @@ type timeoutWriter struct {
 	// buffer went out to it and writes go straight there.
 	w           http.ResponseWriter
 	passThrough bool
+}
+
+// timeoutWriters are reused: a response's header map and buffer would
+// otherwise be allocated, and the buffer grown, for every request. Only a
+// writer whose handler returned in time goes back (after a timeout the
+// handler may still be writing to it).
+var timeoutWriters = sync.Pool{New: func() any { return &timeoutWriter{header: make(http.Header)} }}
+
+func newTimeoutWriter(w http.ResponseWriter) *timeoutWriter {
+	tw := timeoutWriters.Get().(*timeoutWriter)
+	tw.w = w
+	return tw
+}
+
+// pooledBufferMax: a larger buffer (a list's) is dropped rather than kept
+// in the pool.
+const pooledBufferMax = 64 << 10
+
+// release resets tw and returns it to the pool.
+func (tw *timeoutWriter) release() {
+	clear(tw.header)
+	if tw.buf.Cap() > pooledBufferMax {
+		tw.buf = bytes.Buffer{}
+	}
+	tw.buf.Reset()
+	tw.code, tw.timedOut, tw.passThrough, tw.w = 0, false, false, nil
+	timeoutWriters.Put(tw)
 }
 
 func (tw *timeoutWriter) Header() http.Header { return tw.header }
