@@ -231,7 +231,11 @@ func WithLoggingAndMetrics(next http.Handler, log *slog.Logger, observe func(ver
 				}
 				observe(MetricsVerb(ri, req), resource, ri.Subresource, code, d)
 			}
-			log.Debug("request", "method", req.Method, "uri", req.URL.RequestURI(), "code", code, "duration", d, "remote", req.RemoteAddr, "userAgent", req.UserAgent())
+			if log.Enabled(req.Context(), slog.LevelDebug) {
+				// Guarded: the arguments (the URI, boxed values) cost
+				// allocations even when the line is not written.
+				log.Debug("request", "method", req.Method, "uri", req.URL.RequestURI(), "code", code, "duration", d, "remote", req.RemoteAddr, "userAgent", req.UserAgent())
+			}
 		}()
 		next.ServeHTTP(rw, req)
 	})
@@ -257,30 +261,23 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 		ctx, cancel := context.WithTimeout(req.Context(), timeout)
 		defer cancel()
 		req = req.WithContext(ctx)
-		tw := newTimeoutWriter(w)
-		done := make(chan struct{})
+		j := timeoutJobs.Get().(*timeoutJob)
+		j.next, j.req, j.log = next, req, log
+		tw := &j.tw
+		tw.w = w
 		// On a worker: a new goroutine's stack would grow again, by
 		// copying, on the way down the handler (runtime/workers).
-		workers.Go(func() {
-			defer close(done)
-			rec := &recordingWriter{ResponseWriter: tw}
-			defer func() {
-				if v := recover(); v != nil {
-					handlePanic(rec, req, v, log)
-				}
-			}()
-			next.ServeHTTP(rec, req)
-		})
+		workers.Go(j.fn)
 		select {
-		case <-done:
+		case <-j.done:
 			tw.mu.Lock()
 			if !tw.passThrough {
 				tw.commit()
 				_, _ = w.Write(tw.buf.Bytes())
 			}
 			tw.mu.Unlock()
-			// The handler is done: nothing writes to tw any more.
-			tw.release()
+			// The handler is done: nothing uses j any more.
+			j.release()
 		case <-ctx.Done():
 			tw.mu.Lock()
 			tw.timedOut = true
@@ -314,31 +311,56 @@ type timeoutWriter struct {
 	passThrough bool
 }
 
-// timeoutWriters are reused: a response's header map and buffer would
-// otherwise be allocated, and the buffer grown, for every request. Only a
-// writer whose handler returned in time goes back (after a timeout the
-// handler may still be writing to it).
-var timeoutWriters = sync.Pool{New: func() any { return &timeoutWriter{header: make(http.Header)} }}
+// timeoutJob is one request WithTimeout hands to a worker, with its
+// buffered response. Jobs are reused (the header map, the buffer, the
+// function value and the channel would otherwise be made, and the buffer
+// grown, for every request); only a job whose handler returned in time
+// goes back: after a timeout the handler may still be writing to it.
+type timeoutJob struct {
+	next http.Handler
+	req  *http.Request
+	log  *slog.Logger
+	tw   timeoutWriter
+	rec  recordingWriter
+	done chan struct{} // one value once the handler returned
+	fn   func()        // j.run, bound once
+}
 
-func newTimeoutWriter(w http.ResponseWriter) *timeoutWriter {
-	tw := timeoutWriters.Get().(*timeoutWriter)
-	tw.w = w
-	return tw
+var timeoutJobs = sync.Pool{New: func() any {
+	j := &timeoutJob{done: make(chan struct{}, 1)}
+	j.tw.header = make(http.Header)
+	j.fn = j.run
+	return j
+}}
+
+// run serves the job's request into its timeoutWriter; a panic becomes a
+// 500 Status there.
+func (j *timeoutJob) run() {
+	defer func() { j.done <- struct{}{} }()
+	j.rec = recordingWriter{ResponseWriter: &j.tw}
+	defer func() {
+		if v := recover(); v != nil {
+			handlePanic(&j.rec, j.req, v, j.log)
+		}
+	}()
+	j.next.ServeHTTP(&j.rec, j.req)
 }
 
 // pooledBufferMax: a larger buffer (a list's) is dropped rather than kept
 // in the pool.
 const pooledBufferMax = 64 << 10
 
-// release resets tw and returns it to the pool.
-func (tw *timeoutWriter) release() {
+// release resets j and returns it to the pool.
+func (j *timeoutJob) release() {
+	tw := &j.tw
 	clear(tw.header)
 	if tw.buf.Cap() > pooledBufferMax {
 		tw.buf = bytes.Buffer{}
 	}
 	tw.buf.Reset()
 	tw.code, tw.timedOut, tw.passThrough, tw.w = 0, false, false, nil
-	timeoutWriters.Put(tw)
+	j.next, j.req, j.log, j.rec = nil, nil, nil, recordingWriter{}
+	timeoutJobs.Put(j)
 }
 
 func (tw *timeoutWriter) Header() http.Header { return tw.header }
