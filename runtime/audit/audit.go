@@ -34,6 +34,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/request"
 )
 
 // Options are kube-apiserver's audit log flags.
@@ -167,6 +168,13 @@ type Record struct {
 // request fields set (auditID, requestURI, verb, user, sourceIPs,
 // userAgent, objectRef, requestReceivedTimestamp).
 func (a *Auditor) Start(r auth.Attributes, ev auditv1.Event) *Record {
+	return a.Begin(r, func(e *auditv1.Event) { *e = ev })
+}
+
+// Begin is Start with the event's request fields set by fill, which is
+// not called when the level is None: a request the policy does not log
+// costs the policy's evaluation and nothing more.
+func (a *Auditor) Begin(r auth.Attributes, fill func(ev *auditv1.Event)) *Record {
 	if a == nil {
 		return nil
 	}
@@ -174,9 +182,12 @@ func (a *Auditor) Start(r auth.Attributes, ev auditv1.Event) *Record {
 	if cfg.Level == auditinternal.LevelNone {
 		return nil
 	}
+	rec := &Record{a: a, omitStages: cfg.OmitStages, omitManagedFields: cfg.OmitManagedFields}
+	ev := &rec.ev
+	fill(ev)
 	ev.TypeMeta = metav1.TypeMeta{Kind: "Event", APIVersion: auditv1.SchemeGroupVersion.String()}
 	ev.Level = auditv1.Level(cfg.Level)
-	return &Record{a: a, ev: ev, omitStages: cfg.OmitStages, omitManagedFields: cfg.OmitManagedFields}
+	return rec
 }
 
 // WantsRequestBody and WantsResponseBody say whether the level logs them.
@@ -277,17 +288,25 @@ func (r *Record) Stage(stage auditv1.Stage, at metav1.MicroTime) {
 	}
 }
 
-type recordKey struct{}
-
 // WithRecord returns a context carrying r.
 func WithRecord(ctx context.Context, r *Record) context.Context {
-	return context.WithValue(ctx, recordKey{}, r)
+	return context.WithValue(ctx, request.SlotAuditRecord, r)
+}
+
+// SetRecord makes r the record of ctx: in place in the request's
+// request.State when ctx has one (the filter chain), else as WithRecord.
+func SetRecord(ctx context.Context, r *Record) context.Context {
+	if st := request.StateFrom(ctx); st != nil {
+		st.Set(request.SlotAuditRecord, r)
+		return ctx
+	}
+	return WithRecord(ctx, r)
 }
 
 // From returns the record of the request, nil when it is not audited
 // (the Record methods accept nil).
 func From(ctx context.Context) *Record {
-	r, _ := ctx.Value(recordKey{}).(*Record)
+	r, _ := ctx.Value(request.SlotAuditRecord).(*Record)
 	return r
 }
 

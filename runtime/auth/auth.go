@@ -31,7 +31,9 @@ const (
 	ServiceAccountGroupPrefix = "system:serviceaccounts:"
 )
 
-// User is an authenticated identity (kube's user.Info).
+// User is an authenticated identity (kube's user.Info). Once a request
+// has it, it is read-only: the authenticator shares one User among the
+// requests of a client certificate, so a changed user is a new User.
 type User struct {
 	Name   string
 	UID    string
@@ -44,16 +46,24 @@ func (u *User) InGroup(group string) bool {
 	return u != nil && slices.Contains(u.Groups, group)
 }
 
-type userKey struct{}
-
 // WithUser returns a context that carries u.
 func WithUser(ctx context.Context, u *User) context.Context {
-	return context.WithValue(ctx, userKey{}, u)
+	return context.WithValue(ctx, request.SlotUser, u)
+}
+
+// SetUser makes u the user of ctx: in place in the request's
+// request.State when ctx has one (the filter chain), else as WithUser.
+func SetUser(ctx context.Context, u *User) context.Context {
+	if st := request.StateFrom(ctx); st != nil {
+		st.Set(request.SlotUser, u)
+		return ctx
+	}
+	return WithUser(ctx, u)
 }
 
 // UserFrom returns the user the authentication filter stored, if any.
 func UserFrom(ctx context.Context) (*User, bool) {
-	u, ok := ctx.Value(userKey{}).(*User)
+	u, ok := ctx.Value(request.SlotUser).(*User)
 	return u, ok && u != nil
 }
 

@@ -69,11 +69,8 @@ func (a *Authenticator) Authenticate(req *http.Request) (*auth.User, error) {
 				return authenticated(u), nil
 			}
 		}
-		u, err := a.certificateUser(req.TLS.PeerCertificates)
-		if err != nil {
-			return nil, err
-		}
-		return authenticated(u), nil
+		// Already in system:authenticated, and shared: see certCache.
+		return a.certificateUser(req.TLS.PeerCertificates)
 	}
 	if token, ok := bearerToken(req); ok {
 		for _, t := range a.Tokens {
@@ -112,7 +109,9 @@ func (a *Authenticator) certificateUser(chain []*x509.Certificate) (*auth.User, 
 }
 
 // verifyClient verifies a client certificate chain against pool (nil
-// accepts none) and returns its user: CN the name, O the groups.
+// accepts none) and returns its user: CN the name, O the groups, and
+// system:authenticated. The user is remembered and shared with the
+// later requests that present the chain.
 func verifyClient(pool *x509.CertPool, chain []*x509.Certificate, verified *certCache) (*auth.User, error) {
 	if pool == nil {
 		return nil, fmt.Errorf("%w: client certificates are not accepted", ErrUnauthorized)
@@ -135,7 +134,7 @@ func verifyClient(pool *x509.CertPool, chain []*x509.Certificate, verified *cert
 	if leaf.Subject.CommonName == "" {
 		return nil, fmt.Errorf("%w: client certificate has no common name", ErrUnauthorized)
 	}
-	u := &auth.User{Name: leaf.Subject.CommonName, Groups: slices.Clone(leaf.Subject.Organization)}
+	u := authenticated(&auth.User{Name: leaf.Subject.CommonName, Groups: slices.Clone(leaf.Subject.Organization)})
 	verified.put(pool, chain, u)
 	return u, nil
 }

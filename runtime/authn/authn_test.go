@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +66,8 @@ func TestTokenFileAndAnonymous(t *testing.T) {
 // TestCertificateVerdictsCached: a chain verified once is not verified
 // again against the same CA pool, but is against another (a client CA
 // that does not sign it refuses it though the first accepted it), and the
-// remembered user is a copy the caller may change.
+// remembered user, in system:authenticated, is shared by the requests
+// that present the chain (a User is read-only once authenticated).
 func TestCertificateVerdictsCached(t *testing.T) {
 	dir := t.TempDir()
 	ca, err := pki.EnsureCA(filepath.Join(dir, "a"))
@@ -87,12 +89,22 @@ func TestCertificateVerdictsCached(t *testing.T) {
 	}
 	req := &http.Request{TLS: &tls.ConnectionState{PeerCertificates: []*x509.Certificate{leaf}}, Header: http.Header{}}
 	a := &Authenticator{ClientCAs: ca.Pool()}
-	for range 2 {
+	var first *auth.User
+	for i := range 2 {
 		u, err := a.Authenticate(req)
-		if err != nil || u.Name != "carol" || !u.InGroup("devs") || !u.InGroup(auth.AllAuthenticated) {
+		if err != nil || u.Name != "carol" || !slices.Equal(u.Groups, []string{"devs", auth.AllAuthenticated}) {
 			t.Fatalf("authenticate: %+v %v", u, err)
 		}
-		u.Groups[0] = "changed"
+		if i == 0 {
+			first = u
+		} else if u != first {
+			t.Error("the remembered user is not shared")
+		}
+	}
+	// The same leaf bytes in another chain are another chain.
+	twice := &http.Request{TLS: &tls.ConnectionState{PeerCertificates: []*x509.Certificate{leaf, leaf}}, Header: http.Header{}}
+	if u := a.verified.get(a.ClientCAs, twice.TLS.PeerCertificates); u != nil {
+		t.Error("a longer chain with the same leaf was taken for the remembered one")
 	}
 	if len(a.verified.m) != 1 {
 		t.Fatalf("%d remembered verdicts", len(a.verified.m))

@@ -1,7 +1,7 @@
 package authn
 
 import (
-	"crypto/sha256"
+	"bytes"
 	"crypto/x509"
 	"sync"
 	"time"
@@ -14,60 +14,69 @@ import (
 // HTTP/2 connection presents the same chain. certCache remembers chains
 // verified against a CA pool for certCacheTTL, and never past the
 // validity of any certificate in them.
+//
+// An entry is found by the leaf's signature (distinct for every
+// certificate a CA signs) and holds the chain's bytes, compared in full:
+// a lookup costs a map access and a memory comparison, where hashing the
+// chain (SHA-256 of about 1 KB) cost more than a microsecond per request.
 const (
 	certCacheTTL = 5 * time.Minute
 	certCacheMax = 4096
 )
 
 type certCache struct {
-	mu sync.Mutex
-	m  map[[sha256.Size]byte]certVerdict
+	mu sync.RWMutex
+	m  map[string]certVerdict // leaf signature -> verdict
 }
 
 type certVerdict struct {
 	pool    *x509.CertPool
+	raws    [][]byte // the chain's certificates, as presented
 	user    *auth.User
 	expires time.Time
 }
 
-func chainKey(chain []*x509.Certificate) [sha256.Size]byte {
-	h := sha256.New()
-	for _, c := range chain {
-		h.Write(c.Raw)
-	}
-	var k [sha256.Size]byte
-	h.Sum(k[:0])
-	return k
-}
-
-// get returns a copy of the user of a chain verified against pool, nil if
-// none is remembered.
+// get returns the user of a chain verified against pool, nil if none is
+// remembered. The user is shared by every request that presents the
+// chain: callers must not change it (auth.User is read-only once
+// authenticated).
 func (c *certCache) get(pool *x509.CertPool, chain []*x509.Certificate) *auth.User {
-	k := chainKey(chain)
-	c.mu.Lock()
-	v, ok := c.m[k]
-	c.mu.Unlock()
-	if !ok || v.pool != pool || !time.Now().Before(v.expires) {
+	c.mu.RLock()
+	v, ok := c.m[string(chain[0].Signature)]
+	c.mu.RUnlock()
+	if !ok || v.pool != pool || !sameChain(v.raws, chain) || !time.Now().Before(v.expires) {
 		return nil
 	}
-	u := *v.user
-	u.Groups = append([]string(nil), v.user.Groups...)
-	return &u
+	return v.user
 }
 
+func sameChain(raws [][]byte, chain []*x509.Certificate) bool {
+	if len(raws) != len(chain) {
+		return false
+	}
+	for i, c := range chain {
+		if !bytes.Equal(raws[i], c.Raw) {
+			return false
+		}
+	}
+	return true
+}
+
+// put remembers that chain verified against pool as u, which it keeps
+// and shares (see get).
 func (c *certCache) put(pool *x509.CertPool, chain []*x509.Certificate, u *auth.User) {
 	expires := time.Now().Add(certCacheTTL)
-	for _, cert := range chain {
+	raws := make([][]byte, len(chain))
+	for i, cert := range chain {
 		if cert.NotAfter.Before(expires) {
 			expires = cert.NotAfter
 		}
+		raws[i] = cert.Raw
 	}
-	saved := *u
-	saved.Groups = append([]string(nil), u.Groups...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= certCacheMax {
-		c.m = map[[sha256.Size]byte]certVerdict{}
+		c.m = map[string]certVerdict{}
 	}
-	c.m[chainKey(chain)] = certVerdict{pool: pool, user: &saved, expires: expires}
+	c.m[string(chain[0].Signature)] = certVerdict{pool: pool, raws: raws, user: u, expires: expires}
 }

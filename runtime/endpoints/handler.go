@@ -218,11 +218,22 @@ func (h *Handler[T, L]) log(msg string, r *http.Request, err error) {
 	h.opts.Logger.Error(msg, "method", r.Method, "path", r.URL.Path, "resource", h.info.Plural, "err", err)
 }
 
+// requestContext bounds a request's work by RequestTimeout. Behind the
+// filter chain (a request.State in the context) with a deadline no later,
+// the context is used as it is: that deadline is the timeout filter's,
+// which cancels the context as soon as the handler returns, so a child
+// context would change nothing but cost a context and its registration
+// with the parent.
 func (h *Handler[T, L]) requestContext(r *http.Request) (context.Context, context.CancelFunc) {
-	if h.opts.RequestTimeout < 0 {
-		return context.WithCancel(r.Context())
+	ctx := r.Context()
+	if d, ok := ctx.Deadline(); ok && request.StateFrom(ctx) != nil &&
+		(h.opts.RequestTimeout < 0 || !d.After(time.Now().Add(h.opts.RequestTimeout))) {
+		return ctx, func() {}
 	}
-	return context.WithTimeout(r.Context(), h.opts.RequestTimeout)
+	if h.opts.RequestTimeout < 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, h.opts.RequestTimeout)
 }
 
 // names reads {namespace} and {name} from the path.

@@ -68,11 +68,29 @@ type outputFormat struct {
 	metaVersion string
 }
 
-func (f outputFormat) contentType() string {
+// Header values every response shares: Header.Set makes a one-element
+// slice per call. Each slice's capacity is its length, so an Add to the
+// key copies it rather than writing into the shared array, and the HTTP
+// servers copy the header when it is written.
+var (
+	headerJSON    = []string{mediaJSON}
+	headerYAML    = []string{mediaYAML}
+	headerNoSniff = []string{"nosniff"}
+)
+
+// setContentType sets Content-Type to the shared ct and
+// X-Content-Type-Options to nosniff, as every response body here has.
+func setContentType(h http.Header, ct []string) {
+	h["Content-Type"] = ct
+	h["X-Content-Type-Options"] = headerNoSniff
+}
+
+// contentTypeHeader is the response's Content-Type, shared.
+func (f outputFormat) contentTypeHeader() []string {
 	if f.yaml {
-		return mediaYAML
+		return headerYAML
 	}
-	return mediaJSON
+	return headerJSON
 }
 
 // plainJSON is compact JSON of the object itself.
@@ -251,8 +269,7 @@ func writeEncoded(w http.ResponseWriter, req *http.Request, code int, f outputFo
 		WriteError(w, req, err)
 		return
 	}
-	w.Header().Set("Content-Type", f.contentType())
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	setContentType(w.Header(), f.contentTypeHeader())
 	w.WriteHeader(code)
 	_, _ = w.Write(out)
 }

@@ -185,8 +185,7 @@ func (h *Handler[T, L]) listJSON(ctx context.Context, w http.ResponseWriter, ns 
 
 // writeJSON writes data, JSON the typed path would have encoded, with code.
 func writeJSON(w http.ResponseWriter, code int, data []byte) {
-	w.Header().Set("Content-Type", mediaJSON)
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	setContentType(w.Header(), headerJSON)
 	w.WriteHeader(code)
 	_, _ = w.Write(append(data, '\n'))
 }

@@ -116,16 +116,22 @@ func (r *Router) SelectRoute(services []*restful.WebService, req *http.Request) 
 const placeholder = "\x00"
 
 // shape is path with the tokens no route names statically replaced by
-// placeholder.
+// placeholder. It walks the path as tokenize splits it, without making the
+// slice of tokens.
 func (r *Router) shape(path string) string {
-	toks := tokenize(path)
-	if toks == nil {
+	if path == "/" {
 		// Other shapes never start with "/": the tokens come trimmed.
 		return "/"
 	}
+	if restful.TrimRightSlashEnabled {
+		path = strings.Trim(path, "/")
+	} else {
+		path = strings.TrimLeft(path, "/")
+	}
 	var b strings.Builder
 	b.Grow(len(path))
-	for i, tok := range toks {
+	for i := 0; ; i++ {
+		tok, rest, more := strings.Cut(path, "/")
 		if i > 0 {
 			b.WriteByte('/')
 		}
@@ -134,8 +140,11 @@ func (r *Router) shape(path string) string {
 		} else {
 			b.WriteString(placeholder)
 		}
+		if !more {
+			return b.String()
+		}
+		path = rest
 	}
-	return b.String()
 }
 
 func sameServices(a, b []*restful.WebService) bool {

@@ -114,3 +114,26 @@ func TestRouterSelectsAsCurly(t *testing.T) {
 		t.Errorf("a path of a web service not given was routed to %v", ws)
 	}
 }
+
+// TestRouterShape: the shape walked without splitting is the one built
+// from tokenize's tokens, for paths of every form the router sees.
+func TestRouterShape(t *testing.T) {
+	r := &Router{static: []map[string]bool{{"api": true, "apis": true}, {"v1": true}, {"namespaces": true}, {}, {"configmaps": true}}}
+	want := func(path string) string {
+		toks := tokenize(path)
+		if toks == nil {
+			return "/"
+		}
+		for i, tok := range toks {
+			if tok != "" && (i >= len(r.static) || !r.static[i][tok]) {
+				toks[i] = placeholder
+			}
+		}
+		return strings.Join(toks, "/")
+	}
+	for _, p := range []string{"/", "", "//", "/api", "/api/", "/api/v1/namespaces/a/configmaps/b", "/api/v1//x", "api/v1", "/apis/g/v1/x/", "/a/b/c/d/e/f/g/h"} {
+		if got := r.shape(p); got != want(p) {
+			t.Errorf("shape(%q) = %q, want %q", p, got, want(p))
+		}
+	}
+}

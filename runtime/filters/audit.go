@@ -70,7 +70,7 @@ func WithAudit(next http.Handler, a *audit.Auditor) http.Handler {
 			rec.Stage(auditv1.StagePanic, metav1.NowMicro())
 			panic(v)
 		}()
-		req = req.WithContext(audit.WithRecord(req.Context(), rec))
+		req = withContext(req, audit.SetRecord(req.Context(), rec))
 		next.ServeHTTP(aw, req)
 		completed = true
 		if req.Context().Err() != nil && !ri.IsMutating() && !ri.IsLongRunning() && !a.AdmitAbandoned() {
@@ -92,24 +92,25 @@ func startRecord(w http.ResponseWriter, req *http.Request, a *audit.Auditor, u *
 	}
 	w.Header().Set(AuditIDHeader, id)
 	ri := request.InfoOf(req)
-	ev := auditv1.Event{
-		AuditID:                  types.UID(id),
-		RequestURI:               req.URL.RequestURI(),
-		Verb:                     ri.Verb,
-		User:                     audit.UserInfo(u),
-		UserAgent:                req.UserAgent(),
-		RequestReceivedTimestamp: metav1.NowMicro(),
-	}
-	for _, ip := range utilnet.SourceIPs(req) {
-		ev.SourceIPs = append(ev.SourceIPs, ip.String())
-	}
-	if ri.IsResourceRequest {
-		ev.ObjectRef = &auditv1.ObjectReference{
-			Resource: ri.Resource, Namespace: ri.Namespace, Name: ri.Name,
-			APIGroup: ri.APIGroup, APIVersion: ri.APIVersion, Subresource: ri.Subresource,
+	return a.Begin(auth.Attributes{User: u, Info: *ri}, func(ev *auditv1.Event) {
+		*ev = auditv1.Event{
+			AuditID:                  types.UID(id),
+			RequestURI:               req.URL.RequestURI(),
+			Verb:                     ri.Verb,
+			User:                     audit.UserInfo(u),
+			UserAgent:                req.UserAgent(),
+			RequestReceivedTimestamp: metav1.NowMicro(),
 		}
-	}
-	return a.Start(auth.Attributes{User: u, Info: *ri}, ev)
+		for _, ip := range utilnet.SourceIPs(req) {
+			ev.SourceIPs = append(ev.SourceIPs, ip.String())
+		}
+		if ri.IsResourceRequest {
+			ev.ObjectRef = &auditv1.ObjectReference{
+				Resource: ri.Resource, Namespace: ri.Namespace, Name: ri.Name,
+				APIGroup: ri.APIGroup, APIVersion: ri.APIVersion, Subresource: ri.Subresource,
+			}
+		}
+	})
 }
 
 // auditFailedAuthentication logs a request refused with 401 (kube's

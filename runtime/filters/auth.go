@@ -1,6 +1,7 @@
 package filters
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -36,8 +37,17 @@ func WithAuthentication(next http.Handler, authenticate Authenticate, auditor *a
 			return
 		}
 		req.Header.Del("Authorization")
-		next.ServeHTTP(w, req.WithContext(auth.WithUser(req.Context(), u)))
+		next.ServeHTTP(w, withContext(req, auth.SetUser(req.Context(), u)))
 	})
+}
+
+// withContext is req with ctx, req itself when ctx is its context already
+// (a value set in place in the request's state).
+func withContext(req *http.Request, ctx context.Context) *http.Request {
+	if ctx == req.Context() {
+		return req
+	}
+	return req.WithContext(ctx)
 }
 
 // WithAuthorization asks authz about every request, before any handler
@@ -209,6 +219,6 @@ func WithImpersonation(next http.Handler, authz auth.Authorizer, log *slog.Logge
 			}
 		}
 		audit.From(req.Context()).SetImpersonatedUser(u)
-		next.ServeHTTP(w, req.WithContext(auth.WithUser(req.Context(), u)))
+		next.ServeHTTP(w, withContext(req, auth.SetUser(req.Context(), u)))
 	})
 }

@@ -86,29 +86,12 @@ func Chain(h http.Handler, o Options) http.Handler {
 	return h
 }
 
-// requestState is shared by the filters of one request.
-type requestState struct {
-	mu      sync.Mutex
-	handled bool // a filter (not a resource handler) wrote the response
-}
-
-type stateKey struct{}
-
-func stateFrom(req *http.Request) *requestState {
-	if st, ok := req.Context().Value(stateKey{}).(*requestState); ok {
-		return st
-	}
-	return nil
-}
-
 // MarkHandled records that the response to req was written outside the
 // resource handlers (which record their own metrics), so the metrics filter
 // counts it.
 func MarkHandled(req *http.Request) {
-	if st := stateFrom(req); st != nil {
-		st.mu.Lock()
-		st.handled = true
-		st.mu.Unlock()
+	if st := request.StateFrom(req.Context()); st != nil {
+		st.MarkHandled()
 	}
 }
 
@@ -227,8 +210,12 @@ func WithMaxInFlight(next http.Handler, maxMutating, maxReadOnly int, inflight f
 func WithLoggingAndMetrics(next http.Handler, log *slog.Logger, observe func(verb, resource, subresource string, code int, d time.Duration)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
-		st := &requestState{}
-		req = req.WithContext(context.WithValue(req.Context(), stateKey{}, st))
+		st := request.StateFrom(req.Context())
+		if st == nil {
+			// Without WithRequestInfo in front (tests).
+			req = withState(req)
+			st = request.StateFrom(req.Context())
+		}
 		rw := &recordingWriter{ResponseWriter: w}
 		defer func() {
 			d := time.Since(start)
@@ -236,18 +223,19 @@ func WithLoggingAndMetrics(next http.Handler, log *slog.Logger, observe func(ver
 			if code == 0 {
 				code = http.StatusOK
 			}
-			ri := request.InfoOf(req)
-			st.mu.Lock()
-			handled := st.handled
-			st.mu.Unlock()
-			if observe != nil && (!ri.IsResourceRequest || handled) {
+			ri := &st.Info
+			if observe != nil && (!ri.IsResourceRequest || st.Handled()) {
 				resource := ri.Resource
 				if !ri.IsResourceRequest {
 					resource = ""
 				}
 				observe(MetricsVerb(ri, req), resource, ri.Subresource, code, d)
 			}
-			log.Debug("request", "method", req.Method, "uri", req.URL.RequestURI(), "code", code, "duration", d, "remote", req.RemoteAddr, "userAgent", req.UserAgent())
+			if log.Enabled(req.Context(), slog.LevelDebug) {
+				// Guarded: the arguments (the URI, boxed values) cost
+				// allocations even when the line is not written.
+				log.Debug("request", "method", req.Method, "uri", req.URL.RequestURI(), "code", code, "duration", d, "remote", req.RemoteAddr, "userAgent", req.UserAgent())
+			}
 		}()
 		next.ServeHTTP(rw, req)
 	})
@@ -273,29 +261,23 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 		ctx, cancel := context.WithTimeout(req.Context(), timeout)
 		defer cancel()
 		req = req.WithContext(ctx)
-		tw := &timeoutWriter{header: make(http.Header), w: w}
-		done := make(chan struct{})
+		j := timeoutJobs.Get().(*timeoutJob)
+		j.next, j.req, j.log = next, req, log
+		tw := &j.tw
+		tw.w = w
 		// On a worker: a new goroutine's stack would grow again, by
 		// copying, on the way down the handler (runtime/workers).
-		workers.Go(func() {
-			defer close(done)
-			rec := &recordingWriter{ResponseWriter: tw}
-			defer func() {
-				if v := recover(); v != nil {
-					handlePanic(rec, req, v, log)
-				}
-			}()
-			next.ServeHTTP(rec, req)
-		})
+		workers.Go(j.fn)
 		select {
-		case <-done:
+		case <-j.done:
 			tw.mu.Lock()
-			defer tw.mu.Unlock()
-			if tw.passThrough {
-				return
+			if !tw.passThrough {
+				tw.commit()
+				_, _ = w.Write(tw.buf.Bytes())
 			}
-			tw.commit()
-			_, _ = w.Write(tw.buf.Bytes())
+			tw.mu.Unlock()
+			// The handler is done: nothing uses j any more.
+			j.release()
 		case <-ctx.Done():
 			tw.mu.Lock()
 			tw.timedOut = true
@@ -327,6 +309,58 @@ type timeoutWriter struct {
 	// buffer went out to it and writes go straight there.
 	w           http.ResponseWriter
 	passThrough bool
+}
+
+// timeoutJob is one request WithTimeout hands to a worker, with its
+// buffered response. Jobs are reused (the header map, the buffer, the
+// function value and the channel would otherwise be made, and the buffer
+// grown, for every request); only a job whose handler returned in time
+// goes back: after a timeout the handler may still be writing to it.
+type timeoutJob struct {
+	next http.Handler
+	req  *http.Request
+	log  *slog.Logger
+	tw   timeoutWriter
+	rec  recordingWriter
+	done chan struct{} // one value once the handler returned
+	fn   func()        // j.run, bound once
+}
+
+var timeoutJobs = sync.Pool{New: func() any {
+	j := &timeoutJob{done: make(chan struct{}, 1)}
+	j.tw.header = make(http.Header)
+	j.fn = j.run
+	return j
+}}
+
+// run serves the job's request into its timeoutWriter; a panic becomes a
+// 500 Status there.
+func (j *timeoutJob) run() {
+	defer func() { j.done <- struct{}{} }()
+	j.rec = recordingWriter{ResponseWriter: &j.tw}
+	defer func() {
+		if v := recover(); v != nil {
+			handlePanic(&j.rec, j.req, v, j.log)
+		}
+	}()
+	j.next.ServeHTTP(&j.rec, j.req)
+}
+
+// pooledBufferMax: a larger buffer (a list's) is dropped rather than kept
+// in the pool.
+const pooledBufferMax = 64 << 10
+
+// release resets j and returns it to the pool.
+func (j *timeoutJob) release() {
+	tw := &j.tw
+	clear(tw.header)
+	if tw.buf.Cap() > pooledBufferMax {
+		tw.buf = bytes.Buffer{}
+	}
+	tw.buf.Reset()
+	tw.code, tw.timedOut, tw.passThrough, tw.w = 0, false, false, nil
+	j.next, j.req, j.log, j.rec = nil, nil, nil, recordingWriter{}
+	timeoutJobs.Put(j)
 }
 
 func (tw *timeoutWriter) Header() http.Header { return tw.header }

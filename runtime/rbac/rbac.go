@@ -67,6 +67,9 @@ type index struct {
 	clusterRoles        map[string]*rbacv1.ClusterRole // name
 	roleBindings        map[string][]*rbacv1.RoleBinding
 	clusterRoleBindings []*rbacv1.ClusterRoleBinding
+	// decisions remembers Authorize's answers against this index; a
+	// change to any RBAC object makes a new index, and so a new cache.
+	decisions decisionCache
 }
 
 // New returns the authorizer over stores and sets their storage hooks
@@ -174,22 +177,44 @@ func (a *Authorizer) Authorize(_ context.Context, attrs auth.Attributes) (auth.D
 	if attrs.User == nil {
 		return auth.DecisionNoOpinion, "", nil
 	}
+	ix := a.snapshot()
+	k := keyOf(attrs)
+	if d, ok := ix.decisions.get(k, attrs.User); ok {
+		return d.decision, d.reason, nil
+	}
+	d, reason, byName := ix.authorize(attrs)
+	if !byName {
+		ix.decisions.put(k, attrs.User, d, reason)
+	}
+	return d, reason, nil
+}
+
+// authorize evaluates attrs against the index; byName reports that a rule
+// limited to resource names took part, so the answer holds for attrs'
+// object name only.
+func (ix *index) authorize(attrs auth.Attributes) (d auth.Decision, reason string, byName bool) {
 	var allowedBy *ruleSource
 	var missing []error
-	a.snapshot().visitRules(attrs.User, attrs.Namespace, func(src *ruleSource, r *rbacv1.PolicyRule) bool {
-		if RuleAllows(attrs, r) {
-			allowedBy = src
-			return false
+	ix.visitRules(attrs.User, attrs.Namespace, func(src *ruleSource, r *rbacv1.PolicyRule) bool {
+		if !ruleAllowsButNames(attrs, r) {
+			return true
 		}
-		return true
+		if attrs.IsResourceRequest && len(r.ResourceNames) > 0 {
+			byName = true
+			if !slices.Contains(r.ResourceNames, attrs.Name) {
+				return true
+			}
+		}
+		allowedBy = src
+		return false
 	}, func(err error) { missing = append(missing, err) })
 	if allowedBy != nil {
-		return auth.DecisionAllow, "RBAC: allowed by " + allowedBy.String(), nil
+		return auth.DecisionAllow, "RBAC: allowed by " + allowedBy.String(), byName
 	}
 	if len(missing) > 0 {
-		return auth.DecisionNoOpinion, fmt.Sprintf("RBAC: %v", utilerrors.NewAggregate(missing)), nil
+		return auth.DecisionNoOpinion, fmt.Sprintf("RBAC: %v", utilerrors.NewAggregate(missing)), byName
 	}
-	return auth.DecisionNoOpinion, "", nil
+	return auth.DecisionNoOpinion, "", byName
 }
 
 // RulesFor returns the rules that apply to user in namespace (cluster-wide
@@ -347,6 +372,14 @@ func subjectFor(user *auth.User, subjects []rbacv1.Subject, namespace string) *r
 // resource requests; verbs and non-resource URLs (a trailing "*" matches a
 // prefix) otherwise.
 func RuleAllows(a auth.Attributes, rule *rbacv1.PolicyRule) bool {
+	if !ruleAllowsButNames(a, rule) {
+		return false
+	}
+	return !a.IsResourceRequest || len(rule.ResourceNames) == 0 || slices.Contains(rule.ResourceNames, a.Name)
+}
+
+// ruleAllowsButNames is RuleAllows without the resource names check.
+func ruleAllowsButNames(a auth.Attributes, rule *rbacv1.PolicyRule) bool {
 	if !has(rule.Verbs, a.Verb) {
 		return false
 	}
@@ -362,22 +395,22 @@ func RuleAllows(a auth.Attributes, rule *rbacv1.PolicyRule) bool {
 	if !has(rule.APIGroups, a.APIGroup) {
 		return false
 	}
-	combined := a.Resource
-	if a.Subresource != "" {
-		combined += "/" + a.Subresource
-	}
-	resourceOK := false
 	for _, r := range rule.Resources {
-		if r == rbacv1.ResourceAll || r == combined ||
+		if r == rbacv1.ResourceAll || resourceMatches(r, a.Resource, a.Subresource) ||
 			(a.Subresource != "" && len(r) == len(a.Subresource)+2 && strings.HasPrefix(r, "*/") && strings.HasSuffix(r, a.Subresource)) {
-			resourceOK = true
-			break
+			return true
 		}
 	}
-	if !resourceOK {
-		return false
+	return false
+}
+
+// resourceMatches reports whether r is "<resource>" or
+// "<resource>/<subresource>" (without building the latter).
+func resourceMatches(r, resource, sub string) bool {
+	if sub == "" {
+		return r == resource
 	}
-	return len(rule.ResourceNames) == 0 || slices.Contains(rule.ResourceNames, a.Name)
+	return len(r) == len(resource)+1+len(sub) && strings.HasPrefix(r, resource) && r[len(resource)] == '/' && strings.HasSuffix(r, sub)
 }
 
 // has: the list holds "*" or v.

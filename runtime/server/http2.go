@@ -68,26 +68,52 @@ func serveHTTP2(srv *http.Server, isProxy func(tls.ConnectionState) bool) error 
 // stream) sees it as if the handler had run there.
 func onWorker(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		done := make(chan any, 1)
-		workers.Go(func() {
-			returned := false
-			defer func() {
-				v := recover()
-				if v == nil && !returned {
-					v = errGoexit
-				}
-				done <- v
-			}()
-			h.ServeHTTP(w, r)
-			returned = true
-		})
-		switch v := <-done; {
+		j := workerJobs.Get().(*workerJob)
+		j.h, j.w, j.r = h, w, r
+		workers.Go(j.fn)
+		v := <-j.done
+		j.h, j.w, j.r = nil, nil, nil
+		// The worker is done with j: its last act was the send.
+		workerJobs.Put(j)
+		switch {
 		case v == errGoexit:
 			runtime.Goexit()
 		case v != nil:
 			panic(v)
 		}
 	})
+}
+
+// workerJob is one request handed to a worker. Jobs are reused, with
+// their function value and channel, which onWorker otherwise made for
+// every request.
+type workerJob struct {
+	h    http.Handler
+	w    http.ResponseWriter
+	r    *http.Request
+	done chan any
+	fn   func() // j.run, bound once
+}
+
+var workerJobs = sync.Pool{New: func() any {
+	j := &workerJob{done: make(chan any, 1)}
+	j.fn = j.run
+	return j
+}}
+
+// run serves the job's request and sends what ended it: nil, the panic
+// value, or errGoexit.
+func (j *workerJob) run() {
+	returned := false
+	defer func() {
+		v := recover()
+		if v == nil && !returned {
+			v = errGoexit
+		}
+		j.done <- v
+	}()
+	j.h.ServeHTTP(j.w, j.r)
+	returned = true
 }
 
 // errGoexit tells a request's goroutine that its handler called
