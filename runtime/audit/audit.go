@@ -296,11 +296,7 @@ func WithRecord(ctx context.Context, r *Record) context.Context {
 // SetRecord makes r the record of ctx: in place in the request's
 // request.State when ctx has one (the filter chain), else as WithRecord.
 func SetRecord(ctx context.Context, r *Record) context.Context {
-	if st := request.StateFrom(ctx); st != nil {
-		st.Set(request.SlotAuditRecord, r)
-		return ctx
-	}
-	return WithRecord(ctx, r)
+	return request.SetIn(ctx, request.SlotAuditRecord, r)
 }
 
 // From returns the record of the request, nil when it is not audited

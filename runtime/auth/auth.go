@@ -54,11 +54,7 @@ func WithUser(ctx context.Context, u *User) context.Context {
 // SetUser makes u the user of ctx: in place in the request's
 // request.State when ctx has one (the filter chain), else as WithUser.
 func SetUser(ctx context.Context, u *User) context.Context {
-	if st := request.StateFrom(ctx); st != nil {
-		st.Set(request.SlotUser, u)
-		return ctx
-	}
-	return WithUser(ctx, u)
+	return request.SetIn(ctx, request.SlotUser, u)
 }
 
 // UserFrom returns the user the authentication filter stored, if any.

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforge/kubeforge/runtime/openapidefs"
+	"github.com/kubeforge/kubeforge/runtime/request"
 )
 
 var pathParamRegexp = regexp.MustCompile(`\{([^}:]+):[^}]*\}`)
@@ -33,21 +34,7 @@ var successCodes = map[string][]string{
 
 var codeText = map[string]string{"200": "OK", "201": "Created", "202": "Accepted"}
 
-func defaultAction(r *restful.Route) string {
-	switch r.Method {
-	case http.MethodGet:
-		return "get"
-	case http.MethodPost:
-		return "post"
-	case http.MethodPut:
-		return "put"
-	case http.MethodPatch:
-		return "patch"
-	case http.MethodDelete:
-		return "delete"
-	}
-	return strings.ToLower(r.Method)
-}
+func defaultAction(r *restful.Route) string { return request.LowerMethod(r.Method) }
 
 func metaString(r *restful.Route, key string) string {
 	if r.Metadata == nil {

@@ -56,7 +56,7 @@ func Parse(req *http.Request) *Info {
 
 // ParseInto is Parse into ri, which it overwrites.
 func ParseInto(req *http.Request, ri *Info) {
-	*ri = Info{Path: req.URL.Path, Verb: lowerMethod(req.Method)}
+	*ri = Info{Path: req.URL.Path, Verb: LowerMethod(req.Method)}
 	var buf [maxParts]string
 	parts := splitPath(req.URL.Path, buf[:0])
 	var rest []string
@@ -127,9 +127,9 @@ func mayWatch(rawQuery string) bool {
 	return strings.Contains(rawQuery, "watch") || strings.ContainsRune(rawQuery, '%')
 }
 
-// lowerMethod is strings.ToLower(m) without allocating for the usual
+// LowerMethod is strings.ToLower(m) without allocating for the usual
 // methods.
-func lowerMethod(m string) string {
+func LowerMethod(m string) string {
 	switch m {
 	case http.MethodGet:
 		return "get"
@@ -219,6 +219,17 @@ const (
 
 // Set stores v in slot s (before the request is handed on; see State).
 func (st *State) Set(s Slot, v any) { st.slots[s] = v }
+
+// SetIn makes v the value of slot s in ctx: in place in the request's
+// State when ctx has one (the filter chain), else as a context value
+// keyed by s, which State's context also answers.
+func SetIn(ctx context.Context, s Slot, v any) context.Context {
+	if st := StateFrom(ctx); st != nil {
+		st.Set(s, v)
+		return ctx
+	}
+	return context.WithValue(ctx, s, v)
+}
 
 // MarkHandled records that a filter answered the request.
 func (st *State) MarkHandled() { st.handled.Store(true) }
