@@ -87,8 +87,11 @@ type config struct {
 	floorDir string
 	// cpuProfile, when set, is where a CPU profile of the apiserver during
 	// the phase cpuProfilePhase goes.
-	cpuProfile        string
-	cpuProfilePhase   string
+	cpuProfile      string
+	cpuProfilePhase string
+	// genCPUProfile is where the load generator's own CPU profile of that
+	// phase against the apiserver goes.
+	genCPUProfile     string
 	cpuProfileSeconds int
 }
 
@@ -133,6 +136,7 @@ func main() {
 	flag.IntVar(&c.rounds, "rounds", 1, "run every phase this many times on the same apiserver, printing its RSS after each (to see that memory does not grow)")
 	flag.StringVar(&c.floorDir, "floor", "../shared/floor", "source of the floor server, built and run on an etcd of its own as a third side (empty skips it)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the apiserver during one phase (-cpuprofile-phase) to this file")
+	flag.StringVar(&c.genCPUProfile, "gen-cpuprofile", "", "write a CPU profile of the load generator itself (this process) during -cpuprofile-phase against the apiserver to this file")
 	flag.StringVar(&c.cpuProfilePhase, "cpuprofile-phase", "create", "the phase -cpuprofile profiles")
 	flag.IntVar(&c.cpuProfileSeconds, "cpuprofile-seconds", 5, "how long the profile lasts from the phase's start (the apiserver idles after the phase, adding no samples)")
 	phases := flag.String("phases", "", "run only these phases (comma-separated name prefixes, e.g. \"create,list\" to measure memory with many objects); every phase when empty")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"strconv"
 )
 
@@ -57,4 +58,29 @@ func (p *profiler) fetch(ctx context.Context) error {
 		return fmt.Errorf("cpu profile: write %s: %w", p.file, err)
 	}
 	return nil
+}
+
+// profileGenerator starts a CPU profile of this process, the load
+// generator, when phase name is -cpuprofile-phase and -gen-cpuprofile is
+// set: it covers the phase against the apiserver only, to show what the
+// clients spend reading its responses. The returned function stops it.
+func (c config) profileGenerator(name string) func() error {
+	if c.genCPUProfile == "" || name != c.cpuProfilePhase {
+		return func() error { return nil }
+	}
+	f, err := os.Create(c.genCPUProfile)
+	if err != nil {
+		return func() error { return fmt.Errorf("load generator profile: %w", err) }
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return func() error { return fmt.Errorf("load generator profile: %w", err) }
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("load generator profile: write %s: %w", c.genCPUProfile, err)
+		}
+		return nil
+	}
 }

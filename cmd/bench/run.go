@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -43,8 +44,11 @@ type result struct {
 	wall time.Duration
 	lat  []time.Duration
 	// cpuPerOp and etcdCPUPerOp are the CPU time (user and system) per
-	// operation of the side's server and of its etcd during the phase.
-	cpuPerOp, etcdCPUPerOp time.Duration
+	// operation of the side's server and of its etcd during the phase;
+	// genCPUPerOp is the load generator's own (this process: the clients
+	// reading and checking the responses), which shares the machine's
+	// cores with the servers and so bounds the rates it can measure.
+	cpuPerOp, etcdCPUPerOp, genCPUPerOp time.Duration
 }
 
 func (r result) opsPerSec() float64 {
@@ -300,7 +304,11 @@ func (b *bench) phase(ctx context.Context, name string, f func(s side) (result, 
 	rw := row{name: name}
 	var err error
 	stopProfile := b.profile.start(ctx, name)
+	stopGen := b.c.profileGenerator(name)
 	rw.api, err = measure(b.apiProcs, func() (result, error) { return f(b.api) })
+	if gerr := stopGen(); gerr != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", gerr)
+	}
 	if perr := stopProfile(); perr != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", perr)
 	}
@@ -329,9 +337,13 @@ func (b *bench) phase(ctx context.Context, name string, f func(s side) (result, 
 func measure(p sideProcs, f func() (result, error)) (result, error) {
 	s0, _ := cpuTime(p.server)
 	e0, _ := cpuTime(p.etcd)
+	g0, gerr := selfCPUTime()
 	r, err := f()
 	if err != nil || r.ops == 0 {
 		return r, err
+	}
+	if g1, err := selfCPUTime(); err == nil && gerr == nil {
+		r.genCPUPerOp = (g1 - g0) / time.Duration(r.ops)
 	}
 	if s1, err := cpuTime(p.server); err == nil && p.server != 0 {
 		r.cpuPerOp = (s1 - s0) / time.Duration(r.ops)
@@ -477,10 +489,10 @@ type row struct {
 }
 
 func header() {
-	fmt.Printf("%-15s | %9s %8s %8s | %9s %8s %8s | %9s %8s | %9s %8s | %8s %8s | %8s %8s | %8s\n",
+	fmt.Printf("%-15s | %9s %8s %8s | %9s %8s %8s | %9s %8s | %9s %8s | %8s %8s | %8s %8s | %8s | %8s %8s\n",
 		"phase", "api op/s", "p50", "p99", "floor/s", "p50", "p99", "etcd/s", "p50", "api/floor", "api/etcd",
-		"api CPU", "its etcd", "floorCPU", "its etcd", "etcd CPU")
-	fmt.Println(strings.Repeat("-", 171))
+		"api CPU", "its etcd", "floorCPU", "its etcd", "etcd CPU", "gen>api", "gen>flr")
+	fmt.Println(strings.Repeat("-", 191))
 }
 
 func ratio(a, b result) float64 {
@@ -491,7 +503,8 @@ func ratio(a, b result) float64 {
 }
 
 // print prints the row; the CPU columns are per operation: the apiserver
-// and its etcd, the floor and its etcd, and raw etcd's.
+// and its etcd, the floor and its etcd, raw etcd's, and the load
+// generator's own against the apiserver and against the floor.
 func (r row) print() {
 	flRatio := "-"
 	flRow := fmt.Sprintf("%9s %8s %8s", "-", "-", "-")
@@ -501,10 +514,11 @@ func (r row) print() {
 		flRow = fmt.Sprintf("%9.0f %8s %8s", r.floor.opsPerSec(), round(r.floor.pct(0.5)), round(r.floor.pct(0.99)))
 		flCPU = fmt.Sprintf("%8s %8s", cpu(r.floor.cpuPerOp), cpu(r.floor.etcdCPUPerOp))
 	}
-	fmt.Printf("%-15s | %9.0f %8s %8s | %s | %9.0f %8s | %9s %8s | %8s %8s | %s | %8s\n", r.name,
+	fmt.Printf("%-15s | %9.0f %8s %8s | %s | %9.0f %8s | %9s %8s | %8s %8s | %s | %8s | %8s %8s\n", r.name,
 		r.api.opsPerSec(), round(r.api.pct(0.5)), round(r.api.pct(0.99)), flRow,
 		r.etcd.opsPerSec(), round(r.etcd.pct(0.5)), flRatio, fmt.Sprintf("%.2fx", ratio(r.api, r.etcd)),
-		cpu(r.api.cpuPerOp), cpu(r.api.etcdCPUPerOp), flCPU, cpu(r.etcd.etcdCPUPerOp))
+		cpu(r.api.cpuPerOp), cpu(r.api.etcdCPUPerOp), flCPU, cpu(r.etcd.etcdCPUPerOp),
+		cpu(r.api.genCPUPerOp), cpu(r.floor.genCPUPerOp))
 }
 
 // cpu formats a CPU time per operation; "-" where none was measured.
@@ -617,6 +631,16 @@ func cpuTime(pid int) (time.Duration, error) {
 		return 0, errors.New("read process stat: bad cpu times")
 	}
 	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
+}
+
+// selfCPUTime is the user plus system CPU time of this process, the load
+// generator, so far (getrusage: microseconds, not /proc's 10 ms ticks).
+func selfCPUTime() (time.Duration, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, fmt.Errorf("read own cpu time: %w", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
 
 // readStatus reads a "VmXXX: N kB" line of /proc/<pid>/status, in bytes.
