@@ -34,7 +34,7 @@ func TestFloorSide(t *testing.T) {
 	if err := buildFloor(ctx, src, bin); err != nil {
 		t.Fatal(err)
 	}
-	e, err := startEtcdProc(ctx, filepath.Join(dir, "etcd"), false)
+	e, err := startEtcdProc(ctx, filepath.Join(dir, "etcd"), false, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	_ "net/http/pprof" // -etcd-cpuprofile
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,6 +39,16 @@ func serveEtcd(ctx context.Context, dir string, plain bool, stdout io.Writer) er
 	opts := []etcd.Option{etcd.WithLogLevel("fatal")}
 	if !plain {
 		opts = append(opts, etcd.WithTLS(filepath.Join(dir, "pki")), etcd.WithClientSocket(filepath.Join(dir, "etcd.sock")))
+	}
+	if addr := os.Getenv(serveEtcdEnv + "_PPROF"); addr != "" {
+		// -etcd-cpuprofile: net/http/pprof's handlers on their own port.
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("listen for pprof: %w", err)
+		}
+		srv := &http.Server{Handler: http.DefaultServeMux, ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = srv.Serve(ln) }()
+		defer srv.Close()
 	}
 	e, err := etcd.StartEmbedded(ctx, filepath.Join(dir, "data"), opts...)
 	if err != nil {
@@ -106,7 +117,7 @@ type etcdProc struct {
 }
 
 // startEtcdProc re-runs this binary as an etcd server in dir.
-func startEtcdProc(ctx context.Context, dir string, plain bool) (*etcdProc, error) {
+func startEtcdProc(ctx context.Context, dir string, plain bool, pprofAddr string) (*etcdProc, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("start etcd process: %w", err)
@@ -115,6 +126,9 @@ func startEtcdProc(ctx context.Context, dir string, plain bool) (*etcdProc, erro
 	cmd.Env = append(os.Environ(), serveEtcdEnv+"="+dir)
 	if plain {
 		cmd.Env = append(cmd.Env, serveEtcdEnv+"_PLAIN=1")
+	}
+	if pprofAddr != "" {
+		cmd.Env = append(cmd.Env, serveEtcdEnv+"_PPROF="+pprofAddr)
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {

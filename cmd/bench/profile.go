@@ -18,6 +18,8 @@ import (
 type profiler struct {
 	addr, file, phase string
 	seconds           int
+	// what is profiled, for the message; the apiserver when empty.
+	what string
 }
 
 // start begins the profile if name is the profiled phase; the returned
@@ -28,7 +30,11 @@ func (p *profiler) start(ctx context.Context, name string) func() error {
 	}
 	done := make(chan error, 1)
 	go func() { done <- p.fetch(ctx) }()
-	fmt.Printf("(profiling the apiserver's %s phase for %d s into %s)\n", name, p.seconds, p.file)
+	what := p.what
+	if what == "" {
+		what = "the apiserver"
+	}
+	fmt.Printf("(profiling %s during the %s phase for %d s into %s)\n", what, name, p.seconds, p.file)
 	return func() error { return <-done }
 }
 

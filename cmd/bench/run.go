@@ -101,6 +101,8 @@ type bench struct {
 	rawProcs  sideProcs
 	apiserver *child
 	profile   *profiler
+	// etcdProfile profiles the apiserver's etcd (-etcd-cpuprofile).
+	etcdProfile *profiler
 }
 
 // sideProcs are the pids of a side's server and of its etcd, 0 where the
@@ -203,7 +205,14 @@ func (b *bench) start(ctx context.Context, dir string) (stop func(), err error) 
 		}
 	}
 	fmt.Printf("starting etcd ...\n")
-	e, err := startEtcdProc(ctx, filepath.Join(dir, "etcd"), b.c.etcdPlain)
+	var pprofAddr string
+	if b.c.etcdCPUProfile != "" {
+		if pprofAddr, err = freeAddr(); err != nil {
+			return stop, err
+		}
+		b.etcdProfile = &profiler{addr: pprofAddr, file: b.c.etcdCPUProfile, phase: b.c.cpuProfilePhase, seconds: b.c.cpuProfileSeconds, what: "its etcd"}
+	}
+	e, err := startEtcdProc(ctx, filepath.Join(dir, "etcd"), b.c.etcdPlain, pprofAddr)
 	if err != nil {
 		return stop, err
 	}
@@ -277,7 +286,7 @@ func (b *bench) startFloor(ctx context.Context, dir string, stops *[]func()) err
 	}
 	// Configured as the apiserver's etcd (a unix socket unless
 	// -etcd-plain), so that the two servers reach etcd the same way.
-	fe, err := startEtcdProc(ctx, filepath.Join(dir, "floor-etcd"), b.c.etcdPlain)
+	fe, err := startEtcdProc(ctx, filepath.Join(dir, "floor-etcd"), b.c.etcdPlain, "")
 	if err != nil {
 		return fmt.Errorf("floor's etcd: %w", err)
 	}
@@ -304,12 +313,16 @@ func (b *bench) phase(ctx context.Context, name string, f func(s side) (result, 
 	rw := row{name: name}
 	var err error
 	stopProfile := b.profile.start(ctx, name)
+	stopEtcdProfile := b.etcdProfile.start(ctx, name)
 	stopGen := b.c.profileGenerator(name)
 	rw.api, err = measure(b.apiProcs, func() (result, error) { return f(b.api) })
 	if gerr := stopGen(); gerr != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", gerr)
 	}
 	if perr := stopProfile(); perr != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", perr)
+	}
+	if perr := stopEtcdProfile(); perr != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", perr)
 	}
 	if err != nil {
