@@ -441,7 +441,7 @@ func (h *Handler[T, L]) List(req *restful.Request, resp *restful.Response) {
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
 		if h.json != nil && f.plainJSON() {
-			if handled, err := h.listJSON(ctx, w, ns, opts); handled {
+			if handled, err := h.listJSON(ctx, w, r, ns, opts); handled {
 				return err
 			}
 		}

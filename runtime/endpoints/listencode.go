@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 )
 
 // listStreamChunk is how much encoded JSON a streamed list buffers before
@@ -20,6 +21,25 @@ var (
 	nilItems   = []byte(`"items":null}`)
 )
 
+// listFrameWrite is how much of a list one write to an HTTP/2 response
+// carries: Go's HTTP/2 server sends each write as DATA frames of at most
+// the peer's SETTINGS_MAX_FRAME_SIZE (16 KiB from Go clients, client-go
+// and browsers), and writes each frame, its 9-byte header and payload,
+// with one write to the TLS connection, which seals at most 16 KiB of
+// plaintext per record and sends each record with its own system call. A
+// 16 KiB frame therefore became two records and two write calls (16,384
+// bytes, then 9); a payload 9 bytes short of it fills one record exactly.
+const listFrameWrite = 16<<10 - 9
+
+// listBufs holds the buffers lists are encoded into, as *[]byte.
+var listBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, listStreamChunk+listFrameWrite)
+	return &b
+}}
+
+// listBufMax: a buffer grown past it (a huge item) is not kept.
+const listBufMax = 4 * listStreamChunk
+
 // writeListStream writes list as compact JSON, as json.Marshal would plus
 // a newline, without building the whole body in memory: the list envelope
 // is encoded once without items, then the items one by one into a small
@@ -32,21 +52,18 @@ var (
 // then encodes it whole. An encoding error after the first chunk has gone
 // out cannot become a Status any more: the body is left truncated (invalid
 // JSON) and the error returned for the log.
-func (h *Handler[T, L]) writeListStream(w http.ResponseWriter, code int, list L, items []T) (handled bool, err error) {
-	enc := json.NewEncoder(nil)
-	var encBuf *bytes.Buffer
-	handled, err = h.writeListItems(w, code, list, func(buf *bytes.Buffer, i int) (bool, error) {
+func (h *Handler[T, L]) writeListStream(w http.ResponseWriter, r *http.Request, code int, list L, items []T) (handled bool, err error) {
+	var aw appendWriter
+	enc := json.NewEncoder(&aw)
+	handled, err = h.writeListItems(w, r, code, list, func(dst []byte, i int) ([]byte, bool, error) {
 		if i >= len(items) {
-			return false, nil
+			return dst, false, nil
 		}
-		if encBuf != buf {
-			enc, encBuf = json.NewEncoder(buf), buf
-		}
+		aw.b = dst
 		if err := enc.Encode(items[i]); err != nil {
-			return false, fmt.Errorf("encode response as json: %w", err)
+			return aw.b, false, fmt.Errorf("encode response as json: %w", err)
 		}
-		buf.Truncate(buf.Len() - 1) // Encode's newline
-		return true, nil
+		return aw.b[:len(aw.b)-1], true, nil // without Encode's newline
 	})
 	if !handled {
 		h.s.SetItems(list, items)
@@ -54,11 +71,20 @@ func (h *Handler[T, L]) writeListStream(w http.ResponseWriter, code int, list L,
 	return handled, err
 }
 
+// appendWriter appends what is written to b.
+type appendWriter struct{ b []byte }
+
+func (a *appendWriter) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
+}
+
 // writeListItems writes list, whose items are replaced by an empty slice,
-// with items appended as JSON by item, called with i = 0, 1, ... until it
-// returns false (see writeListStream). handled is false, with nothing
-// written, when the list does not encode with "items" as its last field.
-func (h *Handler[T, L]) writeListItems(w http.ResponseWriter, code int, list L, item func(buf *bytes.Buffer, i int) (bool, error)) (handled bool, err error) {
+// with items appended as JSON to dst by item, called with i = 0, 1, ...
+// until it returns false (see writeListStream). handled is false, with
+// nothing written, when the list does not encode with "items" as its last
+// field.
+func (h *Handler[T, L]) writeListItems(w http.ResponseWriter, r *http.Request, code int, list L, item func(dst []byte, i int) ([]byte, bool, error)) (handled bool, err error) {
 	h.s.SetItems(list, []T{})
 	env, err := json.Marshal(list)
 	if err != nil {
@@ -73,45 +99,75 @@ func (h *Handler[T, L]) writeListItems(w http.ResponseWriter, code int, list L, 
 	default:
 		return false, nil
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, listStreamChunk+4096))
-	buf.Write(head) // up to and including "items":[
-	// Chunks go straight to w: buf is already the size a buffered writer
-	// would gather, so another one would only copy every byte once more.
-	started := false
-	flush := func() error {
-		if !started {
-			w.Header().Set("Content-Type", mediaJSON)
-			w.Header().Set("X-Content-Type-Options", "nosniff")
-			w.WriteHeader(code)
-			started = true
+	bp := listBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= listBufMax {
+			listBufs.Put(bp)
 		}
-		_, err := w.Write(buf.Bytes())
-		buf.Reset()
-		return err
-	}
+	}()
+	// Chunks go straight to w: the buffer is already the size a buffered
+	// writer would gather, so another one would only copy every byte once
+	// more.
+	out := listWriter{w: w, code: code, http2: r.ProtoMajor == 2}
+	buf := append((*bp)[:0], head...) // up to and including "items":[
+	defer func() { *bp = buf[:0] }()
 	for i := 0; ; i++ {
-		mark := buf.Len()
+		mark := len(buf)
 		if i > 0 {
-			buf.WriteByte(',')
+			buf = append(buf, ',')
 		}
-		ok, err := item(buf, i)
+		var ok bool
+		buf, ok, err = item(buf, i)
 		if err != nil {
-			if !started {
+			if !out.started {
 				return true, err
 			}
 			return true, fmt.Errorf("list item %d after the response started: %w", i, err)
 		}
 		if !ok {
-			buf.Truncate(mark)
+			buf = buf[:mark]
 			break
 		}
-		if buf.Len() >= listStreamChunk {
-			if err := flush(); err != nil {
+		if len(buf) >= listStreamChunk {
+			if buf, err = out.write(buf, false); err != nil {
 				return true, nil // the client went away
 			}
 		}
 	}
-	buf.WriteString("]}\n")
-	_ = flush() // an error: the client went away
+	buf = append(buf, "]}\n"...)
+	buf, _ = out.write(buf, true) // an error: the client went away
 	return true, nil
+}
+
+// listWriter writes a list's chunks to w, the status line before the
+// first.
+type listWriter struct {
+	w       http.ResponseWriter
+	code    int
+	http2   bool
+	started bool
+}
+
+// write writes buf, all of it when last is set, else (over HTTP/2) whole
+// listFrameWrite pieces, and returns buf holding what is left.
+func (o *listWriter) write(buf []byte, last bool) ([]byte, error) {
+	if !o.started {
+		o.w.Header().Set("Content-Type", mediaJSON)
+		o.w.Header().Set("X-Content-Type-Options", "nosniff")
+		o.w.WriteHeader(o.code)
+		o.started = true
+	}
+	if !o.http2 {
+		_, err := o.w.Write(buf)
+		return buf[:0], err
+	}
+	p := buf
+	for len(p) >= listFrameWrite || (last && len(p) > 0) {
+		n := min(len(p), listFrameWrite)
+		if _, err := o.w.Write(p[:n]); err != nil {
+			return buf[:0], err
+		}
+		p = p[n:]
+	}
+	return buf[:copy(buf, p)], nil
 }

@@ -2,9 +2,16 @@ package endpoints_test
 
 import (
 	"bytes"
+	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -56,4 +63,110 @@ func TestListStreamedJSON(t *testing.T) {
 	if r := ts.do(t, "GET", widgetsPath("a"), "", ""); !bytes.Contains(r.body, []byte(`\u003cteam \u0026 co\u003e`)) {
 		t.Fatalf("HTML characters not escaped: %.300s", r.body)
 	}
+}
+
+// TestListOverHTTP2FillsRecords: over HTTP/2 and TLS a streamed list (from
+// the stored bytes, and typed with a limit) is json.Marshal's bytes, sent
+// in DATA frames that fill TLS records: a 16 KiB frame and its 9-byte
+// header took two records (and two write system calls), so a list of B
+// bytes came in about B/8 KiB of them instead of B/16 KiB.
+func TestListOverHTTP2FillsRecords(t *testing.T) {
+	ts := newServer(t)
+	owner := strings.Repeat("o", 1000)
+	const n = 300
+	for i := range n {
+		ts.createWidget(t, "a", fmt.Sprintf("w%03d", i), fmt.Sprintf(`{"size":"small","owner":%q}`, owner))
+	}
+	srv := httptest.NewUnstartedServer(ts.Config.Handler)
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	var records atomic.Int64
+	tr := srv.Client().Transport.(*http.Transport).Clone()
+	tlsConfig := tr.TLSClientConfig
+	tr.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		raw, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		cfg := tlsConfig.Clone()
+		cfg.ServerName, _, _ = net.SplitHostPort(addr)
+		cfg.NextProtos = []string{"h2"}
+		conn := tls.Client(&recordCounter{Conn: raw, records: &records}, cfg)
+		if err := conn.HandshakeContext(ctx); err != nil {
+			raw.Close()
+			return nil, err
+		}
+		return conn, nil
+	}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	get := func(path string) []byte {
+		t.Helper()
+		resp, err := c.Get(srv.URL + path)
+		if err != nil {
+			t.Fatalf("list %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK || resp.ProtoMajor != 2 {
+			t.Fatalf("list %s: %v %s over HTTP/%d: %.300s", path, err, resp.Status, resp.ProtoMajor, data)
+		}
+		return data
+	}
+	// Connects, and sends the 128 KiB after which crypto/tls stops
+	// starting with small records (dynamic record sizing).
+	get(widgetsPath("a"))
+	for _, path := range []string{widgetsPath("a"), widgetsPath("a") + "?limit=1000"} {
+		before := records.Load()
+		data := get(path)
+		got := records.Load() - before
+		var l WidgetList
+		if err := json.Unmarshal(data, &l); err != nil || len(l.Items) != n {
+			t.Fatalf("list %s: %d items, %v", path, len(l.Items), err)
+		}
+		again, err := json.Marshal(&l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(append(again, '\n'), data) {
+			t.Fatalf("list %s differs from its json.Marshal:\n got %.400s\nwant %.400s", path, data, again)
+		}
+		// One record per full frame, and a few more: the headers, the
+		// last piece, the end of the stream.
+		if most := int64(len(data)/(16<<10-9)) + 5; got > most {
+			t.Errorf("list %s of %d bytes came in %d TLS records, want at most %d", path, len(data), got, most)
+		}
+	}
+}
+
+// recordCounter is a client's TCP connection that counts the TLS records
+// it reads by walking their 5-byte headers (type, version, length).
+type recordCounter struct {
+	net.Conn
+	records *atomic.Int64
+	hdr     [5]byte
+	hdrLen  int
+	body    int // bytes of the current record still to pass
+}
+
+func (c *recordCounter) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	for b := p[:n]; len(b) > 0; {
+		if c.body > 0 {
+			k := min(c.body, len(b))
+			c.body -= k
+			b = b[k:]
+			continue
+		}
+		k := copy(c.hdr[c.hdrLen:], b)
+		c.hdrLen += k
+		b = b[k:]
+		if c.hdrLen == len(c.hdr) {
+			c.hdrLen = 0
+			c.body = int(c.hdr[3])<<8 | int(c.hdr[4])
+			c.records.Add(1)
+		}
+	}
+	return n, err
 }

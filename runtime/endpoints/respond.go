@@ -104,7 +104,7 @@ func (h *Handler[T, L]) respondList(w http.ResponseWriter, r *http.Request, code
 		for _, it := range items {
 			h.setKind(it)
 		}
-		if handled, err := h.writeListStream(w, code, list, items); handled {
+		if handled, err := h.writeListStream(w, r, code, list, items); handled {
 			return err
 		}
 	}
@@ -161,7 +161,7 @@ func (h *Handler[T, L]) respondList(w http.ResponseWriter, r *http.Request, code
 
 // listJSON serves a plain JSON list through the store's JSONReader; handled
 // is false, with nothing done, when the reader does not serve the options.
-func (h *Handler[T, L]) listJSON(ctx context.Context, w http.ResponseWriter, ns string, opts metainternalversion.ListOptions) (bool, error) {
+func (h *Handler[T, L]) listJSON(ctx context.Context, w http.ResponseWriter, r *http.Request, ns string, opts metainternalversion.ListOptions) (bool, error) {
 	jl, ok, err := h.json.ListJSON(ctx, ns, toStorageList(opts))
 	if !ok {
 		return false, nil
@@ -172,10 +172,8 @@ func (h *Handler[T, L]) listJSON(ctx context.Context, w http.ResponseWriter, ns 
 	list := h.s.NewList()
 	list.SetResourceVersion(jl.ResourceVersion)
 	list.GetObjectKind().SetGroupVersionKind(h.listGVK)
-	handled, err := h.writeListItems(w, http.StatusOK, list, func(buf *bytes.Buffer, _ int) (bool, error) {
-		out, ok, err := jl.Next(buf.AvailableBuffer())
-		buf.Write(out)
-		return ok, err
+	handled, err := h.writeListItems(w, r, http.StatusOK, list, func(dst []byte, _ int) ([]byte, bool, error) {
+		return jl.Next(dst)
 	})
 	if handled {
 		return true, err

@@ -38,6 +38,15 @@ const (
 // serveHTTP2 makes srv serve HTTP/2 (golang.org/x/net/http2, the code
 // net/http bundles) over connections whose client resets are counted;
 // isProxy, when set, tells a front proxy's connection by its TLS state.
+//
+// No setting sizes what the server writes: neither http2.Server nor
+// http.HTTP2Config has one. DATA frames are at most the client's
+// SETTINGS_MAX_FRAME_SIZE (16 KiB from Go's client, client-go and
+// browsers; MaxReadFrameSize is what the server accepts), each written to
+// the TLS connection whole (its 4 KiB buffer is bypassed for larger
+// frames), and crypto/tls sends each record of at most 16 KiB with its own
+// system call. Big responses are written in pieces that fill a record
+// with their frame header (endpoints' listFrameWrite).
 func serveHTTP2(srv *http.Server, isProxy func(tls.ConnectionState) bool) error {
 	h2 := &http2.Server{}
 	if err := http2.ConfigureServer(srv, h2); err != nil {

@@ -261,12 +261,14 @@ func (c *watchCache[T, L]) listJSON(ctx context.Context, namespace string, opts 
 		return nil, ok, err
 	}
 	c.counted("list", true)
-	var page []jsonItem
+	// The selected entries, 8 bytes each; their items (80 bytes) are
+	// made a batch at a time as the list is written.
+	var entries []*cacheEntry[T]
 	switch {
 	case v.indexed:
-		page = make([]jsonItem, 0, len(v.keys))
+		entries = make([]*cacheEntry[T], 0, len(v.keys))
 	case namespace == "" && (v.all || pred.empty()):
-		page = make([]jsonItem, 0, v.tree.Len())
+		entries = make([]*cacheEntry[T], 0, v.tree.Len())
 	}
 	var failed error
 	scan(v, c.a.listPrefix(namespace), "", func(e *cacheEntry[T]) bool {
@@ -274,19 +276,47 @@ func (c *watchCache[T, L]) listJSON(ctx context.Context, namespace string, opts 
 			failed = err
 			return err == nil
 		}
-		it, err := e.listItem(c.a.raw)
-		if err != nil {
+		// Made (and kept by the entry) here, so that an entry that
+		// cannot be read fails the list before it starts.
+		if _, err := e.listItem(c.a.raw); err != nil {
 			failed = apierrors.NewInternalError(err)
 			return false
 		}
-		page = append(page, it)
+		entries = append(entries, e)
 		return true
 	})
 	if failed != nil {
 		return nil, true, failed
 	}
-	return &JSONList{ResourceVersion: strconv.FormatInt(v.rev, 10), page: page}, true, nil
+	l := &JSONList{ResourceVersion: strconv.FormatInt(v.rev, 10)}
+	var batch []jsonItem
+	l.next = func() ([]jsonItem, bool, error) {
+		n := min(len(entries), jsonListBatch)
+		if batch == nil {
+			batch = make([]jsonItem, 0, n)
+		}
+		batch = batch[:0]
+		for _, e := range entries[:n] {
+			it, err := e.listItem(c.a.raw)
+			if err != nil {
+				return nil, false, apierrors.NewInternalError(err)
+			}
+			batch = append(batch, it)
+		}
+		entries = entries[n:]
+		return batch, len(entries) > 0, nil
+	}
+	page, more, err := l.next()
+	if err != nil {
+		return nil, true, err
+	}
+	l.page, l.more = page, more
+	return l, true, nil
 }
+
+// jsonListBatch is how many items of a list from the cache are made at a
+// time.
+const jsonListBatch = 256
 
 // get serves a read of one object from the cache: at "0", at N once the
 // cache reached N, and a quorum read ("") once the cache reached etcd's
