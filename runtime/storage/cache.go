@@ -157,6 +157,9 @@ type watchCache[T resource.Object, L resource.ListObject] struct {
 	windowStart int64
 	watchers    map[*cacheWatcher[T, L]]struct{}
 	dec         *entryDecoder[T]
+	// gone are deleted objects this Store handed over, waiting for their
+	// events (cache_gone.go).
+	gone map[string]handedGone[T]
 	// advanced is closed when rev moves; nil when nobody waits.
 	advanced chan struct{}
 	// snapshots are cache states kept for paginated lists, by revision.
@@ -340,6 +343,7 @@ func (c *watchCache[T, L]) install(tree *btree.BTreeG[*cacheEntry[T]], rev int64
 		return true
 	})
 	c.window, c.windowBytes, c.windowStart = nil, 0, rev
+	c.gone = nil // their events, if any, are folded into the rebuild
 	c.setRev(rev)
 	c.ready = true
 	if m := c.metrics(); m != nil {
@@ -455,6 +459,9 @@ func (c *watchCache[T, L]) apply(ctx context.Context, e *clientv3.Event) {
 	c.setRev(rev)
 	if ev == nil {
 		return
+	}
+	if len(c.gone) > 0 {
+		c.takeGone(e.Kv.Key, ev)
 	}
 	c.record(ev)
 	c.dispatch(ev)
