@@ -180,11 +180,7 @@ func (r cacheReader[T, L]) guess(key string) (T, []byte, int64, bool) {
 		var zero T
 		return zero, nil, 0, false
 	}
-	obj, err := e.private()
-	if err != nil {
-		return obj, nil, 0, false
-	}
-	data, err := e.stored()
+	obj, data, err := e.privateStored()
 	if err != nil {
 		return obj, nil, 0, false
 	}
