@@ -157,6 +157,9 @@ type watchCache[T resource.Object, L resource.ListObject] struct {
 	windowStart int64
 	watchers    map[*cacheWatcher[T, L]]struct{}
 	dec         *entryDecoder[T]
+	// gone are deleted objects this Store handed over, waiting for their
+	// events (cache_gone.go).
+	gone map[string]handedGone[T]
 	// advanced is closed when rev moves; nil when nobody waits.
 	advanced chan struct{}
 	// snapshots are cache states kept for paginated lists, by revision.
@@ -340,6 +343,7 @@ func (c *watchCache[T, L]) install(tree *btree.BTreeG[*cacheEntry[T]], rev int64
 		return true
 	})
 	c.window, c.windowBytes, c.windowStart = nil, 0, rev
+	c.gone = nil // their events, if any, are folded into the rebuild
 	c.setRev(rev)
 	c.ready = true
 	if m := c.metrics(); m != nil {
@@ -430,6 +434,7 @@ func (c *watchCache[T, L]) apply(ctx context.Context, e *clientv3.Event) {
 			a.unreadable(e.Kv.Key, err)
 		} else if obj, ok := a.readable(kv); ok {
 			cur = c.newEntry(kv, obj)
+			cur.prove(obj, kv.Value)
 		}
 	}
 	c.mu.Lock()
@@ -454,6 +459,9 @@ func (c *watchCache[T, L]) apply(ctx context.Context, e *clientv3.Event) {
 	c.setRev(rev)
 	if ev == nil {
 		return
+	}
+	if len(c.gone) > 0 {
+		c.takeGone(e.Kv.Key, ev)
 	}
 	c.record(ev)
 	c.dispatch(ev)
@@ -601,6 +609,36 @@ func (e *cacheEntry[T]) json(proven *rawCache) (jsonItem, error) {
 	// one copy instead of an unpacked one and then the spliced one.
 	enc, err := appendStoredSpliced(make([]byte, 0, e.n+spliceLen(it.mode, it.rv)), it.packed, it.raw, it.off, it.mode, it.rv)
 	return jsonItem{enc: enc}, err
+}
+
+// prove checks, as an entry's JSON is first read, that raw (its stored
+// bytes, unpacked) with resourceVersion spliced in is json.Marshal of obj,
+// the object decoded from them, and remembers it when so. The watch cache
+// calls it as it takes a change in, while it has the decoded object: one
+// encode per write (which an HTTP watcher pays anyway) instead of a decode
+// and an encode on the first read of the version, which is most often a
+// read soon after the write (a client's GET before its next update).
+// When the splice does not hold nothing is kept (the first read decides,
+// and keeps the encoding only if it is read).
+func (e *cacheEntry[T]) prove(obj T, raw []byte) {
+	off, mode, ok := spliceOffset(raw)
+	if !ok {
+		return
+	}
+	enc, err := json.Marshal(obj)
+	if err != nil || len(enc) != len(raw)+spliceLen(mode, e.rev) || !splicedEqual(enc, raw, off, mode, e.rev) {
+		return
+	}
+	e.jsonOnce.Do(func() { e.off, e.mode, e.spliced = off, mode, true })
+}
+
+// splicedEqual reports whether enc is raw with resourceVersion rv spliced
+// in at off (appendSpliced), without building it.
+func splicedEqual(enc, raw []byte, off int, mode byte, rv int64) bool {
+	var b [48]byte
+	ins := appendSpliced(b[:0], nil, 0, mode, rv)
+	return len(enc) == len(raw)+len(ins) && bytes.Equal(enc[:off], raw[:off]) &&
+		bytes.Equal(enc[off:off+len(ins)], ins) && bytes.Equal(enc[off+len(ins):], raw[off:])
 }
 
 // listItem is json with the stored bytes as kept: a list holds the items

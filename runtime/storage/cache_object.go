@@ -83,16 +83,30 @@ func (e *cacheEntry[T]) object() (T, error) {
 	return obj, nil
 }
 
-// private returns a copy of e's typed object the caller may modify.
-func (e *cacheEntry[T]) private() (T, error) {
+// privateStored returns a copy of e's typed object the caller may modify,
+// and e's stored bytes (not to be modified), from one unpacking of packed
+// bytes: a write's guess needs both (cur, and curData to tell an
+// unchanged update).
+func (e *cacheEntry[T]) privateStored() (T, []byte, error) {
+	var zero T
 	e.objMu.Lock()
 	obj, ok := e.dec.strong(e.obj)
 	e.objMu.Unlock()
-	if ok {
-		return obj.DeepCopyObject().(T), nil
+	data, err := e.stored()
+	if err != nil {
+		return zero, nil, apierrors.NewInternalError(err)
 	}
-	// Nobody holds it: a fresh decode is as private as a copy.
-	return e.decodeAt(e.rev)
+	if ok {
+		return obj.DeepCopyObject().(T), data, nil
+	}
+	// Nobody holds it: a fresh decode is as private as a copy. It keeps
+	// no slice of data (the decoder copies what it keeps raw), and
+	// nobody writes to data.
+	obj, err = e.dec.decode(data, e.rev)
+	if err != nil {
+		return zero, nil, err
+	}
+	return obj, data, nil
 }
 
 // decodeAt decodes e's stored bytes with resourceVersion rev.

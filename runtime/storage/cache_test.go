@@ -582,13 +582,59 @@ func cacheOf[T resource.Object, L resource.ListObject](st *Store[T, L]) *watchCa
 	return st.reads.(cacheReader[T, L]).c
 }
 
-// TestCacheSharesSpliceProofs: a stored version whose splice the cache
+// TestCacheProvesSpliceOnApply: the watch cache proves a new version's
+// splice as it takes the change in (it has the decoded object then), so
+// the first read of the version neither decodes nor encodes; a version
+// whose splice does not hold is left to the first read, which serves the
+// typed path's JSON.
+func TestCacheProvesSpliceOnApply(t *testing.T) {
+	f, _ := cacheFixture(t, "", BackendOptions{})
+	a := mustCreate(t, f, widget("ns", "a", 1))
+	foreign := `{ "apiVersion": "test.kubeforge.dev/v1", "kind": "Widget", "metadata": { "name": "f", "namespace": "ns" }, "spec": { "size": 4 } }`
+	if _, err := testEtcd.Client().Put(context.Background(), f.st.key("ns", "f"), foreign); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil { // caught up
+		t.Fatal(err)
+	}
+	e, ok := cacheOf(f.st).entry(f.st.key("ns", "a"))
+	if !ok || e.rev != mustInt(t, a.ResourceVersion) {
+		t.Fatalf("cache entry of a: %v", ok)
+	}
+	if !e.spliced || e.enc != nil {
+		t.Errorf("entry of a not proven as the cache took it in: spliced %v", e.spliced)
+	}
+	ef, ok := cacheOf(f.st).entry(f.st.key("ns", "f"))
+	if !ok || ef.spliced || ef.enc != nil {
+		t.Fatalf("entry of f: %v, spliced %v before any read, want not", ok, ef.spliced)
+	}
+	for _, name := range []string{"a", "f"} {
+		if got, want := mustGetJSON(t, f, name, ""), typedJSON(t, f, "ns", name); !bytes.Equal(got, want) {
+			t.Errorf("GetJSON %s from the cache %s, want %s", name, got, want)
+		}
+	}
+	if ef.spliced || ef.enc == nil {
+		t.Errorf("entry of f after a read: spliced %v, encoded %v; want its encoding", ef.spliced, ef.enc != nil)
+	}
+	// A version the cache proved serves the same bytes as etcd's path.
+	if got, want := etcdGetJSON(t, f, "a"), mustGetJSON(t, f, "a", ""); !bytes.Equal(got, want) {
+		t.Errorf("GetJSON from etcd %s, from the cache %s", got, want)
+	}
+}
+
+// TestCacheSharesSpliceProofs: for the versions a cache loaded (its list,
+// which it does not prove), a stored version whose splice the cache
 // checked is remembered for the etcd reads, and one the etcd reads checked
 // is taken by the cache without encoding it again; both serve the typed
 // path's JSON.
 func TestCacheSharesSpliceProofs(t *testing.T) {
-	f, _ := cacheFixture(t, "", BackendOptions{})
-	mustCreate(t, f, widget("ns", "a", 1))
+	prefix := fmt.Sprintf("/t%d", prefixSeq.Add(1))
+	writer, _ := cacheFixture(t, prefix, BackendOptions{})
+	mustCreate(t, writer, widget("ns", "a", 1))
+	b := mustCreate(t, writer, widget("ns", "b", 2))
+	c := mustCreate(t, writer, widget("ns", "c", 3))
+	// A second replica loads the three versions.
+	f, _ := cacheFixture(t, prefix, BackendOptions{})
 	etcdKV := func(name string) *mvccpb.KeyValue {
 		t.Helper()
 		resp, err := testEtcd.Client().Get(context.Background(), f.st.key("ns", name))
@@ -597,8 +643,27 @@ func TestCacheSharesSpliceProofs(t *testing.T) {
 		}
 		return resp.Kvs[0]
 	}
-	// A consistent list from the cache checks a's splice.
-	if got, want, _, _ := listItemsJSON(t, f, "ns", ListOptions{}); len(got) != 1 || got[0] != want[0] {
+	// A consistent list from the cache checks a's splice (and b's, c's):
+	// read c from etcd first, with a bogus remembered offset, to see the
+	// cache take it rather than check it again.
+	etcdGetJSON(t, f, "c")
+	rc := f.st.raw.lookup(etcdKV("c"))
+	if rc == nil {
+		t.Fatal("c not remembered after an etcd read")
+	}
+	rc.off = 1
+	ec, ok := cacheOf(f.st).entry(f.st.key("ns", "c"))
+	if !ok || ec.rev != mustInt(t, c.ResourceVersion) {
+		t.Fatalf("cache entry of c: %v", ok)
+	}
+	if _, err := ec.json(f.st.raw); err != nil || ec.off != 1 {
+		t.Errorf("cache JSON of c checked again (offset %d, %v), not taken from the etcd read's proof", ec.off, err)
+	}
+	rc.off = 0
+	if f.st.raw.lookup(etcdKV("a")) != nil {
+		t.Fatal("a remembered before any read")
+	}
+	if got, want, _, _ := listItemsJSON(t, f, "ns", ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", "a")}); len(got) != 1 || got[0] != want[0] {
 		t.Fatalf("ListJSON from the cache %s, want %s", got, want)
 	}
 	if f.st.raw.lookup(etcdKV("a")) == nil {
@@ -606,14 +671,6 @@ func TestCacheSharesSpliceProofs(t *testing.T) {
 	}
 	if got, want := etcdGetJSON(t, f, "a"), typedJSON(t, f, "ns", "a"); !bytes.Equal(got, want) {
 		t.Errorf("GetJSON from etcd %s, want %s", got, want)
-	}
-	// b is checked by an etcd read first: the cache takes that proof.
-	b := mustCreate(t, f, widget("ns", "b", 2))
-	if got, want := etcdGetJSON(t, f, "b"), typedJSON(t, f, "ns", "b"); !bytes.Equal(got, want) {
-		t.Fatalf("GetJSON from etcd %s, want %s", got, want)
-	}
-	if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil { // caught up
-		t.Fatal(err)
 	}
 	if got, want := mustGetJSON(t, f, "b", "0"), typedJSON(t, f, "ns", "b"); !bytes.Equal(got, want) {
 		t.Errorf("GetJSON from the cache %s, want %s", got, want)
@@ -625,25 +682,6 @@ func TestCacheSharesSpliceProofs(t *testing.T) {
 	}
 	if !e.spliced || e.enc != nil || e.off != re.off || e.mode != re.mode {
 		t.Errorf("cache JSON of b: spliced %v at %d (mode %d), remembered at %d (mode %d)", e.spliced, e.off, e.mode, re.off, re.mode)
-	}
-	// The proof is taken as remembered, not checked again: a (bogus)
-	// remembered offset shows in the entry of a version not read yet.
-	c := mustCreate(t, f, widget("ns", "c", 3))
-	etcdGetJSON(t, f, "c")
-	rc := f.st.raw.lookup(etcdKV("c"))
-	if rc == nil {
-		t.Fatal("c not remembered after an etcd read")
-	}
-	rc.off = 1
-	if _, err := f.st.List(ctx, "ns", ListOptions{}); err != nil { // caught up
-		t.Fatal(err)
-	}
-	ec, ok := cacheOf(f.st).entry(f.st.key("ns", "c"))
-	if !ok || ec.rev != mustInt(t, c.ResourceVersion) {
-		t.Fatalf("cache entry of c: %v", ok)
-	}
-	if _, err := ec.json(f.st.raw); err != nil || ec.off != 1 {
-		t.Errorf("cache JSON of c checked again (offset %d, %v), not taken from the etcd read's proof", ec.off, err)
 	}
 }
 

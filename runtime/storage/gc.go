@@ -155,6 +155,9 @@ func namespaceDeletionFinalizers(cur []string, opts DeleteOptions) (bool, []stri
 // gcFinalizers removes both garbage collection finalizers from cur and
 // adds back those wanted, reporting whether the set changed.
 func gcFinalizers(cur []string, orphan, foreground bool) (bool, []string) {
+	if !orphan && !foreground && !slices.Contains(cur, metav1.FinalizerOrphanDependents) && !slices.Contains(cur, metav1.FinalizerDeleteDependents) {
+		return false, cur // the common delete: nothing to change, nothing to build
+	}
 	out := []string{}
 	for _, f := range cur {
 		if f == metav1.FinalizerOrphanDependents || f == metav1.FinalizerDeleteDependents {

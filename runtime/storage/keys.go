@@ -104,6 +104,9 @@ func (st *Store[T, L]) checkNamespace(namespace string) error {
 // kinds whose Info says so (the generated validation has the kind's own,
 // possibly stricter, rule).
 func (st *Store[T, L]) nameErrors(name string) []string {
+	if isDNS1123Subdomain(name) {
+		return nil // nearly every name: no path segment rule refuses one either
+	}
 	if msgs := content.IsPathSegmentName(name); len(msgs) > 0 || st.s.Info.PathSegmentNames {
 		return msgs
 	}
@@ -111,10 +114,47 @@ func (st *Store[T, L]) nameErrors(name string) []string {
 }
 
 func namespaceErrors(ns string) []string {
+	if isDNS1123Label(ns, content.DNS1123LabelMaxLength) {
+		return nil
+	}
 	if msgs := content.IsPathSegmentName(ns); len(msgs) > 0 {
 		return msgs
 	}
 	return content.IsDNS1123Label(ns)
+}
+
+// isDNS1123Label reports whether s is a DNS-1123 label no longer than max
+// (content.IsDNS1123Label finds nothing wrong with it at max 63): names
+// and namespaces are checked on every request, and that function's
+// regular expression cost more than the rest of the check.
+func isDNS1123Label(s string, max int) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' && i > 0 && i < len(s)-1:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// isDNS1123Subdomain reports whether content.IsDNS1123Subdomain finds
+// nothing wrong with s: at most 253 bytes of labels (of any length)
+// joined by dots.
+func isDNS1123Subdomain(s string) bool {
+	if s == "" || len(s) > content.DNS1123SubdomainMaxLength {
+		return false
+	}
+	for label := range strings.SplitSeq(s, ".") {
+		if !isDNS1123Label(label, len(label)) {
+			return false
+		}
+	}
+	return true
 }
 
 // Continue tokens: kube-apiserver's format.

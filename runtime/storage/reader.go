@@ -34,6 +34,13 @@ type reader[T resource.Object, L resource.ListObject] interface {
 	// guess is the object at key as last seen, stored at rev as raw: the
 	// first guess of a write (ok false: none, read etcd).
 	guess(key string) (obj T, raw []byte, rev int64, ok bool)
+	// handsGone reports whether a delete should hand its object over
+	// (gone): a watch cache with watchers.
+	handsGone() bool
+	// gone hands the cache obj, the object of key's value stored at
+	// oldRev, which a delete is about to delete, for the watchers of its
+	// DELETED event; obj is the reader's from now on.
+	gone(key string, oldRev int64, obj T)
 	// recentRV is the resourceVersion of the cheapest list that sees every
 	// object as of about now (the garbage collector's): "0" from memory,
 	// "" (a quorum read) from etcd.
@@ -90,6 +97,10 @@ func (etcdReader[T, L]) guess(string) (T, []byte, int64, bool) {
 }
 
 func (etcdReader[T, L]) recentRV() string { return "" }
+
+func (etcdReader[T, L]) handsGone() bool { return false }
+
+func (etcdReader[T, L]) gone(string, int64, T) {}
 
 // cacheReader serves from the watch cache what it can answer exactly (see
 // cache_read.go and cache_watch.go), and the rest from etcd.
@@ -169,11 +180,7 @@ func (r cacheReader[T, L]) guess(key string) (T, []byte, int64, bool) {
 		var zero T
 		return zero, nil, 0, false
 	}
-	obj, err := e.private()
-	if err != nil {
-		return obj, nil, 0, false
-	}
-	data, err := e.stored()
+	obj, data, err := e.privateStored()
 	if err != nil {
 		return obj, nil, 0, false
 	}
@@ -181,3 +188,9 @@ func (r cacheReader[T, L]) guess(key string) (T, []byte, int64, bool) {
 }
 
 func (cacheReader[T, L]) recentRV() string { return "0" }
+
+func (r cacheReader[T, L]) handsGone() bool { return r.c.watched() }
+
+func (r cacheReader[T, L]) gone(key string, oldRev int64, obj T) {
+	r.c.handGone(key, oldRev, obj)
+}

@@ -735,6 +735,14 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 			attempt--
 			continue
 		}
+		// The watch cache's DELETED event carries cur as stored: a copy
+		// taken before hooks and admission see cur saves it a decode
+		// (cache_gone.go).
+		var gone T
+		handing := !mark && !opts.DryRun && st.reads.handsGone()
+		if handing {
+			gone = st.copyObj(cur)
+		}
 		if msg := checkPreconditions(opts.Preconditions, cur); msg != "" {
 			return zero, false, st.conflict(name, msg)
 		}
@@ -791,6 +799,10 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 		}
 		if opts.DryRun {
 			return cur, true, nil
+		}
+		if handing {
+			gone.GetObjectKind().SetGroupVersionKind(st.storageGVK()) // as decode sets it
+			st.reads.gone(key, curRev, gone)
 		}
 		resp, err := st.deleteIf(ctx, key, curRev)
 		if err != nil {
