@@ -306,6 +306,7 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 		InFlight:            s.metrics.InFlight,
 		Observe:             s.metrics.ObserveRequest,
 		Auditor:             s.auditor,
+		EndWith:             s.etcdEnd,
 	}), nil
 }
 
