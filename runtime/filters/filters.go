@@ -170,7 +170,7 @@ func WithBodyLimit(next http.Handler, max int64) http.Handler {
 				fmt.Sprintf("Request entity too large: limit is %d", max), nil)
 			return
 		}
-		if req.Body != nil && req.Body != http.NoBody {
+		if hasBody(req) {
 			req.Body = http.MaxBytesReader(w, req.Body, max)
 		}
 		next.ServeHTTP(w, req)
@@ -196,14 +196,14 @@ func WithMaxInFlight(next http.Handler, maxMutating, maxReadOnly int, inflight f
 		}
 		if slots != nil {
 			u, _ := auth.UserFrom(req.Context())
-			release, ok := slots.acquire(u)
+			name, ok := slots.acquire(u)
 			if !ok {
 				w.Header().Set("Retry-After", "1")
 				WriteStatus(w, req, http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests,
 					"Too many requests, please try again later.", &metav1.StatusDetails{RetryAfterSeconds: 1})
 				return
 			}
-			defer release()
+			defer slots.release(name)
 		}
 		if inflight != nil {
 			inflight(kind, 1)
@@ -224,7 +224,13 @@ func WithLoggingAndMetrics(next http.Handler, log *slog.Logger, observe func(ver
 			req = withState(req)
 			st = request.StateFrom(req.Context())
 		}
-		rw := &recordingWriter{ResponseWriter: w}
+		// The recovery filter's writer, when it is the next one out (the
+		// chain's order): both only record the code and whether the
+		// header went out.
+		rw, ok := w.(*recordingWriter)
+		if !ok {
+			rw = &recordingWriter{ResponseWriter: w}
+		}
 		defer func() {
 			d := time.Since(start)
 			code := rw.code
@@ -587,9 +593,8 @@ func (s *slots) userShare() int { return max(1, s.max/2) }
 
 // acquire takes a slot for u; ok is false when none is free or u holds
 // its share already (system:masters has no share, as kube's exempt
-// priority level).
-func (s *slots) acquire(u *auth.User) (release func(), ok bool) {
-	name := ""
+// priority level). The slot is given back with release(name).
+func (s *slots) acquire(u *auth.User) (name string, ok bool) {
 	if u != nil {
 		name = u.Name
 	}
@@ -597,18 +602,21 @@ func (s *slots) acquire(u *auth.User) (release func(), ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.used >= s.max || !exempt && s.perUser[name] >= s.userShare() {
-		return nil, false
+		return "", false
 	}
 	s.used++
 	s.perUser[name]++
-	return func() {
-		s.mu.Lock()
-		s.used--
-		if s.perUser[name]--; s.perUser[name] == 0 {
-			delete(s.perUser, name)
-		}
-		s.mu.Unlock()
-	}, true
+	return name, true
+}
+
+// release gives back a slot acquire took for the user named name.
+func (s *slots) release(name string) {
+	s.mu.Lock()
+	s.used--
+	if s.perUser[name]--; s.perUser[name] == 0 {
+		delete(s.perUser, name)
+	}
+	s.mu.Unlock()
 }
 
 // WithBodyRead receives the whole body of a request (up to max bytes,
