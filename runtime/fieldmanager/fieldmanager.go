@@ -82,7 +82,7 @@ type Registry struct {
 	mu       sync.Mutex
 	schemas  map[string]*spec.Schema
 	names    map[schema.GroupVersionKind]string // kind -> schema name
-	tc       managedfields.TypeConverter        // over schemas; nil when none
+	tc       *typeConverter                     // over schemas; nil when none
 	versions map[schema.GroupVersionKind]*version
 	managers map[managerKey]*FieldManager
 }
@@ -135,16 +135,20 @@ func (r *Registry) AddSchemas(gv schema.GroupVersion, schemas map[string]json.Ra
 	for k, v := range parsed {
 		merged[k] = v
 	}
-	tc, err := managedfields.NewTypeConverter(merged, false)
+	names := make(map[schema.GroupVersionKind]string, len(r.names))
+	for gvk, name := range r.names {
+		names[gvk] = name
+	}
+	for name, s := range parsed {
+		for _, gvk := range schemaGVKs(s) {
+			names[gvk] = name
+		}
+	}
+	tc, err := newTypeConverter(merged, names)
 	if err != nil {
 		return fmt.Errorf("field manager schemas of %s: %w", gv.String(), err)
 	}
-	r.schemas, r.tc = merged, tc
-	for name, s := range parsed {
-		for _, gvk := range schemaGVKs(s) {
-			r.names[gvk] = name
-		}
-	}
+	r.schemas, r.tc, r.names = merged, tc, names
 	return nil
 }
 
@@ -172,10 +176,15 @@ func (r *Registry) FieldManager(k Kind, subresource string) (*FieldManager, erro
 // its convertor copy objects it need not (tests compare the two). Callers
 // hold r.mu.
 func (r *Registry) build(k Kind, subresource string, alwaysCopy bool) (*FieldManager, error) {
-	var tc managedfields.TypeConverter = r.tc
-	if _, typed := r.names[k.GVK]; !typed || tc == nil {
-		tc = managedfields.NewDeducedTypeConverter()
+	tc := managedfields.NewDeducedTypeConverter()
+	if _, typed := r.names[k.GVK]; typed && r.tc != nil {
+		tc = r.tc.forKind(k.GVK, k.New())
 	}
+	return r.buildWith(k, subresource, alwaysCopy, tc)
+}
+
+// buildWith is build with the type converter tc. Callers hold r.mu.
+func (r *Registry) buildWith(k Kind, subresource string, alwaysCopy bool, tc managedfields.TypeConverter) (*FieldManager, error) {
 	conv := &kindConvertor{kind: k, versions: r.family(k), alwaysCopy: alwaysCopy}
 	// The field manager's hub is the kind's own version, the version of
 	// the objects the handler gives it and wants back; the convertor
