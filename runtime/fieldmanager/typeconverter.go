@@ -175,7 +175,7 @@ type fitter struct {
 	s *smdschema.Schema
 	// inEntry: the struct being checked is a ManagedFieldsEntry.
 	inEntry bool
-	seen map[fitKey]bool // pairs being or already checked: recursive types fit unless a path shows otherwise
+	seen    map[fitKey]bool // pairs being or already checked: recursive types fit unless a path shows otherwise
 }
 
 func refKey(tr smdschema.TypeRef) string {
