@@ -185,7 +185,7 @@ func (r *Registry) build(k Kind, subresource string, alwaysCopy bool) (*FieldMan
 
 // buildWith is build with the type converter tc. Callers hold r.mu.
 func (r *Registry) buildWith(k Kind, subresource string, alwaysCopy bool, tc managedfields.TypeConverter) (*FieldManager, error) {
-	conv := &kindConvertor{kind: k, versions: r.family(k), alwaysCopy: alwaysCopy}
+	conv := newKindConvertor(k, r.family(k), alwaysCopy)
 	// The field manager's hub is the kind's own version, the version of
 	// the objects the handler gives it and wants back; the convertor
 	// converts between any two versions of the kind through the real hub.
