@@ -159,23 +159,27 @@ var (
 // check again): every struct field and map key it can give is declared,
 // with a type that fits, and every scalar has the schema's type. It
 // answers false for what it cannot tell (interfaces, types that convert
-// themselves to anything under a typed schema).
+// themselves to anything under a typed schema), and for keyed lists and
+// sets inside atomic lists and maps, whose items Compare and Merge do not
+// visit.
 func fitsSchema(t reflect.Type, s *smdschema.Schema, tr smdschema.TypeRef) bool {
 	f := fitter{s: s, seen: map[fitKey]bool{}}
 	return f.fits(t, tr)
 }
 
 type fitKey struct {
-	t       reflect.Type
-	tr      string
-	inEntry bool
+	t               reflect.Type
+	tr              string
+	inEntry, atomic bool
 }
 
 type fitter struct {
 	s *smdschema.Schema
 	// inEntry: the struct being checked is a ManagedFieldsEntry.
 	inEntry bool
-	seen    map[fitKey]bool // pairs being or already checked: recursive types fit unless a path shows otherwise
+	// atomic: the value is inside an atomic list or map.
+	atomic bool
+	seen   map[fitKey]bool // pairs being or already checked: recursive types fit unless a path shows otherwise
 }
 
 func refKey(tr smdschema.TypeRef) string {
@@ -186,7 +190,7 @@ func refKey(tr smdschema.TypeRef) string {
 }
 
 func (f *fitter) fits(t reflect.Type, tr smdschema.TypeRef) bool {
-	key := fitKey{t, refKey(tr), f.inEntry}
+	key := fitKey{t, refKey(tr), f.inEntry, f.atomic}
 	if ok, done := f.seen[key]; done {
 		return ok
 	}
@@ -224,14 +228,18 @@ func (f *fitter) check(t reflect.Type, tr smdschema.TypeRef) bool {
 	case reflect.Pointer:
 		return f.fits(t.Elem(), tr)
 	case reflect.Struct:
-		return a.Map != nil && f.structFits(t, a.Map)
+		return a.Map != nil && f.inside(a.Map.ElementRelationship, func() bool { return f.structFits(t, a.Map) })
 	case reflect.Map:
-		return t.Key().Kind() == reflect.String && a.Map != nil && f.mapFits(t.Elem(), a.Map)
+		return t.Key().Kind() == reflect.String && a.Map != nil &&
+			f.inside(a.Map.ElementRelationship, func() bool { return f.mapFits(t.Elem(), a.Map) })
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return scalarFits(a, smdschema.String)
 		}
-		return a.List != nil && f.fits(t.Elem(), a.List.ElementType)
+		if a.List == nil || f.atomic && a.List.ElementRelationship == smdschema.Associative {
+			return false
+		}
+		return f.inside(a.List.ElementRelationship, func() bool { return f.fits(t.Elem(), a.List.ElementType) })
 	case reflect.String:
 		return scalarFits(a, smdschema.String)
 	case reflect.Bool:
@@ -241,6 +249,15 @@ func (f *fitter) check(t reflect.Type, tr smdschema.TypeRef) bool {
 		return scalarFits(a, smdschema.Numeric)
 	}
 	return false // interfaces, arrays, uint64 and the rest: not told
+}
+
+// inside runs check with atomic set while inside an atomic list or map.
+func (f *fitter) inside(rel smdschema.ElementRelationship, check func() bool) bool {
+	was := f.atomic
+	f.atomic = was || rel == smdschema.Atomic
+	ok := check()
+	f.atomic = was
+	return ok
 }
 
 // structFits: every field the reflection gives (its JSON names, inlined
@@ -278,16 +295,17 @@ func (f *fitter) mapFits(elem reflect.Type, m *smdschema.Map) bool {
 }
 
 // anyJSON: every JSON value validates against tr (an untyped scalar, and
-// lists and maps of such values without declared fields).
+// lists that are not sets or keyed and maps without declared fields, of
+// such values).
 func (f *fitter) anyJSON(tr smdschema.TypeRef) bool {
-	key := fitKey{nil, refKey(tr), false}
+	key := fitKey{nil, refKey(tr), false, false}
 	if ok, done := f.seen[key]; done {
 		return ok
 	}
 	f.seen[key] = true
 	a, ok := f.s.Resolve(tr)
 	ok = ok && a.Scalar != nil && *a.Scalar == smdschema.Untyped &&
-		a.List != nil && f.anyJSON(a.List.ElementType) &&
+		a.List != nil && a.List.ElementRelationship != smdschema.Associative && f.anyJSON(a.List.ElementType) &&
 		a.Map != nil && len(a.Map.Fields) == 0 && (a.Map.ElementType != smdschema.TypeRef{}) && f.anyJSON(a.Map.ElementType)
 	f.seen[key] = ok
 	return ok
