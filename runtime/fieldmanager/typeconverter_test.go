@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -151,7 +152,7 @@ func fuzzer(seed int64) *randfill.Filler {
 }
 
 // TestUnvalidatedMatchesKube: for every shipped kind, creates, updates by
-// the creator and by another manager, and writes whose live object holds
+// the creator and by another manager, applies (forced or not), and writes whose live object holds
 // a managedFields entry that is not a JSON object, on fuzzed objects
 // (list-maps with repeated or empty keys, sets, atomic lists and structs,
 // IntOrString, quantities, times), record exactly what kube-apiserver's
@@ -191,6 +192,12 @@ func fuzzWrites(t *testing.T, k fieldmanager.Kind, fast, ref *fieldmanager.Field
 	lf, lr = stepSame(t, "update by the creator", update(fast, next, "creator"), update(ref, next, "creator"), lf, lr)
 	other := obj()
 	lf, lr = stepSame(t, "update by another manager", update(fast, other, "other"), update(ref, other, "other"), lf, lr)
+	if u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj()); err == nil {
+		cfg := &unstructured.Unstructured{Object: u}
+		cfg.SetGroupVersionKind(k.GVK)
+		stepSame(t, "apply", apply(fast, cfg, "applier"), apply(ref, cfg, "applier"), lf, lr)
+		lf, lr = stepSame(t, "forced apply", applyForce(fast, cfg), applyForce(ref, cfg), lf, lr)
+	}
 	// An entry written into etcd by another program: kube's validation
 	// refuses it, and so must this field manager. (Without a uid the
 	// field manager tracks the write although the entries do not decode.)
@@ -206,6 +213,12 @@ func fuzzWrites(t *testing.T, k fieldmanager.Kind, fast, ref *fieldmanager.Field
 	}
 	last := obj()
 	stepSame(t, "update over an odd entry", update(fast, last, "creator"), update(ref, last, "creator"), odd(lf), odd(lr))
+}
+
+func applyForce(fm *fieldmanager.FieldManager, cfg *unstructured.Unstructured) func(runtime.Object) (runtime.Object, error) {
+	return func(live runtime.Object) (runtime.Object, error) {
+		return fm.Apply(live, cfg.DeepCopy(), "applier", true)
+	}
 }
 
 // stepSame is step, with the error of each side in the message.
