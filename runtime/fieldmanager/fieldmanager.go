@@ -283,6 +283,10 @@ func ManagerOrUserAgent(manager, userAgent string) string {
 		return manager
 	}
 	m, _, _ := strings.Cut(userAgent, "/")
+	if printableASCII(m) {
+		// What the loop below keeps, without copying it.
+		return m[:min(len(m), validation.FieldManagerMaxLength)]
+	}
 	var buf bytes.Buffer
 	for _, r := range m {
 		if !unicode.IsPrint(r) {
@@ -294,6 +298,16 @@ func ManagerOrUserAgent(manager, userAgent string) string {
 		buf.WriteRune(r)
 	}
 	return buf.String()
+}
+
+// printableASCII: every byte of s is a printable ASCII character.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // PruneUnknown deletes from u, an object decoded from JSON, the fields
