@@ -55,6 +55,7 @@ func NewConversion[S, H runtime.Object](gvk, hub schema.GroupVersionKind, newSpo
 type version struct {
 	gvk, hub       schema.GroupVersionKind
 	new            func() runtime.Object
+	typ            reflect.Type // of new's objects
 	toHub, fromHub func(runtime.Object) (runtime.Object, error)
 }
 
@@ -85,9 +86,9 @@ func (r *Registry) AddConversion(c Conversion) error {
 		return fmt.Errorf("add conversion of %s to %s: %s is itself converted to %s", c.GVK, c.Hub, c.Hub, h.hub)
 	}
 	if _, ok := r.versions[c.Hub]; !ok {
-		r.versions[c.Hub] = &version{gvk: c.Hub, hub: c.Hub, new: c.NewHub}
+		r.versions[c.Hub] = &version{gvk: c.Hub, hub: c.Hub, new: c.NewHub, typ: reflect.TypeOf(c.NewHub())}
 	}
-	r.versions[c.GVK] = &version{gvk: c.GVK, hub: c.Hub, new: c.New, toHub: c.ToHub, fromHub: c.FromHub}
+	r.versions[c.GVK] = &version{gvk: c.GVK, hub: c.Hub, new: c.New, typ: reflect.TypeOf(c.New()), toHub: c.ToHub, fromHub: c.FromHub}
 	return nil
 }
 
@@ -95,7 +96,7 @@ func (r *Registry) AddConversion(c Conversion) error {
 // hub's spokes), k's own version always included with k.New. Callers hold
 // r.mu.
 func (r *Registry) family(k Kind) map[schema.GroupVersionKind]*version {
-	own := &version{gvk: k.GVK, hub: k.GVK, new: k.New}
+	own := &version{gvk: k.GVK, hub: k.GVK, new: k.New, typ: reflect.TypeOf(k.New())}
 	hub := k.GVK
 	if v, ok := r.versions[k.GVK]; ok {
 		hub = v.hub
@@ -119,6 +120,8 @@ func (r *Registry) family(k Kind) map[schema.GroupVersionKind]*version {
 type kindConvertor struct {
 	kind     Kind
 	versions map[schema.GroupVersionKind]*version
+	kinds    []schema.GroupVersionKind // of versions
+	typ      reflect.Type              // of kind.New's objects
 	// alwaysCopy: convert to the same version by a deep copy too, as
 	// runtime.Scheme does (for tests that compare the two).
 	alwaysCopy bool
@@ -130,8 +133,18 @@ var (
 	_ runtime.ObjectDefaulter = (*kindConvertor)(nil)
 )
 
+// newKindConvertor is the convertor of kind k over the versions of its
+// family.
+func newKindConvertor(k Kind, versions map[schema.GroupVersionKind]*version, alwaysCopy bool) *kindConvertor {
+	c := &kindConvertor{kind: k, versions: versions, typ: reflect.TypeOf(k.New()), alwaysCopy: alwaysCopy}
+	for gvk := range versions {
+		c.kinds = append(c.kinds, gvk)
+	}
+	return c
+}
+
 func (c *kindConvertor) sameType(obj runtime.Object) bool {
-	return reflect.TypeOf(obj) == reflect.TypeOf(c.kind.New())
+	return reflect.TypeOf(obj) == c.typ
 }
 
 func (c *kindConvertor) notRegistered(gvk schema.GroupVersionKind) error {
@@ -192,7 +205,7 @@ func (c *kindConvertor) typed(in runtime.Object) (runtime.Object, *version, erro
 	if !ok {
 		return nil, nil, c.notRegistered(gvk)
 	}
-	if reflect.TypeOf(in) != reflect.TypeOf(v.new()) {
+	if reflect.TypeOf(in) != v.typ {
 		return nil, nil, fmt.Errorf("field manager of %s: a %T says it is %s", c.kind.GVK, in, gvk)
 	}
 	return in, v, nil
@@ -206,11 +219,7 @@ func (c *kindConvertor) ConvertToVersion(in runtime.Object, target runtime.Group
 	if err != nil {
 		return nil, err
 	}
-	kinds := make([]schema.GroupVersionKind, 0, len(c.versions))
-	for gvk := range c.versions {
-		kinds = append(kinds, gvk)
-	}
-	want, ok := target.KindForGroupVersionKinds(kinds)
+	want, ok := target.KindForGroupVersionKinds(c.kinds)
 	if !ok {
 		return nil, runtime.NewNotRegisteredGVKErrForTarget("field manager of "+c.kind.GVK.String(), from.gvk, target)
 	}

@@ -82,7 +82,7 @@ type Registry struct {
 	mu       sync.Mutex
 	schemas  map[string]*spec.Schema
 	names    map[schema.GroupVersionKind]string // kind -> schema name
-	tc       managedfields.TypeConverter        // over schemas; nil when none
+	tc       *typeConverter                     // over schemas; nil when none
 	versions map[schema.GroupVersionKind]*version
 	managers map[managerKey]*FieldManager
 }
@@ -135,16 +135,20 @@ func (r *Registry) AddSchemas(gv schema.GroupVersion, schemas map[string]json.Ra
 	for k, v := range parsed {
 		merged[k] = v
 	}
-	tc, err := managedfields.NewTypeConverter(merged, false)
+	names := make(map[schema.GroupVersionKind]string, len(r.names))
+	for gvk, name := range r.names {
+		names[gvk] = name
+	}
+	for name, s := range parsed {
+		for _, gvk := range schemaGVKs(s) {
+			names[gvk] = name
+		}
+	}
+	tc, err := newTypeConverter(merged, names)
 	if err != nil {
 		return fmt.Errorf("field manager schemas of %s: %w", gv.String(), err)
 	}
-	r.schemas, r.tc = merged, tc
-	for name, s := range parsed {
-		for _, gvk := range schemaGVKs(s) {
-			r.names[gvk] = name
-		}
-	}
+	r.schemas, r.tc, r.names = merged, tc, names
 	return nil
 }
 
@@ -172,11 +176,16 @@ func (r *Registry) FieldManager(k Kind, subresource string) (*FieldManager, erro
 // its convertor copy objects it need not (tests compare the two). Callers
 // hold r.mu.
 func (r *Registry) build(k Kind, subresource string, alwaysCopy bool) (*FieldManager, error) {
-	var tc managedfields.TypeConverter = r.tc
-	if _, typed := r.names[k.GVK]; !typed || tc == nil {
-		tc = managedfields.NewDeducedTypeConverter()
+	tc := managedfields.NewDeducedTypeConverter()
+	if _, typed := r.names[k.GVK]; typed && r.tc != nil {
+		tc = r.tc.forKind(k.GVK, k.New())
 	}
-	conv := &kindConvertor{kind: k, versions: r.family(k), alwaysCopy: alwaysCopy}
+	return r.buildWith(k, subresource, alwaysCopy, tc)
+}
+
+// buildWith is build with the type converter tc. Callers hold r.mu.
+func (r *Registry) buildWith(k Kind, subresource string, alwaysCopy bool, tc managedfields.TypeConverter) (*FieldManager, error) {
+	conv := newKindConvertor(k, r.family(k), alwaysCopy)
 	// The field manager's hub is the kind's own version, the version of
 	// the objects the handler gives it and wants back; the convertor
 	// converts between any two versions of the kind through the real hub.
@@ -274,6 +283,10 @@ func ManagerOrUserAgent(manager, userAgent string) string {
 		return manager
 	}
 	m, _, _ := strings.Cut(userAgent, "/")
+	if printableASCII(m) {
+		// What the loop below keeps, without copying it.
+		return m[:min(len(m), validation.FieldManagerMaxLength)]
+	}
 	var buf bytes.Buffer
 	for _, r := range m {
 		if !unicode.IsPrint(r) {
@@ -285,6 +298,16 @@ func ManagerOrUserAgent(manager, userAgent string) string {
 		buf.WriteRune(r)
 	}
 	return buf.String()
+}
+
+// printableASCII: every byte of s is a printable ASCII character.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // PruneUnknown deletes from u, an object decoded from JSON, the fields

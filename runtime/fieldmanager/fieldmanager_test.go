@@ -98,6 +98,8 @@ func TestManagerOrUserAgent(t *testing.T) {
 		{"", "a\x07b/1", "ab"},
 		{"", strings.Repeat("x", 200), strings.Repeat("x", 128)},
 		{"", strings.Repeat("é", 100), strings.Repeat("é", 64)},
+		{"", "a b~c\x7fd/1", "a b~cd"},
+		{"", strings.Repeat("y", 128), strings.Repeat("y", 128)},
 	} {
 		if got := fieldmanager.ManagerOrUserAgent(c.manager, c.ua); got != c.want {
 			t.Errorf("ManagerOrUserAgent(%q, %q) = %q, want %q", c.manager, c.ua, got, c.want)
