@@ -409,6 +409,14 @@ func (c *endContext) String() string { return "filters.endContext" }
 // before passing the rest through.
 const timeoutBufferLimit = 256 << 10
 
+// timeoutDirectWrite: a write this large passes through at once. Streamed
+// lists write pieces sized to fill one TLS record with their HTTP/2 frame
+// header (runtime/endpoints/listencode.go); gathering them here only to
+// write them again in other sizes copied every byte and split records. A
+// timeout after it cuts the body short, as it does past the limit (and as
+// kube-apiserver's, which buffers nothing, does after any write).
+const timeoutDirectWrite = 16<<10 - 9
+
 type timeoutWriter struct {
 	mu       sync.Mutex
 	header   http.Header
@@ -501,15 +509,20 @@ func (tw *timeoutWriter) Write(p []byte) (int, error) {
 	if tw.passThrough {
 		return tw.w.Write(p)
 	}
-	if tw.buf.Len()+len(p) <= timeoutBufferLimit {
+	if len(p) < timeoutDirectWrite && tw.buf.Len()+len(p) <= timeoutBufferLimit {
 		return tw.buf.Write(p)
 	}
 	tw.passThrough = true
 	tw.commit()
-	if _, err := tw.w.Write(tw.buf.Bytes()); err != nil {
-		return 0, err
+	if tw.buf.Len() > 0 {
+		if _, err := tw.w.Write(tw.buf.Bytes()); err != nil {
+			return 0, err
+		}
 	}
-	tw.buf = bytes.Buffer{}
+	if tw.buf.Cap() > pooledBufferMax {
+		tw.buf = bytes.Buffer{} // not held for the rest of a long list
+	}
+	tw.buf.Reset()
 	return tw.w.Write(p)
 }
 

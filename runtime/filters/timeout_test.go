@@ -66,14 +66,28 @@ func TestTimeoutSmallResponseBuffered(t *testing.T) {
 	}
 }
 
-// TestTimeoutLargeResponseStreams: past timeoutBufferLimit the response
-// reaches the client while the handler is still running.
+// TestTimeoutLargeResponseStreams: past timeoutBufferLimit, or from a
+// write of a streamed list's piece (timeoutDirectWrite) on, the response
+// reaches the client while the handler is still running, every byte once
+// and in order.
 func TestTimeoutLargeResponseStreams(t *testing.T) {
-	first := bytes.Repeat([]byte("a"), timeoutBufferLimit+1)
+	for name, writes := range map[string][][]byte{
+		"past the limit":        {bytes.Repeat([]byte("a"), timeoutBufferLimit+1)},
+		"one piece":             {bytes.Repeat([]byte("b"), timeoutDirectWrite)},
+		"small, then one piece": {[]byte(`{"items":[`), bytes.Repeat([]byte("c"), timeoutDirectWrite)},
+	} {
+		t.Run(name, func(t *testing.T) { streamsWhileRunning(t, writes) })
+	}
+}
+
+func streamsWhileRunning(t *testing.T, writes [][]byte) {
+	first := bytes.Join(writes, nil)
 	release := make(chan struct{})
 	srv := timeoutServer(t, time.Minute, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Big", "yes")
-		_, _ = w.Write(first)
+		for _, p := range writes {
+			_, _ = w.Write(p)
+		}
 		select {
 		case <-release:
 		case <-r.Context().Done():
