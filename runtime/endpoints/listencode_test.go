@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/kubeforge/kubeforge/internal/tlsrecords"
 )
 
 // TestListStreamedJSON checks that a streamed list is byte for byte what
@@ -92,7 +94,7 @@ func TestListOverHTTP2FillsRecords(t *testing.T) {
 		cfg := tlsConfig.Clone()
 		cfg.ServerName, _, _ = net.SplitHostPort(addr)
 		cfg.NextProtos = []string{"h2"}
-		conn := tls.Client(&recordCounter{Conn: raw, records: &records}, cfg)
+		conn := tls.Client(&tlsrecords.Conn{Conn: raw, Records: &records}, cfg)
 		if err := conn.HandshakeContext(ctx); err != nil {
 			raw.Close()
 			return nil, err
@@ -138,35 +140,4 @@ func TestListOverHTTP2FillsRecords(t *testing.T) {
 			t.Errorf("list %s of %d bytes came in %d TLS records, want at most %d", path, len(data), got, most)
 		}
 	}
-}
-
-// recordCounter is a client's TCP connection that counts the TLS records
-// it reads by walking their 5-byte headers (type, version, length).
-type recordCounter struct {
-	net.Conn
-	records *atomic.Int64
-	hdr     [5]byte
-	hdrLen  int
-	body    int // bytes of the current record still to pass
-}
-
-func (c *recordCounter) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	for b := p[:n]; len(b) > 0; {
-		if c.body > 0 {
-			k := min(c.body, len(b))
-			c.body -= k
-			b = b[k:]
-			continue
-		}
-		k := copy(c.hdr[c.hdrLen:], b)
-		c.hdrLen += k
-		b = b[k:]
-		if c.hdrLen == len(c.hdr) {
-			c.hdrLen = 0
-			c.body = int(c.hdr[3])<<8 | int(c.hdr[4])
-			c.records.Add(1)
-		}
-	}
-	return n, err
 }

@@ -21,42 +21,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubeforge/kubeforge/generated"
+	"github.com/kubeforge/kubeforge/internal/tlsrecords"
 	"github.com/kubeforge/kubeforge/runtime/server"
 )
-
-// recordCounter is a client's TCP connection that counts the TLS records
-// and bytes the server sends, by walking the record headers (5 bytes:
-// type, version, length) as they are read.
-type recordCounter struct {
-	net.Conn
-	records, bytes *atomic.Int64
-
-	hdr    [5]byte
-	hdrLen int
-	body   int // bytes of the current record still to pass
-}
-
-func (c *recordCounter) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	c.bytes.Add(int64(n))
-	for b := p[:n]; len(b) > 0; {
-		if c.body > 0 {
-			k := min(c.body, len(b))
-			c.body -= k
-			b = b[k:]
-			continue
-		}
-		k := copy(c.hdr[c.hdrLen:], b)
-		c.hdrLen += k
-		b = b[k:]
-		if c.hdrLen == len(c.hdr) {
-			c.hdrLen = 0
-			c.body = int(c.hdr[3])<<8 | int(c.hdr[4])
-			c.records.Add(1)
-		}
-	}
-	return n, err
-}
 
 // writeSyscalls is the process's write system calls so far (syscw of
 // /proc/self/io), or -1 where that is not available.
@@ -195,7 +162,7 @@ func startListServer(b *testing.B) (url string, c *http.Client, records, receive
 		if cfg.ServerName == "" {
 			cfg.ServerName, _, _ = net.SplitHostPort(addr)
 		}
-		conn := tls.Client(&recordCounter{Conn: raw, records: records, bytes: received}, cfg)
+		conn := tls.Client(&tlsrecords.Conn{Conn: raw, Records: records, Bytes: received}, cfg)
 		if err := conn.HandshakeContext(ctx); err != nil {
 			raw.Close()
 			return nil, err
