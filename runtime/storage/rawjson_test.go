@@ -204,8 +204,6 @@ func TestListJSONDeclines(t *testing.T) {
 	f := newFixture(t, true, false)
 	mustCreate(t, f, widget("ns", "a", 1))
 	for _, opts := range []ListOptions{
-		{Limit: 1},
-		{Continue: "x"},
 		// Declined unchecked (List checks it): a field label beyond
 		// metadata, here one the kind does not support.
 		{FieldSelector: fields.OneTermEqualSelector("spec.size", "1")},
@@ -217,6 +215,8 @@ func TestListJSONDeclines(t *testing.T) {
 	// Errors are the typed path's.
 	for _, opts := range []ListOptions{
 		{ResourceVersion: "x"},
+		{Continue: "x"},
+		{Limit: 1, Continue: "x"},
 		{FieldSelector: fields.OneTermEqualSelector("metadata.name", "a"), ResourceVersion: "x"},
 		{ResourceVersion: "0", ResourceVersionMatch: metav1.ResourceVersionMatchExact},
 		{ResourceVersion: fmt.Sprint(currentRev(t) + 1000), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan},
