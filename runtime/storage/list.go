@@ -130,20 +130,6 @@ func (st *Store[T, L]) listRequest(namespace string, opts ListOptions) (ListOpti
 	return opts, pred, nil
 }
 
-// selectsBeyondMetadata reports whether fs reads a field other than
-// metadata.name and metadata.namespace (a predicate with fieldsOf).
-func selectsBeyondMetadata(fs fields.Selector) bool {
-	if fs == nil {
-		return false
-	}
-	for _, r := range fs.Requirements() {
-		if r.Field != "metadata.name" && r.Field != "metadata.namespace" {
-			return true
-		}
-	}
-	return false
-}
-
 // List reads objects; namespace "" lists all namespaces. The
 // resourceVersion semantics are kube-apiserver's: "" is a quorum read, "0"
 // any data, N with NotOlderThan at least N, Exact at N (410 once

@@ -347,3 +347,42 @@ func TestListPagesUnreadable(t *testing.T) {
 		}
 	}
 }
+
+// TestListJSONSelectableFields: a field selector on a kind's selectable
+// fields is served by ListJSON too (the cache reads the fields it keeps,
+// etcd reads decode remembered versions without encoding them), every
+// page and whole list equal to the typed path's.
+func TestListJSONSelectableFields(t *testing.T) {
+	f, _ := selectingFixture(t)
+	for i := range 30 {
+		w := widget(fmt.Sprintf("ns%d", i%2), fmt.Sprintf("w%02d", i), i)
+		w.Spec.Color = []string{"red", "blue", "green"}[i%3]
+		if i%4 == 0 {
+			w.Labels = map[string]string{"bench": "true"}
+		}
+		mustCreate(t, f, w)
+	}
+	s := widgetStrategy(true, true)
+	s.Info.SelectableFields = []string{"spec.color"}
+	s.SelectableFields = func(w *Widget) fields.Set {
+		return fields.Set{"metadata.name": w.Name, "metadata.namespace": w.Namespace, "spec.color": w.Spec.Color}
+	}
+	b := NewBackend(testEtcd.Client(), f.prefix, BackendOptions{})
+	t.Cleanup(b.Close)
+	direct := NewStore(b, s)
+	for _, sel := range []string{"spec.color=red", "spec.color!=blue,metadata.namespace=ns1", "spec.color=purple"} {
+		for _, limit := range []int64{0, 1, 4, 500} {
+			opts := ListOptions{FieldSelector: fieldSel(t, sel), Limit: limit}
+			for round := range 2 { // first read checks, second serves remembered versions
+				for _, st := range [][]*Store[*Widget, *WidgetList]{{f.st}, {direct}, {f.st, direct}} {
+					pages := walkPages(t, st, "", opts, nil)
+					if sel == "spec.color=red" && limit == 4 && round == 1 && (len(pages) < 3 || len(pages[0].items) != 4) {
+						t.Errorf("%s, limit 4: %d pages, first of %d items", sel, len(pages), len(pages[0].items))
+					}
+				}
+			}
+		}
+		opts := ListOptions{FieldSelector: fieldSel(t, sel), LabelSelector: mustSelector(t, "bench=true"), Limit: 2}
+		walkPages(t, []*Store[*Widget, *WidgetList]{f.st, direct}, "", opts, nil)
+	}
+}

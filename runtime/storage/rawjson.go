@@ -37,9 +37,8 @@ type JSONReader interface {
 	// List's. A list without a limit or continue token is read from etcd
 	// in pages at the list's revision as the items are taken (see
 	// JSONList); a page of a paginated list is read whole, as List reads
-	// it. ok is false, with nothing read, for what it does not serve (a
-	// field selector beyond metadata.name and metadata.namespace): call
-	// List then.
+	// it. ok is false, with nothing read, for what it does not serve
+	// (the options of a converted view): call List then.
 	ListJSON(ctx context.Context, namespace string, opts ListOptions) (list *JSONList, ok bool, err error)
 }
 
@@ -398,8 +397,9 @@ func (st etcdReader[T, L]) getJSON(ctx context.Context, key, name string, opts G
 // ListJSON implements JSONReader.
 func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts ListOptions) (*JSONList, bool, error) {
 	// Declined before anything is checked: List, called next, checks
-	// the request once.
-	if opts.selectable != nil || selectsBeyondMetadata(opts.FieldSelector) {
+	// the request once. A converted view's selector reads its own
+	// version's fields.
+	if opts.selectable != nil {
 		return nil, false, nil
 	}
 	opts, pred, err := st.listRequest(namespace, opts)
@@ -527,10 +527,19 @@ func (st etcdReader[T, L]) jsonPage(dst []jsonItem, kvs []*mvccpb.KeyValue, pred
 			continue
 		}
 		items[i] = jsonItem{raw: kv.Value, rv: kv.ModRevision, off: e.off, mode: e.mode}
+		if pred.fieldsOf != nil {
+			// Selectable fields are read from the decoded object
+			// (with the misses); it need not be encoded.
+			misses = append(misses, i)
+			continue
+		}
 		keep[i] = pred.matchesMeta(e.labels, e.name, e.namespace)
 	}
 	err := parallelDo(len(misses), func(j int) error {
 		i := misses[j]
+		if items[i].raw != nil {
+			return st.selectRemembered(kvs[i], pred, &keep[i])
+		}
 		obj, enc, e, err := st.checkJSON(kvs[i])
 		if err != nil {
 			if !bytes.Equal(kvs[i].Value, undecryptable) {
@@ -561,6 +570,18 @@ func (st etcdReader[T, L]) jsonPage(dst []jsonItem, kvs []*mvccpb.KeyValue, pred
 	}
 	clear(dst[len(out):])
 	return out, nil
+}
+
+// selectRemembered sets keep when pred selects the remembered version
+// kv, decoded; an unreadable one is left out.
+func (st etcdReader[T, L]) selectRemembered(kv *mvccpb.KeyValue, pred predicate, keep *bool) error {
+	obj, ok := st.readable(kv)
+	if !ok {
+		return nil
+	}
+	ok, err := pred.matches(obj)
+	*keep = ok
+	return err
 }
 
 // matchesMeta is matches for a predicate without fieldsOf, from the
