@@ -523,6 +523,7 @@ func (st etcdReader[T, L]) jsonPage(dst []jsonItem, kvs []*mvccpb.KeyValue, pred
 	for i, kv := range kvs {
 		e := st.raw.lookup(kv)
 		if e == nil {
+			items[i] = jsonItem{} // raw unset: to be checked
 			misses = append(misses, i)
 			continue
 		}
