@@ -171,6 +171,8 @@ func (h *Handler[T, L]) listJSON(ctx context.Context, w http.ResponseWriter, r *
 	}
 	list := h.s.NewList()
 	list.SetResourceVersion(jl.ResourceVersion)
+	list.SetContinue(jl.Continue)
+	list.SetRemainingItemCount(jl.RemainingItemCount)
 	list.GetObjectKind().SetGroupVersionKind(h.listGVK)
 	handled, err := h.writeListItems(w, r, http.StatusOK, list, func(dst []byte, _ int) ([]byte, bool, error) {
 		return jl.Next(dst)

@@ -206,43 +206,49 @@ func (c *watchCache[T, L]) list(ctx context.Context, namespace string, opts List
 		return nil, 0, "", 0, ok, err
 	}
 	c.counted("list", true)
-	keyPrefix := c.a.listPrefix(namespace)
 	items := []T{}
+	cont, remaining, err := c.listPage(v, namespace, startKey, opts.Limit, pred, func(e *cacheEntry[T]) error {
+		obj, err := e.object()
+		if err == nil {
+			items = append(items, obj)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, 0, "", 0, true, err
+	}
+	return items, v.rev, cont, remaining, true, nil
+}
+
+// listPage gives take, in key order, the entries of v under namespace
+// that pred selects, from startKey on, at most limit (0: all); an error
+// of take ends the list. When more entries follow, cont is the continue
+// token (v is kept for it) and remaining how many follow, counted only
+// for a list without selectors (see remainingItemCount).
+func (c *watchCache[T, L]) listPage(v view[*cacheEntry[T]], namespace, startKey string, limit int64, pred predicate, take func(*cacheEntry[T]) error) (cont string, remaining int64, err error) {
+	keyPrefix := c.a.listPrefix(namespace)
 	var lastKey string
+	var taken int64
 	more := false
-	var matchErr error
 	scan(v, keyPrefix, startKey, func(e *cacheEntry[T]) bool {
-		if opts.Limit > 0 && int64(len(items)) >= opts.Limit {
+		if limit > 0 && taken >= limit {
 			more = true
 			return false
 		}
 		lastKey = e.key
-		ok, err := selected(v, pred, e)
-		if err != nil {
-			matchErr = err
-			return false
+		var ok bool
+		if ok, err = selected(v, pred, e); ok && err == nil {
+			err = take(e)
+			taken++
 		}
-		if ok {
-			obj, err := e.object()
-			if err != nil {
-				matchErr = err
-				return false
-			}
-			items = append(items, obj)
-		}
-		return true
+		return err == nil
 	})
-	if matchErr != nil {
-		return nil, 0, "", 0, true, matchErr
+	if err != nil || !more {
+		return "", 0, err
 	}
-	if !more {
-		return items, v.rev, "", 0, true, nil
+	if cont, err = encodeContinue(lastKey+"\x00", keyPrefix, v.rev); err != nil {
+		return "", 0, err
 	}
-	tok, err := encodeContinue(lastKey+"\x00", keyPrefix, v.rev)
-	if err != nil {
-		return nil, 0, "", 0, true, err
-	}
-	var remaining int64
 	if pred.empty() {
 		scan(v, keyPrefix, lastKey+"\x00", func(*cacheEntry[T]) bool {
 			remaining++
@@ -250,12 +256,13 @@ func (c *watchCache[T, L]) list(ctx context.Context, namespace string, opts List
 		})
 	}
 	c.keep(v)
-	return items, v.rev, tok, remaining, true, nil
+	return cont, remaining, nil
 }
 
-// listJSON serves Store.ListJSON from the cache: every item of one state.
+// listJSON serves Store.ListJSON from the cache: the items of one state,
+// or of one page of it.
 func (c *watchCache[T, L]) listJSON(ctx context.Context, namespace string, opts ListOptions, pred predicate) (*JSONList, bool, error) {
-	v, _, ok, err := c.listView(ctx, namespace, opts, pred)
+	v, startKey, ok, err := c.listView(ctx, namespace, opts, pred)
 	if !ok || err != nil {
 		c.counted("list", false)
 		return nil, ok, err
@@ -264,31 +271,26 @@ func (c *watchCache[T, L]) listJSON(ctx context.Context, namespace string, opts 
 	// The selected entries, 8 bytes each; their items (80 bytes) are
 	// made a batch at a time as the list is written.
 	var entries []*cacheEntry[T]
-	switch {
-	case v.indexed:
-		entries = make([]*cacheEntry[T], 0, len(v.keys))
-	case namespace == "" && (v.all || pred.empty()):
-		entries = make([]*cacheEntry[T], 0, v.tree.Len())
+	if n := listCap(v, namespace, pred, opts.Limit); n > 0 {
+		entries = make([]*cacheEntry[T], 0, n)
 	}
-	var failed error
-	scan(v, c.a.listPrefix(namespace), "", func(e *cacheEntry[T]) bool {
-		if ok, err := selected(v, pred, e); err != nil || !ok {
-			failed = err
-			return err == nil
-		}
+	cont, remaining, err := c.listPage(v, namespace, startKey, opts.Limit, pred, func(e *cacheEntry[T]) error {
 		// Made (and kept by the entry) here, so that an entry that
 		// cannot be read fails the list before it starts.
 		if _, err := e.listItem(c.a.raw); err != nil {
-			failed = apierrors.NewInternalError(err)
-			return false
+			return apierrors.NewInternalError(err)
 		}
 		entries = append(entries, e)
-		return true
+		return nil
 	})
-	if failed != nil {
-		return nil, true, failed
+	if err != nil {
+		return nil, true, err
 	}
-	l := &JSONList{ResourceVersion: strconv.FormatInt(v.rev, 10)}
+	l := &JSONList{
+		ResourceVersion:    strconv.FormatInt(v.rev, 10),
+		Continue:           cont,
+		RemainingItemCount: remainingItemCount(cont, remaining, pred),
+	}
 	var batch []jsonItem
 	l.next = func() ([]jsonItem, bool, error) {
 		n := min(len(entries), jsonListBatch)
@@ -312,6 +314,24 @@ func (c *watchCache[T, L]) listJSON(ctx context.Context, namespace string, opts 
 	}
 	l.page, l.more = page, more
 	return l, true, nil
+}
+
+// listCap is how many entries a list of v can hold, when that is known
+// without looking (0: unknown).
+func listCap[T resource.Object](v view[*cacheEntry[T]], namespace string, pred predicate, limit int64) int {
+	n := 0
+	switch {
+	case v.indexed:
+		n = len(v.keys)
+	case namespace == "" && (v.all || pred.empty()):
+		n = v.tree.Len()
+	case limit > 0:
+		n = v.tree.Len()
+	}
+	if limit > 0 && int64(n) > limit {
+		n = int(limit)
+	}
+	return n
 }
 
 // jsonListBatch is how many items of a list from the cache are made at a

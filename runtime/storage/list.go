@@ -130,20 +130,6 @@ func (st *Store[T, L]) listRequest(namespace string, opts ListOptions) (ListOpti
 	return opts, pred, nil
 }
 
-// selectsBeyondMetadata reports whether fs reads a field other than
-// metadata.name and metadata.namespace (a predicate with fieldsOf).
-func selectsBeyondMetadata(fs fields.Selector) bool {
-	if fs == nil {
-		return false
-	}
-	for _, r := range fs.Requirements() {
-		if r.Field != "metadata.name" && r.Field != "metadata.namespace" {
-			return true
-		}
-	}
-	return false
-}
-
 // List reads objects; namespace "" lists all namespaces. The
 // resourceVersion semantics are kube-apiserver's: "" is a quorum read, "0"
 // any data, N with NotOlderThan at least N, Exact at N (410 once
@@ -164,50 +150,101 @@ func (st *Store[T, L]) List(ctx context.Context, namespace string, opts ListOpti
 
 // list is List read from etcd.
 func (st etcdReader[T, L]) list(ctx context.Context, namespace string, opts ListOptions, pred predicate) ([]T, int64, string, int64, error) {
-	keyPrefix := st.listPrefix(namespace)
-	startKey := keyPrefix
-	var err error
-	var withRev, minRV int64
-	serializable := false
-	paging := opts.Continue != ""
-	if paging {
-		k, rv, err := decodeContinue(opts.Continue, keyPrefix)
-		if err != nil {
-			return nil, 0, "", 0, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
-		}
-		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
-			return nil, 0, "", 0, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
-		}
-		startKey = k
-		if rv > 0 {
-			withRev = rv
-		}
-	} else {
-		if withRev, minRV, serializable, err = listRevision(opts); err != nil {
-			return nil, 0, "", 0, err
-		}
+	items := []T{}
+	rev, cont, remaining, err := st.readRange(ctx, namespace, opts, st.objectsTaker(pred, &items))
+	if err != nil {
+		return nil, 0, "", 0, err
 	}
-	items, rev, cont, remaining, err := st.rangeRead(ctx, keyPrefix, startKey, withRev, serializable, opts.Limit, pred)
+	return items, rev, cont, remaining, nil
+}
+
+// rangeRead reads keys from startKey to the end of keyPrefix at revision
+// withRev (0: the latest), keeping up to limit matching items (0: all). It
+// returns the items (never nil), the list revision, the continue token and,
+// when more keys remain, how many.
+func (st etcdReader[T, L]) rangeRead(ctx context.Context, keyPrefix, startKey string, withRev int64, serializable bool, limit int64, pred predicate) ([]T, int64, string, int64, error) {
+	items := []T{}
+	rev, cont, remaining, err := st.readPages(ctx, keyPrefix, startKey, withRev, serializable, limit, st.objectsTaker(pred, &items))
+	if err != nil {
+		return nil, 0, "", 0, err
+	}
+	return items, rev, cont, remaining, nil
+}
+
+// objectsTaker is the typed path's take, appending to items.
+func (st etcdReader[T, L]) objectsTaker(pred predicate, items *[]T) takeFunc {
+	return func(kvs []*mvccpb.KeyValue, room int64) (int, int64, error) {
+		n := len(*items)
+		consumed, err := st.takeObjects(kvs, room, pred, items)
+		return consumed, int64(len(*items) - n), err
+	}
+}
+
+// rangeStart is where a list read from etcd starts.
+type rangeStart struct {
+	key string
+	// withRev is the revision to read at (0: the latest), minRV the
+	// revision the result must be at least.
+	withRev, minRV int64
+	// serializable: any member's data will do.
+	serializable bool
+	// paging: the list continues a token.
+	paging bool
+}
+
+// listStart reads where a list starts from its continue token or its
+// resourceVersion, with kube-apiserver's 400s for a bad token.
+func listStart(opts ListOptions, keyPrefix string) (rangeStart, error) {
+	s := rangeStart{key: keyPrefix, paging: opts.Continue != ""}
+	if !s.paging {
+		var err error
+		s.withRev, s.minRV, s.serializable, err = listRevision(opts)
+		return s, err
+	}
+	k, rv, err := decodeContinue(opts.Continue, keyPrefix)
+	if err != nil {
+		return s, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
+	}
+	if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+		return s, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+	}
+	s.key = k
+	if rv > 0 {
+		s.withRev = rv
+	}
+	return s, nil
+}
+
+// readRange reads one page of a list from etcd (all of it without a
+// limit) with take (see readPages), and answers compaction and a revision
+// not yet reached as kube-apiserver does.
+func (st etcdReader[T, L]) readRange(ctx context.Context, namespace string, opts ListOptions, take takeFunc) (int64, string, int64, error) {
+	keyPrefix := st.listPrefix(namespace)
+	s, err := listStart(opts, keyPrefix)
+	if err != nil {
+		return 0, "", 0, err
+	}
+	rev, cont, remaining, err := st.readPages(ctx, keyPrefix, s.key, s.withRev, s.serializable, opts.Limit, take)
 	if err != nil {
 		if isCompacted(err) {
-			if paging {
+			if s.paging {
 				// Offer a token that continues at the latest revision.
-				tok, encErr := encodeContinue(startKey, keyPrefix, -1)
+				tok, encErr := encodeContinue(s.key, keyPrefix, -1)
 				if encErr != nil {
-					return nil, 0, "", 0, apierrors.NewResourceExpired(continueExpiredMsg)
+					return 0, "", 0, apierrors.NewResourceExpired(continueExpiredMsg)
 				}
 				se := apierrors.NewResourceExpired(inconsistentListMsg)
 				se.ErrStatus.ListMeta.Continue = tok
-				return nil, 0, "", 0, se
+				return 0, "", 0, se
 			}
-			return nil, 0, "", 0, apierrors.NewResourceExpired(expiredListMsg)
+			return 0, "", 0, apierrors.NewResourceExpired(expiredListMsg)
 		}
-		return nil, 0, "", 0, st.listError(ctx, namespace, withRev, err)
+		return 0, "", 0, st.listError(ctx, namespace, s.withRev, err)
 	}
-	if minRV > rev {
-		return nil, 0, "", 0, tooLargeRV(minRV, rev)
+	if s.minRV > rev {
+		return 0, "", 0, tooLargeRV(s.minRV, rev)
 	}
-	return items, rev, cont, remaining, nil
+	return rev, cont, remaining, nil
 }
 
 // newList is the list of items read at rev.
@@ -216,11 +253,20 @@ func (st *access[T, L]) newList(items []T, rev int64, cont string, remaining int
 	st.s.SetItems(out, items)
 	out.SetResourceVersion(strconv.FormatInt(rev, 10))
 	out.SetContinue(cont)
-	if cont != "" && pred.empty() && remaining > 0 {
-		out.SetRemainingItemCount(&remaining)
-	}
+	out.SetRemainingItemCount(remainingItemCount(cont, remaining, pred))
 	out.GetObjectKind().SetGroupVersionKind(st.listGVK())
 	return out
+}
+
+// remainingItemCount is a page's metadata.remainingItemCount: the keys
+// after it, set as kube-apiserver sets it, only on a page with a continue
+// token of a list without selectors (with one, the count of keys would
+// count objects the list does not select).
+func remainingItemCount(cont string, remaining int64, pred predicate) *int64 {
+	if cont == "" || !pred.empty() || remaining <= 0 {
+		return nil
+	}
+	return &remaining
 }
 
 // listRevision reads the resourceVersion of a list without a continue
@@ -278,17 +324,21 @@ func (st *access[T, L]) currentRevision(ctx context.Context) (int64, error) {
 	return st.b.revs.current(ctx)
 }
 
-// rangeRead reads keys from startKey to the end of keyPrefix at revision
-// withRev (0: the latest), keeping up to limit matching items (0: all). It
-// returns the items (never nil), the list revision, the continue token and,
-// when more keys remain, how many.
-func (st etcdReader[T, L]) rangeRead(ctx context.Context, keyPrefix, startKey string, withRev int64, serializable bool, limit int64, pred predicate) ([]T, int64, string, int64, error) {
+// takeFunc takes the items of a page from kvs, one etcd response, in key
+// order: it looks at kvs until it has kept room items (0: no bound) or
+// looked at all of them, and returns how many it looked at and kept.
+type takeFunc func(kvs []*mvccpb.KeyValue, room int64) (consumed int, kept int64, err error)
+
+// readPages reads keys from startKey to the end of keyPrefix at revision
+// withRev (0: the latest), giving each response to take until it has kept
+// limit items (0: all). It returns the list revision, the continue token
+// and, when more keys remain, how many.
+func (st etcdReader[T, L]) readPages(ctx context.Context, keyPrefix, startKey string, withRev int64, serializable bool, limit int64, take takeFunc) (int64, string, int64, error) {
 	rangeEnd := clientv3.GetPrefixRangeEnd(keyPrefix)
-	items := []T{}
 	fetch := limit
 	key := startKey
 	var lastKey []byte
-	var remaining int64
+	var remaining, kept int64
 	hasMore := false
 	for {
 		ops := []clientv3.OpOption{clientv3.WithRange(rangeEnd)}
@@ -305,56 +355,27 @@ func (st etcdReader[T, L]) rangeRead(ctx context.Context, keyPrefix, startKey st
 		resp, err := st.b.client.Get(ctx, key, ops...)
 		st.observe("list", start)
 		if err != nil {
-			return nil, 0, "", 0, err
+			return 0, "", 0, err
 		}
 		if withRev == 0 {
 			withRev = resp.Header.Revision
 		}
 		st.fromStorageAll(ctx, resp.Kvs)
-		hasMore = resp.More
-		// Decode up front (in parallel) exactly what the loop below reads:
-		// everything without a limit, the missing items without a
-		// selector. A limited, filtered page decodes as it goes.
-		var decoded []T
-		var readable []bool
-		if limit == 0 || pred.empty() {
-			want := len(resp.Kvs)
-			if limit > 0 {
-				want = min(want, int(limit)-len(items))
-			}
-			decoded, readable = st.decodeAll(resp.Kvs[:want])
-			if pred.empty() && cap(items)-len(items) < want {
-				items = append(make([]T, 0, len(items)+want), items...)
-			}
+		room := int64(0)
+		if limit > 0 {
+			room = limit - kept
 		}
-		consumed := 0
-		for i, kv := range resp.Kvs {
-			if limit > 0 && int64(len(items)) >= limit {
-				hasMore = true
-				break
-			}
-			consumed++
-			lastKey = kv.Key
-			var obj T
-			ok := true
-			if decoded != nil {
-				obj, ok = decoded[i], readable[i]
-			} else {
-				obj, ok = st.readable(kv)
-			}
-			if !ok {
-				continue // reported; the rest of the collection is served
-			}
-			ok, err := pred.matches(obj)
-			if err != nil {
-				return nil, 0, "", 0, err
-			}
-			if ok {
-				items = append(items, obj)
-			}
+		consumed, n, err := take(resp.Kvs, room)
+		if err != nil {
+			return 0, "", 0, err
+		}
+		kept += n
+		hasMore = resp.More || consumed < len(resp.Kvs)
+		if consumed > 0 {
+			lastKey = resp.Kvs[consumed-1].Key
 		}
 		remaining = resp.Count - int64(consumed)
-		if !hasMore || limit == 0 || int64(len(items)) >= limit {
+		if !hasMore || limit == 0 || kept >= limit {
 			break
 		}
 		key = string(lastKey) + "\x00"
@@ -366,13 +387,60 @@ func (st etcdReader[T, L]) rangeRead(ctx context.Context, keyPrefix, startKey st
 		}
 	}
 	if !hasMore || lastKey == nil {
-		return items, withRev, "", 0, nil
+		return withRev, "", 0, nil
 	}
 	tok, err := encodeContinue(string(lastKey)+"\x00", keyPrefix, withRev)
 	if err != nil {
-		return nil, 0, "", 0, apierrors.NewInternalError(err)
+		return 0, "", 0, apierrors.NewInternalError(err)
 	}
-	return items, withRev, tok, remaining, nil
+	return withRev, tok, remaining, nil
+}
+
+// takeObjects is the typed path's take: it appends the decoded objects
+// of kvs pred selects to items. Everything is decoded up front (in
+// parallel) without a bound or a selector, the items the page can still
+// hold otherwise; a limited, filtered page decodes as it goes, so that
+// it decodes no object past the page's last.
+func (st etcdReader[T, L]) takeObjects(kvs []*mvccpb.KeyValue, room int64, pred predicate, items *[]T) (int, error) {
+	var decoded []T
+	var readable []bool
+	if room == 0 || pred.empty() {
+		want := len(kvs)
+		if room > 0 {
+			want = min(want, int(room))
+		}
+		decoded, readable = st.decodeAll(kvs[:want])
+		if pred.empty() && cap(*items)-len(*items) < want {
+			*items = append(make([]T, 0, len(*items)+want), *items...)
+		}
+	}
+	kept := int64(0)
+	for i, kv := range kvs {
+		if room > 0 && kept >= room {
+			return i, nil
+		}
+		var obj T
+		var ok bool
+		if i < len(decoded) {
+			obj, ok = decoded[i], readable[i]
+		} else {
+			// Past what was decoded ahead: an unreadable value left
+			// room for one more.
+			obj, ok = st.readable(kv)
+		}
+		if !ok {
+			continue // reported; the rest of the collection is served
+		}
+		ok, err := pred.matches(obj)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			*items = append(*items, obj)
+			kept++
+		}
+	}
+	return len(kvs), nil
 }
 
 // parallelDecodeMin is the number of stored objects from which decodeAll

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -32,10 +33,12 @@ type JSONReader interface {
 	// GetJSON is json.Marshal of what Get returns.
 	GetJSON(ctx context.Context, namespace, name string, opts GetOptions) ([]byte, error)
 	// ListJSON is List with each item as json.Marshal of the item List
-	// returns, read from etcd in pages at the list's revision as the
-	// items are taken (see JSONList). ok is false, with nothing read, for
-	// what it does not serve (a limit, a continue token, a field selector
-	// beyond metadata.name and metadata.namespace): call List then.
+	// returns, and the list's continue token and remaining item count
+	// List's. A list without a limit or continue token is read from etcd
+	// in pages at the list's revision as the items are taken (see
+	// JSONList); a page of a paginated list is read whole, as List reads
+	// it. ok is false, with nothing read, for what it does not serve
+	// (the options of a converted view): call List then.
 	ListJSON(ctx context.Context, namespace string, opts ListOptions) (list *JSONList, ok bool, err error)
 }
 
@@ -44,16 +47,21 @@ type JSONReader interface {
 // concurrent lists of 10k objects of 1.1 KB otherwise hold some 180 MB).
 const jsonListPage = 1000
 
-// JSONList is a list read by ListJSON: the list's resourceVersion, and its
+// JSONList is a list read by ListJSON: the list's metadata, and its
 // items' JSON in key order through Next. The first page is read by
 // ListJSON, so its errors are List's; the next pages are read by Next at
 // the same revision, so an error there (etcd unreachable, or the revision
 // compacted since the list began) comes after the first items.
 type JSONList struct {
 	ResourceVersion string
-	page            []jsonItem
-	next            func() ([]jsonItem, bool, error)
-	more            bool
+	// Continue and RemainingItemCount are the list's metadata.continue
+	// and metadata.remainingItemCount (nil where kube leaves it out).
+	Continue           string
+	RemainingItemCount *int64
+
+	page []jsonItem
+	next func() ([]jsonItem, bool, error)
+	more bool
 }
 
 // Next appends the next item's JSON to dst; ok is false at the end.
@@ -389,8 +397,9 @@ func (st etcdReader[T, L]) getJSON(ctx context.Context, key, name string, opts G
 // ListJSON implements JSONReader.
 func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts ListOptions) (*JSONList, bool, error) {
 	// Declined before anything is checked: List, called next, checks
-	// the request once.
-	if opts.Limit > 0 || opts.Continue != "" || opts.selectable != nil || selectsBeyondMetadata(opts.FieldSelector) {
+	// the request once. A converted view's selector reads its own
+	// version's fields.
+	if opts.selectable != nil {
 		return nil, false, nil
 	}
 	opts, pred, err := st.listRequest(namespace, opts)
@@ -403,6 +412,9 @@ func (st *Store[T, L]) ListJSON(ctx context.Context, namespace string, opts List
 
 // listJSON is ListJSON read from etcd.
 func (st etcdReader[T, L]) listJSON(ctx context.Context, namespace string, opts ListOptions, pred predicate) (*JSONList, error) {
+	if opts.Limit > 0 || opts.Continue != "" {
+		return st.pageJSON(ctx, namespace, opts, pred)
+	}
 	withRev, minRV, serializable, err := listRevision(opts)
 	if err != nil {
 		return nil, err
@@ -437,7 +449,7 @@ func (st etcdReader[T, L]) listJSON(ctx context.Context, namespace string, opts 
 	if minRV > rev {
 		return nil, tooLargeRV(minRV, rev)
 	}
-	page, err := st.jsonPage(resp.Kvs, pred)
+	page, err := st.jsonPage(nil, resp.Kvs, pred)
 	if err != nil {
 		return nil, err
 	}
@@ -449,7 +461,7 @@ func (st etcdReader[T, L]) listJSON(ctx context.Context, namespace string, opts 
 			return nil, false, err
 		}
 		last = lastKey(resp.Kvs)
-		page, err := st.jsonPage(resp.Kvs, pred)
+		page, err := st.jsonPage(nil, resp.Kvs, pred)
 		return page, resp.More && len(resp.Kvs) > 0, err
 	}
 	return l, nil
@@ -462,23 +474,73 @@ func lastKey(kvs []*mvccpb.KeyValue) string {
 	return string(kvs[len(kvs)-1].Key)
 }
 
-// jsonPage is the JSON of the selected items among kvs: remembered
-// versions as stored bytes to splice, the others checked (in parallel).
-func (st etcdReader[T, L]) jsonPage(kvs []*mvccpb.KeyValue, pred predicate) ([]jsonItem, error) {
-	items := make([]jsonItem, len(kvs))
+// pageJSON is listJSON of one page of a paginated list (a limit or a
+// continue token), read as List reads it: its continue token comes before
+// its items in the response, and is known once the page is read.
+func (st etcdReader[T, L]) pageJSON(ctx context.Context, namespace string, opts ListOptions, pred predicate) (*JSONList, error) {
+	var page []jsonItem
+	take := func(kvs []*mvccpb.KeyValue, room int64) (int, int64, error) {
+		consumed, kept := 0, int64(0)
+		for consumed < len(kvs) && (room == 0 || kept < room) {
+			// Each key gives at most one item, so all of the next
+			// room-kept keys are part of the page: they are checked
+			// together (in parallel), and none past the page's last.
+			n := len(kvs) - consumed
+			if room > 0 {
+				n = min(n, int(room-kept))
+			}
+			before := len(page)
+			var err error
+			if page, err = st.jsonPage(page, kvs[consumed:consumed+n], pred); err != nil {
+				return 0, 0, err
+			}
+			kept += int64(len(page) - before)
+			consumed += n
+		}
+		return consumed, kept, nil
+	}
+	rev, cont, remaining, err := st.readRange(ctx, namespace, opts, take)
+	if err != nil {
+		return nil, err
+	}
+	return &JSONList{
+		ResourceVersion:    strconv.FormatInt(rev, 10),
+		Continue:           cont,
+		RemainingItemCount: remainingItemCount(cont, remaining, pred),
+		page:               page,
+	}, nil
+}
+
+// jsonPage appends to dst the JSON of the items among kvs pred selects:
+// remembered versions as stored bytes to splice, the others checked (in
+// parallel).
+func (st etcdReader[T, L]) jsonPage(dst []jsonItem, kvs []*mvccpb.KeyValue, pred predicate) ([]jsonItem, error) {
+	base := len(dst)
+	dst = slices.Grow(dst, len(kvs))[:base+len(kvs)]
+	items := dst[base:]
 	keep := make([]bool, len(kvs))
 	var misses []int
 	for i, kv := range kvs {
 		e := st.raw.lookup(kv)
 		if e == nil {
+			items[i] = jsonItem{} // raw unset: to be checked
 			misses = append(misses, i)
 			continue
 		}
 		items[i] = jsonItem{raw: kv.Value, rv: kv.ModRevision, off: e.off, mode: e.mode}
+		if pred.fieldsOf != nil {
+			// Selectable fields are read from the decoded object
+			// (with the misses); it need not be encoded.
+			misses = append(misses, i)
+			continue
+		}
 		keep[i] = pred.matchesMeta(e.labels, e.name, e.namespace)
 	}
 	err := parallelDo(len(misses), func(j int) error {
 		i := misses[j]
+		if items[i].raw != nil {
+			return st.selectRemembered(kvs[i], pred, &keep[i])
+		}
 		obj, enc, e, err := st.checkJSON(kvs[i])
 		if err != nil {
 			if !bytes.Equal(kvs[i].Value, undecryptable) {
@@ -501,13 +563,26 @@ func (st etcdReader[T, L]) jsonPage(kvs []*mvccpb.KeyValue, pred predicate) ([]j
 	if err != nil {
 		return nil, err
 	}
-	out := items[:0]
+	out := dst[:base]
 	for i := range items {
 		if keep[i] {
 			out = append(out, items[i])
 		}
 	}
+	clear(dst[len(out):])
 	return out, nil
+}
+
+// selectRemembered sets keep when pred selects the remembered version
+// kv, decoded; an unreadable one is left out.
+func (st etcdReader[T, L]) selectRemembered(kv *mvccpb.KeyValue, pred predicate, keep *bool) error {
+	obj, ok := st.readable(kv)
+	if !ok {
+		return nil
+	}
+	ok, err := pred.matches(obj)
+	*keep = ok
+	return err
 }
 
 // matchesMeta is matches for a predicate without fieldsOf, from the

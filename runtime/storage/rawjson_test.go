@@ -219,20 +219,18 @@ func TestJSONReaderMatchesTypedPath(t *testing.T) {
 func TestListJSONDeclines(t *testing.T) {
 	f := newFixture(t, true, false)
 	mustCreate(t, f, widget("ns", "a", 1))
-	for _, opts := range []ListOptions{
-		{Limit: 1},
-		{Continue: "x"},
-		// Declined unchecked (List checks it): a field label beyond
-		// metadata, here one the kind does not support.
-		{FieldSelector: fields.OneTermEqualSelector("spec.size", "1")},
-	} {
-		if _, ok, _ := f.st.ListJSON(ctx, "ns", opts); ok {
-			t.Errorf("ListJSON(%+v) served; want it to decline", opts)
-		}
+	// Declined unchecked (List checks it): a converted view's options.
+	conv := ListOptions{FieldSelector: fields.OneTermEqualSelector("status.state", "x"), selectable: &selectable{info: f.st.s.Info}}
+	if _, ok, _ := f.st.ListJSON(ctx, "ns", conv); ok {
+		t.Errorf("ListJSON of a converted view's options served; want it to decline")
 	}
 	// Errors are the typed path's.
 	for _, opts := range []ListOptions{
 		{ResourceVersion: "x"},
+		{Continue: "x"},
+		{Limit: 1, Continue: "x"},
+		// A field label the kind does not support.
+		{FieldSelector: fields.OneTermEqualSelector("spec.size", "1")},
 		{FieldSelector: fields.OneTermEqualSelector("metadata.name", "a"), ResourceVersion: "x"},
 		{ResourceVersion: "0", ResourceVersionMatch: metav1.ResourceVersionMatchExact},
 		{ResourceVersion: fmt.Sprint(currentRev(t) + 1000), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan},

@@ -26,8 +26,9 @@ type reader[T resource.Object, L resource.ListObject] interface {
 	// list reads the items of namespace pred selects, with the list's
 	// revision, continue token and the count of keys left after it.
 	list(ctx context.Context, namespace string, opts ListOptions, pred predicate) (items []T, rev int64, cont string, remaining int64, err error)
-	// listJSON is list as JSON, for options without limit or continue and
-	// a predicate without fieldsOf (see JSONReader.ListJSON).
+	// listJSON is list as JSON, pages (limit, continue) and selectable
+	// fields included; a converted view's options take the typed path
+	// (see JSONReader.ListJSON).
 	listJSON(ctx context.Context, namespace string, opts ListOptions, pred predicate) (*JSONList, error)
 	// watch streams the events of namespace from rv (see Store.Watch).
 	watch(ctx context.Context, namespace string, opts WatchOptions, pred predicate, rv int64) (<-chan Event[T], error)
