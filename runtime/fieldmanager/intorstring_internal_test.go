@@ -79,7 +79,9 @@ const iosSchema = `types:
 func iosFuzzer(seed int64) *randfill.Filler {
 	return randfill.NewWithSeed(seed).NilChance(0.3).NumElements(0, 3).Funcs(
 		func(s *string, c randfill.Continue) { *s = []string{"", "a", "b"}[c.Intn(3)] },
-		func(q *resource.Quantity, c randfill.Continue) { *q = *resource.NewQuantity(c.Int63n(3), resource.DecimalSI) },
+		func(q *resource.Quantity, c randfill.Continue) {
+			*q = *resource.NewQuantity(c.Int63n(3), resource.DecimalSI)
+		},
 		func(x *intstr.IntOrString, c randfill.Continue) {
 			switch c.Intn(5) {
 			case 0, 1:
