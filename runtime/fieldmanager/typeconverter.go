@@ -89,7 +89,7 @@ func (c *kindTypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.Vali
 		return p.FromUnstructured(u.UnstructuredContent(), opts...)
 	}
 	if c.proven != nil && gvk == c.gvk && len(opts) == 1 && opts[0] == typed.AllowDuplicates && reflect.TypeOf(obj) == c.proven && entriesAreObjects(obj) {
-		v, err := value.NewValueReflect(obj)
+		v, err := newReflectValue(obj)
 		if err != nil {
 			return nil, fmt.Errorf("reflect %v for structured-merge-diff: %w", gvk, err)
 		}

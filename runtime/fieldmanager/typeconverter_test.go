@@ -3,6 +3,7 @@ package fieldmanager_test
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -130,10 +131,19 @@ func fuzzer(seed int64) *randfill.Filler {
 			*t = metav1.NewMicroTime(time.Unix(c.Int63n(4e9), c.Int63n(1e6)*1e3))
 		},
 		func(x *intstr.IntOrString, c randfill.Continue) {
-			if c.Bool() {
+			switch c.Intn(6) {
+			case 0, 1:
 				*x = intstr.FromInt32(c.Int31n(100))
-			} else {
+			case 2:
 				*x = intstr.FromString(c.String(3))
+			case 3:
+				// JSON escapes these and replaces invalid UTF-8.
+				*x = intstr.FromString([]string{"<a&b>", "\xff", "a\u2028", ""}[c.Intn(4)])
+			case 4:
+				// Equal to another by JSON, not by reflect.DeepEqual.
+				*x = intstr.IntOrString{Type: intstr.Int, IntVal: c.Int31n(2), StrVal: "x"}
+			default:
+				*x = intstr.IntOrString{}
 			}
 		},
 		func(tm *metav1.TypeMeta, c randfill.Continue) { *tm = metav1.TypeMeta{} },
@@ -152,7 +162,9 @@ func fuzzer(seed int64) *randfill.Filler {
 }
 
 // TestUnvalidatedMatchesKube: for every shipped kind, creates, updates by
-// the creator and by another manager, applies (forced or not), and writes whose live object holds
+// the creator and by another manager, updates sending the live object
+// back (managedFields included) and changing one top-level field,
+// applies (forced or not), and writes whose live object holds
 // a managedFields entry that is not a JSON object, on fuzzed objects
 // (list-maps with repeated or empty keys, sets, atomic lists and structs,
 // IntOrString, quantities, times), record exactly what kube-apiserver's
@@ -169,7 +181,7 @@ func TestUnvalidatedMatchesKube(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for seed := range int64(40) {
+			for seed := range int64(60) {
 				fuzzWrites(t, k, fast, ref, fuzzer(seed))
 			}
 		})
@@ -192,6 +204,17 @@ func fuzzWrites(t *testing.T, k fieldmanager.Kind, fast, ref *fieldmanager.Field
 	lf, lr = stepSame(t, "update by the creator", update(fast, next, "creator"), update(ref, next, "creator"), lf, lr)
 	other := obj()
 	lf, lr = stepSame(t, "update by another manager", update(fast, other, "other"), update(ref, other, "other"), lf, lr)
+	// A client sending back what it read, managedFields included: every
+	// field compares equal.
+	back := lf.DeepCopyObject()
+	lf, lr = stepSame(t, "update sending the live object back", update(fast, back, "reader"), update(ref, back, "reader"), lf, lr)
+	// A client changing a few fields of what it read. Its name sorts after
+	// the earlier managers', as its time does: entries are ordered by
+	// time in seconds, then name, and the two sides may write in
+	// different seconds.
+	some := lf.DeepCopyObject()
+	fillOneField(f, some)
+	lf, lr = stepSame(t, "update changing one field", update(fast, some, "updater"), update(ref, some, "updater"), lf, lr)
 	if u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj()); err == nil {
 		cfg := &unstructured.Unstructured{Object: u}
 		cfg.SetGroupVersionKind(k.GVK)
@@ -230,4 +253,21 @@ func stepSame(t *testing.T, name string, fast, ref func(runtime.Object) (runtime
 		t.Fatalf("%s: errors differ: %v / %v", name, errFast, errRef)
 	}
 	return step(t, fmt.Sprint(name), fast, ref, liveFast, liveRef)
+}
+
+// fillOneField refills one top-level field of obj (spec, status or the
+// like) with fuzzed values, leaving the rest as it was.
+func fillOneField(f *randfill.Filler, obj runtime.Object) {
+	v := reflect.ValueOf(obj).Elem()
+	var fields []reflect.Value
+	for i := range v.NumField() {
+		if sf := v.Type().Field(i); !sf.Anonymous && sf.IsExported() {
+			fields = append(fields, v.Field(i))
+		}
+	}
+	var pick uint8
+	f.Fill(&pick)
+	if len(fields) > 0 {
+		f.Fill(fields[int(pick)%len(fields)].Addr().Interface())
+	}
 }
