@@ -164,9 +164,15 @@ func specificity(c acceptClause) int {
 func negotiateOutput(req *http.Request, watch bool) (outputFormat, error) {
 	header := req.Header.Get("Accept")
 	f := outputFormat{pretty: prettyRequested(req)}
-	if strings.TrimSpace(header) == "" {
+	if plainJSONAccept(header) {
 		return f, nil
 	}
+	return negotiateClauses(header, f, watch)
+}
+
+// negotiateClauses is negotiateOutput's choice among the clauses of a
+// non-empty Accept header, f the format it starts from.
+func negotiateClauses(header string, f outputFormat, watch bool) (outputFormat, error) {
 	for _, c := range parseAccept(header) {
 		var isYAML bool
 		switch {
@@ -210,6 +216,18 @@ func negotiateOutput(req *http.Request, watch bool) (outputFormat, error) {
 		return f, notAcceptable(supportedStreamTypes)
 	}
 	return f, notAcceptable(supportedOutputTypes)
+}
+
+// plainJSONAccept reports whether an Accept header selects plain JSON
+// (or is empty) in a form clients send on every request, without parsing
+// it (a split, a parameter map per clause, a sort): "application/json"
+// (cmd/bench, most clients) or client-go's "application/json, */*".
+func plainJSONAccept(header string) bool {
+	switch header {
+	case "", mediaJSON, mediaJSON + ", */*":
+		return true
+	}
+	return strings.TrimSpace(header) == ""
 }
 
 // statusFormat is the encoding of an error body: YAML when the client asks

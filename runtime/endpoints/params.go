@@ -88,16 +88,19 @@ func parsePatchOptions(q url.Values, patchType string) (writeOptions, error) {
 	return writeOptions{dryRun: len(o.DryRun) > 0, force: o.Force != nil && *o.Force, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation), options: uo}, nil
 }
 
-// getResourceVersion reads ?resourceVersion= of a GET.
+// parseGetOptions reads ?resourceVersion= of a GET: what the parameter
+// codec's conversion to metav1.GetOptions gives (its only parameter, the
+// first value), without the codec's conversion machinery (three of a
+// get's allocations).
 func parseGetOptions(q url.Values) (storage.GetOptions, error) {
-	var o metav1.GetOptions
-	if err := decodeParams(q, &o); err != nil {
+	var rv string
+	if vs := q["resourceVersion"]; len(vs) > 0 {
+		rv = vs[0]
+	}
+	if err := storage.CheckResourceVersion(rv); err != nil {
 		return storage.GetOptions{}, err
 	}
-	if err := storage.CheckResourceVersion(o.ResourceVersion); err != nil {
-		return storage.GetOptions{}, err
-	}
-	return storage.GetOptions{ResourceVersion: o.ResourceVersion}, nil
+	return storage.GetOptions{ResourceVersion: rv}, nil
 }
 
 // parseListOptions decodes list and watch options. The store checks

@@ -1,10 +1,10 @@
 package endpoints
 
 import (
+	"encoding/binary"
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	restful "github.com/emicklei/go-restful/v3"
 )
@@ -13,7 +13,8 @@ import (
 // Content-Type and Accept, which a client may vary at will.
 const maxRoutes = 4096
 
-// Router is go-restful's CurlyRouter with its selections remembered.
+// Router is go-restful's CurlyRouter with its selections remembered, and
+// a dispatcher (Serve) for the requests whose selection it remembers.
 // CurlyRouter matches every route of the web service against the path,
 // sorts the candidates and negotiates media types on each request (2.7 %
 // of a create's CPU); the routes are fixed once the server runs, so the
@@ -34,22 +35,30 @@ type Router struct {
 	services []*restful.WebService
 	static   []map[string]bool // position -> static tokens there
 	usable   bool
-	size     atomic.Int64
-	cache    sync.Map // routeKey -> routeHit
+	mu       sync.RWMutex
+	cache    map[string]routeHit // routeKey -> selection
 }
-
-type routeKey struct{ method, path, contentType, accept string }
 
 type routeHit struct {
 	ws    *restful.WebService
 	route *restful.Route
+	// params are the route's path parameters by token position; direct is
+	// false when one is not a whole token ("{name}.json"), whose value
+	// only go-restful's extraction gives: Serve leaves such routes to it.
+	params []pathParam
+	direct bool
+}
+
+type pathParam struct {
+	index int
+	name  string
 }
 
 // NewRouter indexes the static path tokens of services, the web services
 // the container holds once every route is installed (routes added to them
 // later would not be indexed).
 func NewRouter(services []*restful.WebService) *Router {
-	r := &Router{services: services, usable: true}
+	r := &Router{services: services, usable: true, cache: map[string]routeHit{}}
 	add := func(path string) {
 		for i, tok := range tokenize(path) {
 			if strings.ContainsAny(tok, ":*") {
@@ -87,63 +96,192 @@ func tokenize(path string) []string {
 	return strings.Split(strings.TrimLeft(path, "/"), "/")
 }
 
+// keyBuffer is the stack space a key is built in; longer keys (long
+// Accept headers) grow onto the heap.
+const keyBuffer = 256
+
 // SelectRoute implements restful.RouteSelector.
 func (r *Router) SelectRoute(services []*restful.WebService, req *http.Request) (*restful.WebService, *restful.Route, error) {
 	if !r.usable || !sameServices(services, r.services) {
 		return r.curly.SelectRoute(services, req)
 	}
-	k := routeKey{
-		method:      req.Method,
-		path:        r.shape(req.URL.Path),
-		contentType: req.Header.Get(restful.HEADER_ContentType),
-		accept:      req.Header.Get(restful.HEADER_Accept),
-	}
-	if v, ok := r.cache.Load(k); ok {
-		hit := v.(routeHit)
+	var buf [keyBuffer]byte
+	key := r.appendKey(buf[:0], req)
+	if hit, ok := r.lookup(key); ok {
 		return hit.ws, hit.route, nil
 	}
 	ws, route, err := r.curly.SelectRoute(services, req)
-	if err == nil && r.size.Load() < maxRoutes {
-		if _, loaded := r.cache.LoadOrStore(k, routeHit{ws: ws, route: route}); !loaded {
-			r.size.Add(1)
-		}
+	if err == nil {
+		r.remember(key, ws, route)
 	}
 	return ws, route, err
+}
+
+func (r *Router) lookup(key []byte) (routeHit, bool) {
+	r.mu.RLock()
+	// Indexing with the converted bytes does not copy them.
+	hit, ok := r.cache[string(key)]
+	r.mu.RUnlock()
+	return hit, ok
+}
+
+func (r *Router) remember(key []byte, ws *restful.WebService, route *restful.Route) {
+	hit := routeHit{ws: ws, route: route, direct: true}
+	for i, tok := range tokenize(route.Path) {
+		if !strings.Contains(tok, "{") {
+			continue
+		}
+		if !strings.HasPrefix(tok, "{") || !strings.HasSuffix(tok, "}") {
+			hit.direct = false
+		}
+		hit.params = append(hit.params, pathParam{index: i, name: strings.TrimSuffix(strings.TrimPrefix(tok, "{"), "}")})
+	}
+	r.mu.Lock()
+	if len(r.cache) < maxRoutes {
+		r.cache[string(key)] = hit
+	}
+	r.mu.Unlock()
+}
+
+// appendKey appends req's routeKey to dst: the method, Content-Type and
+// Accept, each preceded by its length, then the path's shape.
+func (r *Router) appendKey(dst []byte, req *http.Request) []byte {
+	for _, s := range [...]string{req.Method, req.Header.Get(restful.HEADER_ContentType), req.Header.Get(restful.HEADER_Accept)} {
+		dst = binary.AppendUvarint(dst, uint64(len(s)))
+		dst = append(dst, s...)
+	}
+	return r.appendShape(dst, req.URL.Path)
 }
 
 // placeholder stands for every token that is no static token at its
 // position: CurlyRouter treats all of them alike.
 const placeholder = "\x00"
 
-// shape is path with the tokens no route names statically replaced by
-// placeholder. It walks the path as tokenize splits it, without making the
-// slice of tokens.
-func (r *Router) shape(path string) string {
+// appendShape appends path with the tokens no route names statically
+// replaced by placeholder. It walks the path as tokenize splits it,
+// without making the slice of tokens.
+func (r *Router) appendShape(dst []byte, path string) []byte {
 	if path == "/" {
 		// Other shapes never start with "/": the tokens come trimmed.
-		return "/"
+		return append(dst, '/')
 	}
 	if restful.TrimRightSlashEnabled {
 		path = strings.Trim(path, "/")
 	} else {
 		path = strings.TrimLeft(path, "/")
 	}
-	var b strings.Builder
-	b.Grow(len(path))
 	for i := 0; ; i++ {
 		tok, rest, more := strings.Cut(path, "/")
 		if i > 0 {
-			b.WriteByte('/')
+			dst = append(dst, '/')
 		}
 		if tok == "" || (i < len(r.static) && r.static[i][tok]) {
-			b.WriteString(tok)
+			dst = append(dst, tok...)
 		} else {
-			b.WriteString(placeholder)
+			dst = append(dst, placeholder...)
 		}
 		if !more {
-			return b.String()
+			return dst
 		}
 		path = rest
+	}
+}
+
+// Serve serves req with the route the Router remembers for its shape, as
+// the container's dispatch would, and reports whether it did; it does not
+// when the selection is not remembered (the first request of its shape,
+// or one that fails: the container's 404, 405, 406 and 415) or when the
+// container's ServeMux would not hand req to the dispatch unchanged.
+// go-restful's dispatch builds its Request and Response (with three maps)
+// and splits the path again for the parameters on every request.
+//
+// Serve does what the dispatch does for a container without filters or
+// content encoding that does not recover panics (the server's): the
+// route's web service and route filters are none in this project's
+// routes (InstallRoutes adds none).
+func (r *Router) Serve(w http.ResponseWriter, req *http.Request) bool {
+	if !r.usable || !muxPassesUnchanged(req) {
+		return false
+	}
+	var buf [keyBuffer]byte
+	hit, ok := r.lookup(r.appendKey(buf[:0], req))
+	if !ok || !hit.direct {
+		return false
+	}
+	c := calls.Get().(*call)
+	c.req.Request = req
+	params := c.req.PathParameters()
+	for _, p := range hit.params {
+		params[p.name] = token(req.URL.Path, p.index)
+	}
+	c.resp = *restful.NewResponse(w)
+	hit.route.Function(c.req, &c.resp)
+	// Not reached after a panic: that call's values are dropped.
+	c.req.Request = nil
+	clear(params)
+	c.resp = restful.Response{}
+	calls.Put(c)
+	return true
+}
+
+// call is what Serve hands a route function: go-restful's Request (its
+// path parameters written in place) and Response, reused. No route
+// function keeps them, or sets the Request's attributes (which would
+// outlive the request).
+type call struct {
+	req  *restful.Request
+	resp restful.Response
+}
+
+var calls = sync.Pool{New: func() any { return &call{req: restful.NewRequest(nil)} }}
+
+// token is the i-th token of path as tokenize splits it, "" past the
+// last: go-restful's value of a path parameter at position i.
+func token(path string, i int) string {
+	if path == "/" {
+		return ""
+	}
+	if restful.TrimRightSlashEnabled {
+		path = strings.Trim(path, "/")
+	} else {
+		path = strings.TrimLeft(path, "/")
+	}
+	for ; i > 0; i-- {
+		_, rest, more := strings.Cut(path, "/")
+		if !more {
+			return ""
+		}
+		path = rest
+	}
+	tok, _, _ := strings.Cut(path, "/")
+	return tok
+}
+
+// muxPassesUnchanged reports whether the container's http.ServeMux hands
+// req to the dispatch of the web service its path's root names, as it is:
+// not a CONNECT or "*" request, whose handling differs, and a path that
+// is clean (no redirect) and has no escaped form of its own (%2F:
+// the ServeMux matches the escaped path, the Router the unescaped one).
+func muxPassesUnchanged(req *http.Request) bool {
+	return req.Method != http.MethodConnect && req.RequestURI != "*" && req.URL.RawPath == "" && isCleanPath(req.URL.Path)
+}
+
+// isCleanPath reports whether the ServeMux's cleaning (path.Clean, the
+// trailing slash kept) leaves p as it is: it starts with "/" and has no
+// empty segment but a last one, and no "." or ".." segment.
+func isCleanPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	for rest := p[1:]; ; {
+		seg, after, more := strings.Cut(rest, "/")
+		if seg == "." || seg == ".." || (seg == "" && more) {
+			return false
+		}
+		if !more {
+			return true
+		}
+		rest = after
 	}
 }
 

@@ -60,6 +60,14 @@ type Options struct {
 	Authorizer   auth.Authorizer
 	// Auditor, when set, writes the audit log (WithAudit).
 	Auditor *audit.Auditor
+	// EndWith, when set, gives for a request the context whose end ends
+	// it, with that context's cause, or nil: the server's etcd liveness
+	// for the requests that need etcd, whose storage calls then fail at
+	// once (503) rather than wait out their timeout. WithTimeout watches it
+	// for the requests it bounds (see WithTimeoutEnding), and marks them
+	// (request.State.EndWatched) so that the server derives no context of
+	// its own for them. The context must hold no values.
+	EndWith func(*http.Request) context.Context
 }
 
 // Chain wraps h with every filter.
@@ -68,7 +76,7 @@ func Chain(h http.Handler, o Options) http.Handler {
 		o.Logger = slog.Default()
 	}
 	h = WithBodyLimit(h, o.MaxRequestBodyBytes)
-	h = WithTimeout(h, o.RequestTimeout, o.Logger)
+	h = WithTimeoutEnding(h, o.RequestTimeout, o.Logger, o.EndWith)
 	h = WithMaxInFlight(h, o.MaxMutatingInFlight, o.MaxReadOnlyInFlight, o.InFlight)
 	h = WithBodyRead(h, o.MaxRequestBodyBytes, o.RequestTimeout)
 	if o.Authorizer != nil {
@@ -162,7 +170,7 @@ func WithBodyLimit(next http.Handler, max int64) http.Handler {
 				fmt.Sprintf("Request entity too large: limit is %d", max), nil)
 			return
 		}
-		if req.Body != nil && req.Body != http.NoBody {
+		if hasBody(req) {
 			req.Body = http.MaxBytesReader(w, req.Body, max)
 		}
 		next.ServeHTTP(w, req)
@@ -188,14 +196,14 @@ func WithMaxInFlight(next http.Handler, maxMutating, maxReadOnly int, inflight f
 		}
 		if slots != nil {
 			u, _ := auth.UserFrom(req.Context())
-			release, ok := slots.acquire(u)
+			name, ok := slots.acquire(u)
 			if !ok {
 				w.Header().Set("Retry-After", "1")
 				WriteStatus(w, req, http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests,
 					"Too many requests, please try again later.", &metav1.StatusDetails{RetryAfterSeconds: 1})
 				return
 			}
-			defer release()
+			defer slots.release(name)
 		}
 		if inflight != nil {
 			inflight(kind, 1)
@@ -216,7 +224,13 @@ func WithLoggingAndMetrics(next http.Handler, log *slog.Logger, observe func(ver
 			req = withState(req)
 			st = request.StateFrom(req.Context())
 		}
-		rw := &recordingWriter{ResponseWriter: w}
+		// The recovery filter's writer, when it is the next one out (the
+		// chain's order): both only record the code and whether the
+		// header went out.
+		rw, ok := w.(*recordingWriter)
+		if !ok {
+			rw = &recordingWriter{ResponseWriter: w}
+		}
 		defer func() {
 			d := time.Since(start)
 			code := rw.code
@@ -249,6 +263,20 @@ func WithLoggingAndMetrics(next http.Handler, log *slog.Logger, observe func(ver
 // once past the limit instead of being held whole in memory; a timeout after
 // that point can only cut the body short (the status line has gone out).
 func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) http.Handler {
+	return WithTimeoutEnding(next, timeout, log, nil)
+}
+
+// WithTimeoutEnding is WithTimeout whose handler context also ends, with
+// its cause, when the context endWith gives for the request ends (see
+// Options.EndWith); the handler's answer to that (a 503) is still
+// written, as the timeout's 504 is if it does not come in time.
+//
+// Such a context is not derived from the request's and then from the end
+// (a context, its registration with both and a copy of the request each,
+// per request): the handler's context takes the end's cancellation and
+// the request's values, and the filter, which waits for the handler
+// anyway, ends it when the request's own context ends (the client left).
+func WithTimeoutEnding(next http.Handler, timeout time.Duration, log *slog.Logger, endWith func(*http.Request) context.Context) http.Handler {
 	if timeout <= 0 {
 		return next
 	}
@@ -258,7 +286,18 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 			next.ServeHTTP(w, req)
 			return
 		}
-		ctx, cancel := context.WithTimeout(req.Context(), timeout)
+		parent := req.Context()
+		var parentDone <-chan struct{}
+		if endWith != nil {
+			if end := endWith(req); end != nil {
+				parentDone = parent.Done()
+				parent = &endContext{Context: end, req: parent}
+				if st := request.StateFrom(req.Context()); st != nil {
+					st.SetEndWatched()
+				}
+			}
+		}
+		ctx, cancel := context.WithTimeout(parent, timeout)
 		defer cancel()
 		req = req.WithContext(ctx)
 		j := timeoutJobs.Get().(*timeoutJob)
@@ -268,8 +307,8 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 		// On a worker: a new goroutine's stack would grow again, by
 		// copying, on the way down the handler (runtime/workers).
 		workers.Go(j.fn)
-		select {
-		case <-j.done:
+		switch j.await(ctx, parentDone) {
+		case handlerReturned:
 			tw.mu.Lock()
 			if !tw.passThrough {
 				tw.commit()
@@ -278,15 +317,16 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 			tw.mu.Unlock()
 			// The handler is done: nothing uses j any more.
 			j.release()
-		case <-ctx.Done():
+		case requestEnded:
+			tw.mu.Lock()
+			tw.timedOut = true
+			tw.mu.Unlock()
+		case deadlinePassed:
 			tw.mu.Lock()
 			tw.timedOut = true
 			started := tw.passThrough
 			tw.mu.Unlock()
-			if started {
-				return
-			}
-			if req.Context().Err() == context.DeadlineExceeded || ctx.Err() == context.DeadlineExceeded {
+			if !started {
 				WriteStatus(w, req, http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
 					fmt.Sprintf("Timeout: request did not complete within the allowed duration of %s", timeout),
 					&metav1.StatusDetails{RetryAfterSeconds: 1})
@@ -294,6 +334,76 @@ func WithTimeout(next http.Handler, timeout time.Duration, log *slog.Logger) htt
 		}
 	})
 }
+
+// What ended WithTimeout's wait.
+type awaited int
+
+const (
+	handlerReturned awaited = iota
+	// requestEnded: the request's context ended (the client left); nothing
+	// is written.
+	requestEnded
+	deadlinePassed
+)
+
+// await waits for j's handler, or the end of its context ctx. parentDone
+// is the request's own context's end when ctx does not derive from it
+// (WithTimeoutEnding).
+func (j *timeoutJob) await(ctx context.Context, parentDone <-chan struct{}) awaited {
+	select {
+	case <-j.done:
+		return handlerReturned
+	case <-parentDone:
+		// The filter's deferred cancel ends ctx as it returns.
+		return requestEnded
+	case <-ctx.Done():
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		return deadlinePassed
+	}
+	if parentDone == nil {
+		return requestEnded
+	}
+	return j.awaitAnswer(ctx, parentDone)
+}
+
+// awaitAnswer waits, up to ctx's deadline, for the handler to answer the
+// end of its context by the end context (a 503).
+func (j *timeoutJob) awaitAnswer(ctx context.Context, parentDone <-chan struct{}) awaited {
+	d, _ := ctx.Deadline()
+	t := time.NewTimer(time.Until(d))
+	defer t.Stop()
+	select {
+	case <-j.done:
+		return handlerReturned
+	case <-parentDone:
+		return requestEnded
+	case <-t.C:
+		return deadlinePassed
+	}
+}
+
+// endContext is WithTimeoutEnding's parent of a handler's context: the end
+// context's cancellation (Done, Err, and for the context package, its
+// cancelCtx, which the handler's context registers with) and the
+// request's values and deadline.
+type endContext struct {
+	context.Context // the end
+	req             context.Context
+}
+
+func (c *endContext) Deadline() (time.Time, bool) { return c.req.Deadline() }
+
+// Value answers from the end context first: it holds no values but the
+// context package's own key for its cancelCtx.
+func (c *endContext) Value(key any) any {
+	if v := c.Context.Value(key); v != nil {
+		return v
+	}
+	return c.req.Value(key)
+}
+
+func (c *endContext) String() string { return "filters.endContext" }
 
 // timeoutBufferLimit is how much of a response WithTimeout holds back
 // before passing the rest through.
@@ -483,9 +593,8 @@ func (s *slots) userShare() int { return max(1, s.max/2) }
 
 // acquire takes a slot for u; ok is false when none is free or u holds
 // its share already (system:masters has no share, as kube's exempt
-// priority level).
-func (s *slots) acquire(u *auth.User) (release func(), ok bool) {
-	name := ""
+// priority level). The slot is given back with release(name).
+func (s *slots) acquire(u *auth.User) (name string, ok bool) {
 	if u != nil {
 		name = u.Name
 	}
@@ -493,18 +602,21 @@ func (s *slots) acquire(u *auth.User) (release func(), ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.used >= s.max || !exempt && s.perUser[name] >= s.userShare() {
-		return nil, false
+		return "", false
 	}
 	s.used++
 	s.perUser[name]++
-	return func() {
-		s.mu.Lock()
-		s.used--
-		if s.perUser[name]--; s.perUser[name] == 0 {
-			delete(s.perUser, name)
-		}
-		s.mu.Unlock()
-	}, true
+	return name, true
+}
+
+// release gives back a slot acquire took for the user named name.
+func (s *slots) release(name string) {
+	s.mu.Lock()
+	s.used--
+	if s.perUser[name]--; s.perUser[name] == 0 {
+		delete(s.perUser, name)
+	}
+	s.mu.Unlock()
 }
 
 // WithBodyRead receives the whole body of a request (up to max bytes,

@@ -201,6 +201,9 @@ type State struct {
 	// handled records that a filter, not a resource handler, answered
 	// (runtime/filters counts those in its metrics).
 	handled atomic.Bool
+	// endWatched: the request's context ends when the server's end
+	// context for it does (runtime/filters' Options.EndWith).
+	endWatched bool
 }
 
 // Slot names a value a State holds for another package. It is also that
@@ -230,6 +233,13 @@ func SetIn(ctx context.Context, s Slot, v any) context.Context {
 	}
 	return context.WithValue(ctx, s, v)
 }
+
+// SetEndWatched records that the request's context ends with the end
+// context the filters were given for it (before the request is handed on).
+func (st *State) SetEndWatched() { st.endWatched = true }
+
+// EndWatched reports whether SetEndWatched was called.
+func (st *State) EndWatched() bool { return st.endWatched }
 
 // MarkHandled records that a filter answered the request.
 func (st *State) MarkHandled() { st.handled.Store(true) }

@@ -129,14 +129,27 @@ func (s *Server) etcdState() *etcdState {
 	return s.etcd.Load().(*etcdState)
 }
 
-// withEtcdAvailable answers resource requests that need etcd with a 503
+// needsEtcd reports whether a request is answered from storage: resource
+// requests but the review resources (authentication.k8s.io,
+// authorization.k8s.io), which are answered from memory.
+func needsEtcd(ri *request.Info) bool {
+	return ri.IsResourceRequest && ri.APIGroup != "authentication.k8s.io" && ri.APIGroup != "authorization.k8s.io"
+}
+
+// etcdEnd is the filters' Options.EndWith: etcd's liveness for the
+// requests that need etcd.
+func (s *Server) etcdEnd(req *http.Request) context.Context {
+	if !needsEtcd(request.InfoOf(req)) {
+		return nil
+	}
+	return s.etcdState().alive
+}
+
+// withEtcdAvailable answers requests that need etcd with a 503
 // ServiceUnavailable Status and Retry-After while etcd does not answer.
-// The review resources (authentication.k8s.io, authorization.k8s.io) are
-// answered from memory and pass.
 func (s *Server) withEtcdAvailable(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		ri := request.InfoOf(req)
-		if !ri.IsResourceRequest || ri.APIGroup == "authentication.k8s.io" || ri.APIGroup == "authorization.k8s.io" {
+		if !needsEtcd(request.InfoOf(req)) {
 			next.ServeHTTP(w, req)
 			return
 		}
@@ -146,6 +159,12 @@ func (s *Server) withEtcdAvailable(next http.Handler) http.Handler {
 			filters.WriteStatus(w, req, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable,
 				fmt.Sprintf("storage is unavailable: etcd does not answer (%v); retry later", shortErr(st.err)),
 				&metav1.StatusDetails{RetryAfterSeconds: 1})
+			return
+		}
+		if rs := request.StateFrom(req.Context()); rs != nil && rs.EndWatched() {
+			// The timeout filter's context for the request already ends
+			// with st.alive (etcdEnd).
+			next.ServeHTTP(w, req)
 			return
 		}
 		// If etcd stops answering while the request waits on it, the

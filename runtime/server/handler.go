@@ -226,7 +226,8 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build openapi: %w", err)
 	}
-	s.container.Router(endpoints.NewRouter(s.container.RegisteredWebServices()))
+	router := endpoints.NewRouter(s.container.RegisteredWebServices())
+	s.container.Router(router)
 	s.container.ServiceErrorHandler(serviceError)
 	// Panics are handled by the recovery filter, with a Status body.
 	s.container.DoNotRecover(true)
@@ -258,10 +259,12 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 				return
 			}
 		case "api", "apis":
-			if disc.Serve(w, req, notFound) {
+			ri := request.InfoOf(req)
+			// Discovery documents are never resource requests (they have
+			// fewer path segments than any resource path).
+			if !ri.IsResourceRequest && disc.Serve(w, req, notFound) {
 				return
 			}
-			ri := request.InfoOf(req)
 			if ri.IsLongRunning() {
 				// Watches end when shutdown starts, whatever the handler.
 				ctx, cancel := context.WithCancel(req.Context())
@@ -281,7 +284,12 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 				// none (kubectl scale --resource-version).
 				req.Header.Set("Content-Type", "application/json")
 			}
-			s.container.ServeHTTP(w, req)
+			// The route remembered for the request's shape, served
+			// directly; else go-restful selects one (and the router
+			// remembers it) or answers 404, 405, 406 or 415.
+			if !router.Serve(w, req) {
+				s.container.ServeHTTP(w, req)
+			}
 			return
 		}
 		notFound(w, req)
@@ -298,6 +306,7 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 		InFlight:            s.metrics.InFlight,
 		Observe:             s.metrics.ObserveRequest,
 		Auditor:             s.auditor,
+		EndWith:             s.etcdEnd,
 	}), nil
 }
 

@@ -85,6 +85,11 @@ func startSecureServer(tb testing.TB, userName string) *secureServer {
 
 // call sends method url with body (JSON) as c and returns the status code.
 func call(tb testing.TB, c *http.Client, method, url, body string) int {
+	return callAccept(tb, c, method, url, body, "")
+}
+
+// callAccept is call with an Accept header (none when empty).
+func callAccept(tb testing.TB, c *http.Client, method, url, body, accept string) int {
 	tb.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -92,6 +97,9 @@ func call(tb testing.TB, c *http.Client, method, url, body string) int {
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
 	}
 	resp, err := c.Do(req)
 	if err != nil {
@@ -120,7 +128,8 @@ const editBinding = `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Cluste
 
 // BenchmarkGetCachedTLS is BenchmarkGetCached over HTTPS and HTTP/2 with
 // client certificates, as the admin (system:masters, allowed before RBAC)
-// and as a user RBAC allows through the ClusterRole edit.
+// and as a user RBAC allows through the ClusterRole edit; admin-json sends
+// "Accept: application/json" as cmd/bench's clients do.
 func BenchmarkGetCachedTLS(b *testing.B) {
 	s := startSecureServer(b, "bench-user")
 	cms := s.url + "/api/v1/namespaces/default/configmaps"
@@ -131,16 +140,16 @@ func BenchmarkGetCachedTLS(b *testing.B) {
 		b.Fatalf("bind: %d", code)
 	}
 	for _, c := range []struct {
-		name   string
-		client *http.Client
-	}{{"admin", s.admin}, {"rbac", s.user}} {
+		name, accept string
+		client       *http.Client
+	}{{"admin", "", s.admin}, {"rbac", "", s.user}, {"admin-json", "application/json", s.admin}} {
 		b.Run(c.name, func(b *testing.B) {
 			waitFor(b, c.client, "GET", cms+"/cm?resourceVersion=0", http.StatusOK)
 			b.ReportAllocs()
 			start := cpuTime(b)
 			n := 0
 			for b.Loop() {
-				if code := call(b, c.client, "GET", cms+"/cm?resourceVersion=0", ""); code != http.StatusOK {
+				if code := callAccept(b, c.client, "GET", cms+"/cm?resourceVersion=0", "", c.accept); code != http.StatusOK {
 					b.Fatalf("get: %d", code)
 				}
 				n++
