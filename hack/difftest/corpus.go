@@ -266,6 +266,53 @@ func buildCorpus() []req {
 	}
 	add(req{method: "GET", path: nsPath + "/ns1", user: "admin", settle: true})
 	add(fixtures()...)
+
+	// A large object (past the timeout filter's 256 KiB buffer) and lists
+	// of it.
+	big := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big"},"data":{"k":%q}}`, strings.Repeat("0123456789abcdef", 20<<10))
+	add(req{method: "POST", path: cmGroup, user: "admin", ct: "application/json", body: big})
+	for _, a := range []string{"", "application/json", "application/json, */*", "application/yaml", "application/json;as=Table;v=v1;g=meta.k8s.io", "application/vnd.kubernetes.protobuf"} {
+		add(req{method: "GET", path: cmGroup + "/big", user: "admin", accept: a},
+			req{method: "GET", path: cmGroup, user: "admin", accept: a},
+			req{method: "GET", path: cmGroup + "?limit=1", user: "admin", accept: a},
+			req{method: "GET", path: "/api/v1/configmaps?fieldSelector=metadata.name%3Dbig", user: "admin", accept: a})
+	}
+	add(req{method: "PUT", path: cmGroup + "/big", user: "admin", ct: "application/json", body: big},
+		req{method: "PATCH", path: cmGroup + "/big", user: "admin", ct: "application/merge-patch+json", body: `{"metadata":{"labels":{"big":"yes"}}}`},
+		req{method: "GET", path: cmGroup + "/big?pretty=true", user: "admin"},
+		req{method: "DELETE", path: cmGroup + "/big", user: "admin"})
+
+	// Request lines and headers: absolute-form and "*" targets, methods
+	// in other cases, HTTP/1.0 without Host, Accept headers long or
+	// repeated, chunked bodies, Expect.
+	for _, p := range []string{cmGroup + "/cm1", shpGroup + "/s1", whGroup + "/w1", shpGroup, "/api/v1", "/apis"} {
+		add(req{method: "GET", path: "https://{addr}" + p, user: "admin"},
+			req{method: "GET", path: "http://{addr}" + p, user: "admin"},
+			req{method: "GET", path: "https://other.example" + p, user: "admin"},
+			req{method: "get", path: p, user: "admin"},
+			req{method: "Get", path: p, user: "admin"},
+			req{method: "PRI", path: p, user: "admin"},
+			req{method: "GET", path: p, user: "admin", proto: "HTTP/1.0", noHost: true},
+			req{method: "GET", path: p, user: "admin", proto: "HTTP/1.0"},
+			req{method: "GET", path: p, user: "admin", accept: "application/json, " + strings.Repeat("text/x-long, ", 30) + "*/*"},
+			req{method: "GET", path: p, user: "admin", accept: strings.Repeat("x", 300)},
+			req{method: "GET", path: p, user: "admin", accept: "application/json", extra: "Accept: application/yaml\r\n"},
+			req{method: "GET", path: p, user: "admin", accept: "application/yaml", extra: "Accept: application/json\r\n"},
+			req{method: "GET", path: p, user: "admin", accept: " application/json "},
+			req{method: "GET", path: p, user: "admin", accept: "APPLICATION/JSON"},
+			req{method: "GET", path: p, user: "admin", accept: "application/json;pretty=1"},
+			req{method: "GET", path: p, user: "admin", accept: "application/json,*/*"},
+			req{method: "GET", path: p, user: "admin", accept: "application/json, */*;q=0.1"},
+			req{method: "GET", path: p, user: "admin", extra: "Content-Type: application/json\r\n"},
+			req{method: "GET", path: p, user: "admin", extra: "Accept-Encoding: gzip\r\n"},
+			req{method: "GET", path: p, user: "admin", extra: "X-Forwarded-For: 1.2.3.4\r\nImpersonate-User: someone\r\n"},
+			req{method: "GET", path: p, user: "sa", extra: "Impersonate-User: admin\r\n"},
+			req{method: "PATCH", path: p, user: "admin", ct: "application/merge-patch+json",
+				extra: "Transfer-Encoding: chunked\r\n", body: "f\r\n{\"metadata\":{}}\r\n0\r\n\r\n"},
+			req{method: "PATCH", path: p, user: "admin", ct: "application/merge-patch+json", extra: "Expect: 100-continue\r\n", body: `{"metadata":{}}`},
+		)
+	}
+	add(req{method: "OPTIONS", path: "*", user: "admin"}, req{method: "GET", path: "*", user: "admin"}, req{method: "CONNECT", path: "{addr}", user: "admin"})
 	add(req{method: "DELETE", path: cmGroup + "?labelSelector=a%3Db", user: "admin"})
 	add(req{method: "GET", path: cmGroup, user: "admin"})
 	return rs

@@ -2,17 +2,24 @@
 // cmd/apiserver and reports every difference in status, headers and
 // (normalised) bodies: a differential test of a change to the request path.
 //
-//	go build -o /tmp/base ./cmd/apiserver   # in the base tree
-//	go build -o /tmp/new ./cmd/apiserver    # in the changed tree
-//	go run ./hack/difftest -base /tmp/base -new /tmp/new [-out diffs.txt] [-kubectl kubectl]
+//	(cd /path/to/base/tree && go build -o /tmp/apiserver-base ./cmd/apiserver)
+//	go build -o /tmp/apiserver-new ./cmd/apiserver
+//	go run ./hack/difftest -base /tmp/apiserver-base -new /tmp/apiserver-new -out diffs.txt
+//	go run ./hack/difftest -base ... -new ... -request-timeout 2s   # + requests that outlast it
+//	go run ./hack/difftest -base ... -new ... -outage -request-timeout 5s  # etcd stopped and started
 //
-// It starts both servers (their own data dirs and ports on 127.0.0.1),
-// creates the same fixtures on each, and runs the corpus in the same order
-// against both, so that their states stay alike. Requests are written as
-// raw HTTP/1.1 over TLS, so that unclean, badly escaped and unknown-method
-// requests reach the servers as written. It exits 1 when a difference is
-// found. It is no test: it takes a minute or two and starts two servers,
-// so CI does not run it.
+// It starts both servers (data dirs of their own under $TMPDIR, ports
+// 17543 and 17544 on 127.0.0.1), creates the same fixtures on each, and
+// runs the corpus in the same order against both, so that their states
+// stay alike. Requests are written as raw HTTP/1.1 over TLS, so that
+// unclean, badly escaped and unknown-method requests reach the servers as
+// written; users are the admin (client certificate), anonymous, and a
+// ServiceAccount RBAC grants nothing (its token). Then kubectl commands
+// (-kubectl, "" skips them) and a parallel check of each server alone
+// (-parallel). -dump writes every request with the base's answer, to
+// review what the corpus reaches. It exits 1 when a difference is found,
+// 2 on a failure of its own. It is no test: it takes a minute or two and
+// starts two servers, so CI does not run it.
 package main
 
 import (
@@ -167,6 +174,7 @@ func run() (int, error) {
 			kn++
 			a := servers[0].kubectl(*kubectl, args)
 			b := servers[1].kubectl(*kubectl, args)
+			fmt.Fprintf(dumpw, "kubectl %s | %.300q\n", strings.Join(args.args, " "), a)
 			if a != b {
 				diffs++
 				fmt.Fprintf(w, "=== DIFF kubectl %s\n--- base\n%s\n--- new\n%s\n", strings.Join(args.args, " "), a, b)
@@ -284,6 +292,11 @@ type req struct {
 	// short: the Content-Length promises 50 bytes more than the body
 	// brings (a body that stops arriving).
 	short bool
+	// extra header lines ("Name: value\r\n" each), the protocol of the
+	// request line (HTTP/1.1 when empty), and no Host header.
+	extra  string
+	proto  string
+	noHost bool
 }
 
 func (r req) label() string {
@@ -299,6 +312,15 @@ func (r req) label() string {
 	}
 	if r.short {
 		s += " (body stops short)"
+	}
+	if r.extra != "" {
+		s += fmt.Sprintf(" extra=%q", r.extra)
+	}
+	if r.proto != "" {
+		s += " " + r.proto
+	}
+	if r.noHost {
+		s += " (no Host)"
 	}
 	return s
 }
@@ -324,7 +346,16 @@ func (s *server) do(r req) result {
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(15 * time.Second))
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: difftest\r\nConnection: close\r\n", r.method, r.path, s.addr)
+	proto := "HTTP/1.1"
+	if r.proto != "" {
+		proto = r.proto
+	}
+	fmt.Fprintf(&b, "%s %s %s\r\n", r.method, strings.ReplaceAll(r.path, "{addr}", s.addr), proto)
+	if !r.noHost {
+		fmt.Fprintf(&b, "Host: %s\r\n", s.addr)
+	}
+	b.WriteString("User-Agent: difftest\r\nConnection: close\r\n")
+	b.WriteString(r.extra)
 	if r.user == "sa" {
 		fmt.Fprintf(&b, "Authorization: Bearer %s\r\n", s.token)
 	}
@@ -346,7 +377,12 @@ func (s *server) do(r req) result {
 	if _, err := conn.Write(b.Bytes()); err != nil {
 		return result{err: "write: " + errAddrRE.ReplaceAllString(err.Error(), "<addr>")}
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: r.method})
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, &http.Request{Method: r.method})
+	for err == nil && resp.StatusCode == http.StatusContinue {
+		// Expect: 100-continue; the final answer follows.
+		resp, err = http.ReadResponse(br, &http.Request{Method: r.method})
+	}
 	if err != nil {
 		return result{err: "read: " + errAddrRE.ReplaceAllString(err.Error(), "<addr>")}
 	}
@@ -356,6 +392,8 @@ func (s *server) do(r req) result {
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		res.err = "body: " + errAddrRE.ReplaceAllString(err.Error(), "<addr>")
 	}
+	// How the body is framed: a Content-Length or chunks.
+	res.headers["X-Difftest-Framing"] = fmt.Sprint(resp.ContentLength >= 0, resp.TransferEncoding)
 	for k, v := range resp.Header {
 		switch k {
 		case "Date", "Content-Length":
