@@ -160,6 +160,16 @@ func run() (int, error) {
 			fmt.Fprintf(w, "=== DIFF %s\n%s\n", r.label(), d)
 		}
 	}
+	// The request counters after the same corpus: what each server
+	// recorded of the requests (verb, resource, code) must agree too.
+	if *only == "" {
+		a, b := servers[0].requestCounts(), servers[1].requestCounts()
+		if a != b {
+			diffs++
+			fmt.Fprintf(w, "=== DIFF request metrics after the corpus\n--- base\n%s\n--- new\n%s\n", a, b)
+		}
+		fmt.Fprintf(dumpw, "metrics after the corpus:\n%s\n", a)
+	}
 	if *parallel > 0 {
 		for _, s := range servers {
 			for _, b := range s.concurrent(*parallel, 100) {
@@ -592,4 +602,18 @@ func normaliseKubectl(s string) string {
 	s = kRVRE.ReplaceAllString(s, "$1<rv>")
 	s = kDiffRE.ReplaceAllString(s, "<tmp>")
 	return s
+}
+
+// requestCounts is the server's apiserver_request_total series, sorted,
+// but for the scrapes of /metrics themselves.
+func (s *server) requestCounts() string {
+	r := s.do(req{method: "GET", path: "/metrics", user: "admin"})
+	var lines []string
+	for _, l := range strings.Split(string(r.raw), "\n") {
+		if strings.HasPrefix(l, "apiserver_request_total{") && !strings.Contains(l, `verb="GET",`) || strings.HasPrefix(l, "apiserver_request_total{") && !strings.Contains(l, "metrics") {
+			lines = append(lines, l)
+		}
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
 }
