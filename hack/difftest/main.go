@@ -37,14 +37,18 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 )
 
 func main() {
+	stopOnSignal()
 	diffs, err := run()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "difftest:", err)
@@ -64,6 +68,13 @@ type server struct {
 	token   string // the ServiceAccount x's token: a user without RBAC grants
 	cmd     *exec.Cmd
 	kubecfg string
+	// h2: send the corpus over HTTP/2 (net/http's client) instead of raw
+	// HTTP/1.1; clients for the admin and the others.
+	h2               bool
+	h2admin, h2other *http.Client
+	// polls counts settle's GETs of namespaces by code but 404: as many
+	// as timing takes, left out of the request counters compared.
+	polls map[int]int
 }
 
 // run returns the number of differences; the servers are stopped by then.
@@ -76,6 +87,7 @@ func run() (int, error) {
 	timeout := flag.Duration("request-timeout", 0, "start both servers with this --request-timeout and add the corpus of requests that outlast it")
 	withOutage := flag.Bool("outage", false, "run instead the etcd outage comparison: both servers on an etcd of their own, stopped and started again")
 	parallel := flag.Int("parallel", 8, "workers of the parallel check (each server alone); 0 skips it")
+	h2 := flag.Bool("h2", false, "send the corpus over HTTP/2 with net/http's client (requests it refuses to send are compared as errors)")
 	only := flag.String("only", "", "run only the corpus entries whose label contains this")
 	flag.Parse()
 	if *base == "" || *next == "" {
@@ -120,6 +132,10 @@ func run() (int, error) {
 	for _, s := range servers {
 		if err := s.setup(); err != nil {
 			return 0, fmt.Errorf("%s: setup: %w", s.name, err)
+		}
+		if *h2 {
+			s.h2admin, s.h2other = h2Client(&s.admin), h2Client(nil)
+			s.h2 = true
 		}
 	}
 	var dumpw io.Writer = io.Discard
@@ -195,6 +211,25 @@ func run() (int, error) {
 	return diffs, nil
 }
 
+// started are the servers to stop if difftest itself is interrupted.
+var (
+	startedMu sync.Mutex
+	started   []*server
+)
+
+func stopOnSignal() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ch
+		startedMu.Lock()
+		for _, s := range started {
+			s.stop()
+		}
+		os.Exit(2)
+	}()
+}
+
 func start(name, bin, dir string, port int, args ...string) (*server, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -208,7 +243,10 @@ func start(name, bin, dir string, port int, args ...string) (*server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: start: %w", name, err)
 	}
-	s := &server{name: name, addr: fmt.Sprintf("127.0.0.1:%d", port), dir: dir, cmd: cmd, kubecfg: filepath.Join(dir, "admin.kubeconfig")}
+	s := &server{polls: map[int]int{}, name: name, addr: fmt.Sprintf("127.0.0.1:%d", port), dir: dir, cmd: cmd, kubecfg: filepath.Join(dir, "admin.kubeconfig")}
+	startedMu.Lock()
+	started = append(started, s)
+	startedMu.Unlock()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if err := s.loadAdmin(); err == nil {
@@ -344,6 +382,9 @@ type result struct {
 }
 
 func (s *server) do(r req) result {
+	if s.h2 {
+		return s.doH2(r)
+	}
 	cfg := &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}}
 	if r.user == "admin" {
 		cfg.Certificates = []tls.Certificate{s.admin}
@@ -398,6 +439,10 @@ func (s *server) do(r req) result {
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
+	return s.result(r, resp, body, err)
+}
+
+func (s *server) result(r req, resp *http.Response, body []byte, err error) result {
 	res := result{status: resp.StatusCode, headers: map[string]string{}, raw: body}
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		res.err = "body: " + errAddrRE.ReplaceAllString(err.Error(), "<addr>")
@@ -420,9 +465,11 @@ func (s *server) do(r req) result {
 
 func (s *server) settle(r req) {
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if s.do(r).status == 404 {
+		code := s.do(r).status
+		if code == 404 {
 			return
 		}
+		s.polls[code]++
 	}
 }
 
@@ -610,10 +657,107 @@ func (s *server) requestCounts() string {
 	r := s.do(req{method: "GET", path: "/metrics", user: "admin"})
 	var lines []string
 	for _, l := range strings.Split(string(r.raw), "\n") {
-		if strings.HasPrefix(l, "apiserver_request_total{") && !strings.Contains(l, `verb="GET",`) || strings.HasPrefix(l, "apiserver_request_total{") && !strings.Contains(l, "metrics") {
-			lines = append(lines, l)
+		if !strings.HasPrefix(l, "apiserver_request_total{") {
+			continue
 		}
+		for code, n := range s.polls {
+			prefix := fmt.Sprintf(`apiserver_request_total{code="%d",resource="namespaces",subresource="",verb="GET"} `, code)
+			if v, ok := strings.CutPrefix(l, prefix); ok {
+				var total int
+				if _, err := fmt.Sscan(v, &total); err == nil {
+					l = fmt.Sprintf("%s%d", prefix, total-n)
+				}
+			}
+		}
+		lines = append(lines, l)
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+func h2Client(cert *tls.Certificate) *http.Client {
+	cfg := &tls.Config{InsecureSkipVerify: true}
+	if cert != nil {
+		cfg.Certificates = []tls.Certificate{*cert}
+	}
+	return &http.Client{
+		Transport: &http.Transport{TLSClientConfig: cfg, ForceAttemptHTTP2: true, DisableCompression: true},
+		Timeout:   15 * time.Second,
+		// Redirects are answers to compare, not to follow.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// doH2 sends r over HTTP/2; the path goes out as written (URL.Opaque).
+func (s *server) doH2(r req) result {
+	if r.proto != "" || r.noHost || r.short || strings.Contains(r.extra, "Transfer-Encoding") {
+		// HTTP/1 framing: not expressible over HTTP/2.
+		r.proto, r.noHost, r.short, r.extra = "", false, false, ""
+	}
+	p := strings.ReplaceAll(r.path, "{addr}", s.addr)
+	if !h2Sendable(p) {
+		// net/http's client sends these and then waits out its timeout
+		// on the server's stream reset; HTTP/1.1 covers them.
+		return result{err: "not sent over HTTP/2"}
+	}
+	hr, err := http.NewRequest(r.method, "https://"+s.addr+"/", strings.NewReader(r.body))
+	if err != nil {
+		return result{err: "request: " + err.Error()}
+	}
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		hr.URL.Opaque, hr.URL.RawQuery = "//"+s.addr+p[:i], p[i+1:]
+	} else {
+		hr.URL.Opaque = "//" + s.addr + p
+	}
+	if r.body == "" {
+		hr.Body, hr.ContentLength = http.NoBody, 0
+	}
+	if r.accept != "" {
+		hr.Header.Set("Accept", r.accept)
+	}
+	if r.ct != "" {
+		hr.Header.Set("Content-Type", r.ct)
+	}
+	for _, l := range strings.Split(r.extra, "\r\n") {
+		if k, v, ok := strings.Cut(l, ": "); ok {
+			hr.Header.Add(k, v)
+		}
+	}
+	c := s.h2other
+	if r.user == "admin" {
+		c = s.h2admin
+	}
+	if r.user == "sa" {
+		hr.Header.Set("Authorization", "Bearer "+s.token)
+	}
+	resp, err := c.Do(hr)
+	if err != nil {
+		return result{err: "h2: " + errAddrRE.ReplaceAllString(err.Error(), "<addr>")}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	res := s.result(r, resp, body, err)
+	res.headers["X-Difftest-Proto"] = resp.Proto
+	return res
+}
+
+// h2Sendable reports whether a path is one net/http's HTTP/2 client
+// sends and gets an answer for: no bad escapes, fragments, or bytes
+// outside printable ASCII.
+func h2Sendable(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '%':
+			if i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
+				return false
+			}
+		case c == '#' || c <= ' ' || c >= 0x7f:
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
