@@ -189,36 +189,40 @@ func TestTimeoutEnding(t *testing.T) {
 	}
 	bg := context.Background()
 
+	// Each case's stop is a variable of its own: the goroutine send starts
+	// may call it after the next case has begun (the free case's stop ends
+	// no request, so nothing orders that call before the test goes on).
+
 	// No end: the deadline ends the handler's context.
-	stop := newEnd()
-	resp, body, s, _ := send(bg, url+"?free=1", func() { stop(errDown) })
+	stop1 := newEnd()
+	resp, body, s, _ := send(bg, url+"?free=1", func() { stop1(errDown) })
 	if resp.StatusCode != http.StatusGatewayTimeout || !s.state || s.watched || s.cause != context.DeadlineExceeded.Error() {
 		t.Fatalf("without an end: %d %s %+v", resp.StatusCode, body, s)
 	}
 
 	// The end ends it with its cause, and the handler's answer is written.
-	stop = newEnd()
-	resp, body, s, _ = send(bg, url, func() { stop(errDown) })
+	stop2 := newEnd()
+	resp, body, s, _ = send(bg, url, func() { stop2(errDown) })
 	if resp.StatusCode != http.StatusServiceUnavailable || string(body) != errDown.Error() || !s.watched || s.cause != errDown.Error() {
 		t.Fatalf("ended: %d %q %+v, want 503 %q", resp.StatusCode, body, s, errDown)
 	}
 
 	// An ended request whose handler does not answer: the 504 at the deadline.
-	stop = newEnd()
-	resp, body, _, _ = send(bg, url+"?mute=1", func() { stop(errDown) })
+	stop3 := newEnd()
+	resp, body, _, _ = send(bg, url+"?mute=1", func() { stop3(errDown) })
 	if resp.StatusCode != http.StatusGatewayTimeout {
 		t.Fatalf("ended, no answer: %d %s, want 504", resp.StatusCode, body)
 	}
 
 	// The client leaving ends the handler's context.
-	stop = newEnd()
+	stop4 := newEnd()
 	ctx, cancel := context.WithCancel(bg)
 	began := time.Now()
 	_, _, s, err := send(ctx, url, cancel)
 	if err == nil || s.cause != context.Canceled.Error() || time.Since(began) > 3*time.Second {
 		t.Fatalf("client left: %v, handler saw %+v after %s", err, s, time.Since(began))
 	}
-	stop(nil)
+	stop4(nil)
 }
 
 func getURL(t *testing.T, url string) (*http.Response, []byte) {
