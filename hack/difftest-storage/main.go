@@ -739,8 +739,14 @@ func scenarioWatch(t *target) {
 		"?watch=1&resourceVersion=" + rv + "&fieldSelector=spec.carrier%3Dups",
 		"?watch=1&resourceVersion=" + rv + "&labelSelector=a%3Db",
 		"?watch=1&resourceVersion=" + rv + "&fieldSelector=metadata.name%3Dg1",
+		"v1alpha1?watch=1&resourceVersion=" + rv,
+		"v1alpha1?watch=1&resourceVersion=" + rv + "&fieldSelector=spec.from.city%3DBonn",
 	} {
-		ch, err := t.watch(p+q, stop)
+		wp := p + q
+		if a, ok := strings.CutPrefix(q, "v1alpha1"); ok {
+			wp = strings.Replace(p, "/v1/", "/v1alpha1/", 1) + a
+		}
+		ch, err := t.watch(wp, stop)
 		if err != nil {
 			t.problems = append(t.problems, err.Error())
 			continue
@@ -850,10 +856,14 @@ func scenarioWatch(t *target) {
 
 // ---- compaction
 
+// etcdClient connects to the server's embedded etcd through its socket,
+// the server's own (mode 0600): plain, without TLS.
+func etcdClient(t *target) (*clientv3.Client, error) {
+	return kfetcd.NewClient([]string{"unix://" + filepath.Join(t.dir, "etcd.sock")}, kfetcd.TLSFiles{})
+}
+
 func compact(t *target) error {
-	sock := "unix://" + filepath.Join(t.dir, "etcd.sock")
-	// The socket is the server's own (mode 0600): plain, without TLS.
-	c, err := kfetcd.NewClient([]string{sock}, kfetcd.TLSFiles{})
+	c, err := etcdClient(t)
 	if err != nil {
 		return err
 	}
@@ -934,6 +944,8 @@ func main() {
 		"watch":   scenarioWatch,
 		"writes2": scenarioWrites2,
 		"lists2":  scenarioLists2,
+		"race":    scenarioRace,
+		"raw":     scenarioRaw,
 		"compact": scenarioCompact,
 	}
 	diffs := 0
@@ -1211,4 +1223,173 @@ func scenarioLists2(t *target) {
 			}
 		}
 	}
+}
+
+// scenarioRace races deletes (plain, with preconditions, collections)
+// against updates under watches of both versions and an informer; only
+// the per-server DELETED checks and the final lists are compared, the
+// interleaving being the scheduler's.
+func scenarioRace(t *target) {
+	ns(t, "rc")
+	p := fmt.Sprintf(shpPath, "rc")
+	stop := make(chan struct{})
+	var chans []<-chan []event
+	for _, wp := range []string{p + "?watch=1&allowWatchBookmarks=true", strings.Replace(p, "/v1/", "/v1alpha1/", 1) + "?watch=1", p + "?watch=1&fieldSelector=spec.carrier%3Dc1"} {
+		ch, err := t.watch(wp, stop)
+		if err != nil {
+			t.problems = append(t.problems, err.Error())
+			continue
+		}
+		chans = append(chans, ch)
+	}
+	time.Sleep(200 * time.Millisecond)
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 40; i++ {
+				n := fmt.Sprintf("r%d", i%10)
+				switch (i + w) % 5 {
+				case 0:
+					t.do("POST", p, jsonType, j(shipment(n, map[string]string{"g": strconv.Itoa(i % 3)}, "c0", "Bonn", "")))
+				case 1:
+					t.do("PATCH", p+"/"+n, "application/merge-patch+json", []byte(fmt.Sprintf(`{"spec":{"carrier":"c%d"}}`, (i+w)%3)))
+				case 2:
+					t.do("DELETE", p+"/"+n, "", nil)
+				case 3:
+					g := t.do("GET", p+"/"+n, "", nil)
+					m, _ := g.obj.(map[string]any)
+					md, _ := m["metadata"].(map[string]any)
+					t.do("DELETE", p+"/"+n, jsonType, j(map[string]any{"preconditions": map[string]any{"resourceVersion": md["resourceVersion"]}}))
+				case 4:
+					t.do("DELETE", p+"?labelSelector=g%3D"+strconv.Itoa(i%3), "", nil)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	time.Sleep(time.Second)
+	close(stop)
+	n := 0
+	for i, ch := range chans {
+		evs := <-ch
+		n += len(evs)
+		t.checkDeleted(fmt.Sprintf("race watch %d", i), evs)
+	}
+	// the final state of each watch, replayed, is the list's
+	t.recs = append(t.recs, rec{step: "race events", out: strconv.FormatBool(n > 0)})
+	t.do("DELETE", p, "", nil)
+}
+
+// scenarioRaw writes values into etcd behind the server's back (what
+// another program or an older version may leave) and reads them every way.
+func scenarioRaw(t *target) {
+	ns(t, "raw")
+	p := fmt.Sprintf(shpPath, "raw")
+	for i := 0; i < 3; i++ {
+		t.learn(t.do("POST", p, jsonType, j(shipment(fmt.Sprintf("ok%d", i), map[string]string{"k": "v"}, "ups", "Bonn", ""))))
+	}
+	obj := func(name, extraMeta, extraSpec string) string {
+		return `{"kind":"Shipment","apiVersion":"shipping.kubeforge.dev/v1","metadata":{"name":"` + name + `","namespace":"raw","uid":"11111111-1111-1111-1111-111111111111","generation":1,"creationTimestamp":"2020-01-01T00:00:00Z"` + extraMeta + `},"spec":{"carrier":"ups","origin":{"street":"s","city":"Bonn","country":"DE"},"destination":{"street":"d","city":"Ulm","country":"DE"},"parcels":[{"name":"p","weight":"0","count":1}],"priority":"Normal","handlingTime":"24h0m0s","delayTolerance":"10%","intervalMinutes":15` + extraSpec + `},"status":{}}`
+	}
+	vals := map[string]string{
+		"a-notjson":     `{"kind":`,
+		"b-empty":       ``,
+		"c-unknown":     obj("c-unknown", "", `,"zzz":1`),
+		"d-wrongtype":   obj("d-wrongtype", "", `,"insured":"x"`),
+		"e-rv":          obj("e-rv", `,"resourceVersion":"5"`, ""),
+		"f-othername":   obj("somebody", "", ""),
+		"g-nometa":      `{"kind":"Shipment","apiVersion":"shipping.kubeforge.dev/v1","spec":{"carrier":"ups"}}`,
+		"h-order":       `{"apiVersion":"shipping.kubeforge.dev/v1","kind":"Shipment","metadata":{"namespace":"raw","name":"h-order","uid":"11111111-1111-1111-1111-111111111111","generation":1,"creationTimestamp":"2020-01-01T00:00:00Z"},"spec":{"carrier":"ups","origin":{"street":"s","city":"Bonn"},"destination":{"street":"d","city":"Ulm"},"parcels":[{"name":"p"}]}}`,
+		"i-ok":          obj("i-ok", "", ""),
+		"j-emptymeta":   `{"kind":"Shipment","apiVersion":"shipping.kubeforge.dev/v1","metadata":{},"spec":{"carrier":"dhl"}}`,
+		"k-spaces":      " " + obj("k-spaces", "", "") + "\n",
+		"l-null":        `null`,
+		"m-array":       `[]`,
+		"n-labels":      obj("n-labels", `,"labels":{"k":"v"}`, ""),
+		"o-dupkey":      obj("o-dupkey", `,"name":"o-dupkey"`, ""),
+		"p-escaped":     strings.Replace(obj("p-escaped", "", ""), `"carrier":"ups"`, `"carrier":"\u0075ps"`, 1),
+		"q-otherkind":   `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"q-otherkind","namespace":"raw"},"data":{"a":"b"}}`,
+		"r-v1alpha1":    `{"kind":"Shipment","apiVersion":"shipping.kubeforge.dev/v1alpha1","metadata":{"name":"r-v1alpha1","namespace":"raw"},"spec":{"from":{"street":"s","city":"Bonn"},"destination":{"street":"d","city":"Ulm"}}}`,
+		"s-bigint":      obj("s-bigint", "", `,"declaredValueCents":12345678901234567890`),
+		"t-float":       obj("t-float", "", `,"declaredValueCents":1.0`),
+		"u-mfstring":    obj("u-mfstring", `,"managedFields":[{"manager":"x","operation":"Update","apiVersion":"shipping.kubeforge.dev/v1","fieldsType":"FieldsV1","fieldsV1":"notanobject"}]`, ""),
+		"v-mfarray":     obj("v-mfarray", `,"managedFields":[{"manager":"x","operation":"Update","apiVersion":"shipping.kubeforge.dev/v1","fieldsType":"FieldsV1","fieldsV1":[1,2]}]`, ""),
+		"w-deleting":    obj("w-deleting", `,"deletionTimestamp":"2020-01-01T00:00:00Z","finalizers":["x/y"]`, ""),
+		"x-deleting-nf": obj("x-deleting-nf", `,"deletionTimestamp":"2020-01-01T00:00:00Z"`, ""),
+	}
+	c, err := etcdClient(t)
+	if err != nil {
+		t.problems = append(t.problems, "etcd: "+err.Error())
+		return
+	}
+	defer c.Close()
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	stop := make(chan struct{})
+	lr := t.do("GET", p, "", nil)
+	lm, _ := lr.obj.(map[string]any)
+	lmd, _ := lm["metadata"].(map[string]any)
+	startRV, _ := lmd["resourceVersion"].(string)
+	wch, werr := t.watch(p+"?watch=1&resourceVersion="+startRV, stop)
+	ctx := context.Background()
+	for _, k := range keys {
+		if _, err := c.Put(ctx, "/registry/shipping.kubeforge.dev/shipments/raw/"+k, vals[k]); err != nil {
+			t.problems = append(t.problems, "put: "+err.Error())
+		}
+	}
+	time.Sleep(time.Second)
+	reads := []string{"", "?limit=1", "?limit=2", "?limit=3", "?limit=500", "?resourceVersion=0", "?resourceVersion=0&limit=2",
+		"?fieldSelector=spec.carrier%3Dups", "?fieldSelector=spec.carrier%3Dups&limit=2", "?fieldSelector=metadata.name%3Di-ok&limit=1",
+		"?labelSelector=k%3Dv&limit=2", "?fieldSelector=spec.origin.city%3DBonn&limit=3", "?fieldSelector=status.phase%3D&limit=4"}
+	for _, q := range reads {
+		t.listWalk("raw list "+q, p, mustQuery(q))
+		t.listWalk("raw list v1alpha1 "+q, strings.Replace(p, "/v1/", "/v1alpha1/", 1), mustQuery(q))
+	}
+	for _, k := range append(keys, "ok0") {
+		for _, q := range []string{"", "?resourceVersion=0"} {
+			t.record("raw get "+k+q, t.do("GET", p+"/"+k+q, "", nil))
+			t.record("raw get v1alpha1 "+k+q, t.do("GET", strings.Replace(p, "/v1/", "/v1alpha1/", 1)+"/"+k+q, "", nil))
+		}
+	}
+	for _, k := range keys {
+		r := t.do("PATCH", p+"/"+k, "application/merge-patch+json", []byte(`{"metadata":{"labels":{"patched":"1"}}}`))
+		t.learn(r)
+		t.record("raw patch "+k, r)
+		r = t.do("PATCH", p+"/"+k+"?fieldManager=a&force=true", "application/apply-patch+yaml", []byte("apiVersion: shipping.kubeforge.dev/v1\nkind: Shipment\nmetadata:\n  name: "+k+"\nspec:\n  carrier: dhl\n"))
+		t.learn(r)
+		t.record("raw apply "+k, r)
+		t.record("raw get after "+k, t.do("GET", p+"/"+k, "", nil))
+	}
+	for _, k := range keys {
+		t.record("raw delete "+k, t.do("DELETE", p+"/"+k, "", nil))
+		t.record("raw delete ignoring "+k, t.do("DELETE", p+"/"+k, jsonType, []byte(`{"ignoreStoreReadErrorWithClusterBreakingPotential":true}`)))
+	}
+	time.Sleep(time.Second)
+	close(stop)
+	if werr != nil {
+		t.problems = append(t.problems, werr.Error())
+		return
+	}
+	evs := <-wch
+	t.checkDeleted("raw watch", evs)
+	var lines []string
+	for _, e := range evs {
+		b, _ := json.Marshal(e.Object)
+		lines = append(lines, e.Type+" "+t.normJSON(b))
+	}
+	t.recs = append(t.recs, rec{step: "raw watch", out: strings.Join(lines, "\n")})
+	_, _ = c.Delete(ctx, "/registry/shipping.kubeforge.dev/shipments/raw/", clientv3.WithPrefix())
+}
+
+func mustQuery(q string) url.Values {
+	v, err := url.ParseQuery(strings.TrimPrefix(q, "?"))
+	if err != nil {
+		panic(err) // the harness's own literals
+	}
+	return v
 }
