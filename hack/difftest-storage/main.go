@@ -745,6 +745,9 @@ func scenarioWatch(t *target) {
 		"?watch=1&resourceVersion=" + rv + "&labelSelector=a%3Db",
 		"?watch=1&resourceVersion=" + rv + "&fieldSelector=metadata.name%3Dg1",
 		"v1alpha1?watch=1&resourceVersion=" + rv,
+		"?watch=1&resourceVersion=0",
+		"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true",
+		"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&fieldSelector=spec.carrier%3Dups",
 		"v1alpha1?watch=1&resourceVersion=" + rv + "&fieldSelector=spec.from.city%3DBonn",
 	} {
 		wp := p + q
@@ -847,6 +850,11 @@ func scenarioWatch(t *target) {
 		var lines []string
 		for _, e := range evs {
 			if e.Type == "BOOKMARK" {
+				// only the end of the initial events: the others come by time
+				md, _ := e.Object["metadata"].(map[string]any)
+				if an, _ := md["annotations"].(map[string]any); an["k8s.io/initial-events-end"] == "true" {
+					lines = append(lines, "BOOKMARK initial-events-end")
+				}
 				continue
 			}
 			if strings.HasPrefix(objName(e.Object), "wa/r") {
