@@ -9,7 +9,7 @@
 //	go build -o /tmp/apiserver-new ./cmd/apiserver
 //	/tmp/apiserver-base --data-dir /tmp/A --secure-port 17443 &
 //	/tmp/apiserver-new --data-dir /tmp/B --secure-port 17444 &
-//	go run ./hack/difftest-storage -a /tmp/A -b /tmp/B [-bulk 505] [-race-ops 40] [-dump FILE] \
+//	go run ./hack/difftest-storage -a /tmp/A -b /tmp/B [-a2 /tmp/A2 -b2 /tmp/B2] [-bulk 505] [-race-ops 40] [-dump FILE] \
 //		[-only names,writes,writes2,lists,lists2,watch,compact,race,raw,big]
 //
 // Start both on fresh data dirs, with the same flags (--watch-cache=false
@@ -63,6 +63,9 @@ type target struct {
 	// the two servers' (which differ by background writes) compare.
 	rvs      map[string]string
 	problems []string
+	// peer is a second replica on the same etcd (-a2, -b2), if any: the
+	// race scenario writes and watches through both.
+	peer *target
 }
 
 type rec struct {
@@ -920,6 +923,8 @@ func main() {
 	b := flag.String("b", "", "new server's data dir")
 	only := flag.String("only", "names,writes,writes2,lists,lists2,watch,compact", "scenarios to run")
 	bulk := flag.Int("bulk", 505, "shipments created for the list scenario")
+	a2 := flag.String("a2", "", "data dir of a second base replica on the base's etcd (--etcd-servers unix://A/etcd.sock), for the race scenario")
+	b2 := flag.String("b2", "", "data dir of a second new replica on the new one's etcd")
 	dump := flag.String("dump", "", "file to write the new server's normalised records to")
 	flag.Parse()
 	ta, err := newTarget("base", *a)
@@ -931,6 +936,20 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
+	}
+	for _, r := range []struct {
+		t   *target
+		dir string
+	}{{ta, *a2}, {tb, *b2}} {
+		if r.dir == "" {
+			continue
+		}
+		peer, err := newTarget(r.t.name+"-peer", r.dir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		r.t.peer = peer
 	}
 	scen := map[string]func(*target){
 		"names":   scenarioNames,
@@ -1243,13 +1262,19 @@ func scenarioRace(t *target) {
 	p := fmt.Sprintf(shpPath, "rc")
 	stop := make(chan struct{})
 	var chans []<-chan []event
-	for _, wp := range []string{p + "?watch=1&allowWatchBookmarks=true", strings.Replace(p, "/v1/", "/v1alpha1/", 1) + "?watch=1", p + "?watch=1&fieldSelector=spec.carrier%3Dc1"} {
-		ch, err := t.watch(wp, stop)
-		if err != nil {
-			t.problems = append(t.problems, err.Error())
-			continue
+	replicas := []*target{t}
+	if t.peer != nil {
+		replicas = append(replicas, t.peer)
+	}
+	for _, r := range replicas {
+		for _, wp := range []string{p + "?watch=1&allowWatchBookmarks=true", strings.Replace(p, "/v1/", "/v1alpha1/", 1) + "?watch=1", p + "?watch=1&fieldSelector=spec.carrier%3Dc1"} {
+			ch, err := r.watch(wp, stop)
+			if err != nil {
+				t.problems = append(t.problems, err.Error())
+				continue
+			}
+			chans = append(chans, ch)
 		}
-		chans = append(chans, ch)
 	}
 	time.Sleep(200 * time.Millisecond)
 	var wg sync.WaitGroup
@@ -1257,6 +1282,7 @@ func scenarioRace(t *target) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
+			t := replicas[w%len(replicas)]
 			for i := 0; i < *raceOps; i++ {
 				n := fmt.Sprintf("r%d", i%10)
 				switch (i + w) % 5 {
@@ -1281,10 +1307,19 @@ func scenarioRace(t *target) {
 	time.Sleep(time.Second)
 	close(stop)
 	n := 0
+	streams := make([][]event, len(chans))
 	for i, ch := range chans {
 		evs := <-ch
+		streams[i] = evs
 		n += len(evs)
 		t.checkDeleted(fmt.Sprintf("race watch %d", i), evs)
+	}
+	// Replicas watch one etcd: the same URL's events at the same revision
+	// are the same bytes, whichever replica deleted (and handed off).
+	if per := len(streams) / len(replicas); len(replicas) == 2 {
+		for i := 0; i < per; i++ {
+			t.sameEvents(fmt.Sprintf("race watch %d vs %d", i, i+per), streams[i], streams[i+per])
+		}
 	}
 	// the final state of each watch, replayed, is the list's
 	t.recs = append(t.recs, rec{step: "race events", out: strconv.FormatBool(n > 0)})
@@ -1448,4 +1483,26 @@ func scenarioBig(t *target) {
 		lines = append(lines, e.Type+" "+t.normJSON(e.Raw))
 	}
 	t.recs = append(t.recs, rec{step: "big watch", out: strings.Join(lines, "\n")})
+}
+
+// sameEvents checks that events of a and b at the same revision, type and
+// object are the same bytes.
+func (t *target) sameEvents(step string, a, b []event) {
+	key := func(e event) string { return fmt.Sprintf("%s %s %d", e.Type, objName(e.Object), objRV(e.Object)) }
+	seen := map[string]string{}
+	for _, e := range a {
+		if e.Type != "BOOKMARK" {
+			seen[key(e)] = string(e.Raw)
+		}
+	}
+	both := 0
+	for _, e := range b {
+		if want, ok := seen[key(e)]; ok {
+			both++
+			if want != string(e.Raw) {
+				t.problems = append(t.problems, fmt.Sprintf("%s: %s differs:\n  %s\n  %s", step, key(e), want, e.Raw))
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "%s: %s: %d events in both\n", t.name, step, both)
 }
