@@ -149,7 +149,7 @@ func (t *target) normJSON(b []byte) string {
 		}
 		return rvFieldRE.FindStringSubmatch(m)[1] + `RV"`
 	})
-	s = contRE.ReplaceAllString(s, `${1}CONT"`)
+	s = contRE.ReplaceAllString(s, `continue: CONT`)
 	s = uuidRE.ReplaceAllString(s, "UID")
 	s = timeRE.ReplaceAllString(s, "TS")
 	s = rvMsgRE.ReplaceAllString(s, "$1$2 N")
@@ -159,7 +159,7 @@ func (t *target) normJSON(b []byte) string {
 
 var (
 	rvFieldRE = regexp.MustCompile(`("resourceVersion":\s*"|resourceVersion: ")(\d*)"`)
-	contRE    = regexp.MustCompile(`("continue":\s*"|continue: ")[^"]+"`)
+	contRE    = regexp.MustCompile(`"continue":\s*"[^"]+"|continue: \S+`)
 	cellAgeRE = regexp.MustCompile(`"(\d+[smhdy])+"`)
 )
 
@@ -921,7 +921,7 @@ var raceOps = flag.Int("race-ops", 40, "operations per writer of the race scenar
 func main() {
 	a := flag.String("a", "", "base server's data dir")
 	b := flag.String("b", "", "new server's data dir")
-	only := flag.String("only", "names,writes,writes2,lists,lists2,watch,compact", "scenarios to run")
+	only := flag.String("only", "names,writes,writes2,lists,lists2,watch,compact,race,raw,big", "scenarios to run")
 	bulk := flag.Int("bulk", 505, "shipments created for the list scenario")
 	a2 := flag.String("a2", "", "data dir of a second base replica on the base's etcd (--etcd-servers unix://A/etcd.sock), for the race scenario")
 	b2 := flag.String("b2", "", "data dir of a second new replica on the new one's etcd")
