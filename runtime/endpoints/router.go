@@ -257,11 +257,13 @@ func token(path string, i int) string {
 	return tok
 }
 
-// muxPassesUnchanged reports whether the container's http.ServeMux hands
-// req to the dispatch of the web service its path's root names, as it is:
-// not a CONNECT or "*" request, whose handling differs, and a path that
-// is clean (no redirect) and has no escaped form of its own (%2F:
-// the ServeMux matches the escaped path, the Router the unescaped one).
+// muxPassesUnchanged reports whether req has the plain shape the
+// remembered routes were learnt from: not a CONNECT or "*" request, and a
+// clean path with no escaped form of its own (%2F). Others go to
+// go-restful's own dispatch (the server calls Container.Dispatch, not its
+// http.ServeMux, which would redirect an unclean path to its cleaned form,
+// as kube-apiserver never does: DELETE .../configmaps/.. followed to the
+// namespace).
 func muxPassesUnchanged(req *http.Request) bool {
 	return req.Method != http.MethodConnect && req.RequestURI != "*" && req.URL.RawPath == "" && isCleanPath(req.URL.Path)
 }

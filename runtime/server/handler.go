@@ -288,7 +288,7 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 			// directly; else go-restful selects one (and the router
 			// remembers it) or answers 404, 405, 406 or 415.
 			if !router.Serve(w, req) {
-				s.container.ServeHTTP(w, req)
+				s.container.Dispatch(w, req)
 			}
 			return
 		}

@@ -243,6 +243,7 @@ var serverChecks = []struct {
 	name string
 	run  func(t *testing.T, ts *testServer, dir string)
 }{
+	{"unclean paths are not redirected", uncleanPathsNotRedirected},
 	{"kubeconfig", func(t *testing.T, ts *testServer, dir string) {
 		data, err := os.ReadFile(filepath.Join(dir, KubeconfigName))
 		if err != nil {
@@ -854,5 +855,57 @@ func TestReadyzWaitsForStartSteps(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Run did not return within 30 s of cancel")
+	}
+}
+
+// uncleanPathsNotRedirected: API paths with "." or ".." segments, empty
+// segments or an unknown group get a 4xx Status where they are, as from
+// kube-apiserver (which dispatches to go-restful without http.ServeMux).
+// A redirect to the cleaned path would make a client that follows it
+// (Go's, kubectl's: 307 keeps the method) delete or write what the path
+// only seemed to name: DELETE .../widgets/.. would delete the namespace.
+func uncleanPathsNotRedirected(t *testing.T, ts *testServer, _ string) {
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	base := "/apis/" + testGroup + "/v1/namespaces/default/widgets"
+	for _, c := range []struct {
+		path string
+		code int // 0: whatever the route answers (the test routes take any name), but there
+	}{
+		{base + "/..", 0},
+		{base + "/.", 0},
+		{base + "/../../other/widgets", http.StatusNotFound},
+		{"/apis/" + testGroup + "//v1/namespaces/default/widgets", http.StatusNotFound},
+		{"/apis/" + testGroup + "/./v1/namespaces/default/widgets", http.StatusNotFound},
+		{"/apis/nosuch.group/v1/things", http.StatusNotFound},
+	} {
+		for _, method := range []string{http.MethodGet, http.MethodDelete} {
+			req, err := http.NewRequest(method, ts.url+c.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatalf("%s %s: %v", method, c.path, err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode/100 == 3 || resp.Header.Get("Location") != "" {
+				t.Errorf("%s %s: redirected: %d to %q", method, c.path, resp.StatusCode, resp.Header.Get("Location"))
+				continue
+			}
+			if c.code == 0 {
+				continue
+			}
+			if resp.StatusCode != c.code {
+				t.Errorf("%s %s: %d %s, want %d", method, c.path, resp.StatusCode, body, c.code)
+				continue
+			}
+			if st := decodeStatus(t, body); st.Code != int32(c.code) {
+				t.Errorf("%s %s: Status code %d, want %d", method, c.path, st.Code, c.code)
+			}
+		}
 	}
 }
