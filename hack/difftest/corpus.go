@@ -55,12 +55,30 @@ func fixtures() []req {
 	return rs
 }
 
+// buildCorpus is the corpus in the order it runs: a part may rely on the
+// state the ones before it leave (fixtures made again, items deleted).
 func buildCorpus() []req {
 	var rs []req
-	add := func(r ...req) { rs = append(rs, r...) }
-	add(fixtures()...)
+	for _, part := range [][]req{fixtures(), discoveryReqs(), resourcePathReqs(), spellingReqs(), queryReqs(),
+		writeReqs(), deleteReqs(), largeObjectReqs(), requestLineReqs()} {
+		rs = append(rs, part...)
+	}
+	return rs
+}
 
-	// Discovery and the server's own paths.
+// accepts are the Accept headers each discovery and resource path is
+// read with (the first, none, is sent by every user).
+var accepts = []string{"", "application/json", "application/json, */*", "*/*", "application/yaml", "text/html",
+	"application/vnd.kubernetes.protobuf", "application/json;as=Table;v=v1;g=meta.k8s.io",
+	"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json",
+	"application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+	"application/com.github.proto-openapi.spec.v2@v1.0+protobuf", "text/plain", "garbage", "application/json;q=0",
+	"text/html;q=0.9, application/yaml;q=0.8", ";;;", "application/*"}
+
+// discoveryReqs reads discovery and the server's own paths.
+func discoveryReqs() []req {
+	var rs []req
+	add := func(r ...req) { rs = append(rs, r...) }
 	disc := []string{"/", "/api", "/api/v1", "/apis", "/apis/shipping.kubeforge.dev", "/apis/shipping.kubeforge.dev/v1",
 		"/apis/shipping.kubeforge.dev/v1alpha1", "/apis/infra.kubeforge.dev", "/apis/infra.kubeforge.dev/v1",
 		"/apis/rbac.authorization.k8s.io/v1", "/apis/authorization.k8s.io/v1", "/apis/nosuch.group", "/apis/nosuch.group/v1",
@@ -70,12 +88,6 @@ func buildCorpus() []req {
 		"/healthz?verbose", "/readyz?verbose=1", "/readyz?exclude=etcd", "/livez?exclude=etcd&verbose", "/readyz?exclude=nosuch",
 		"/healthz/etcd", "/readyz/etcd", "/livez/ping", "/healthz/nosuch", "/metrics", "/nosuch", "/api/", "/apis/",
 		"/version/", "/openapi/v2/", "/healthz/", "/metrics/", "/.well-known/openid-configuration", "/openid/v1/jwks"}
-	accepts := []string{"", "application/json", "application/json, */*", "*/*", "application/yaml", "text/html",
-		"application/vnd.kubernetes.protobuf", "application/json;as=Table;v=v1;g=meta.k8s.io",
-		"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json",
-		"application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
-		"application/com.github.proto-openapi.spec.v2@v1.0+protobuf", "text/plain", "garbage", "application/json;q=0",
-		"text/html;q=0.9, application/yaml;q=0.8", ";;;", "application/*"}
 	for _, p := range disc {
 		for _, u := range []string{"admin", "anon", "sa"} {
 			add(req{method: "GET", path: p, user: u})
@@ -87,8 +99,13 @@ func buildCorpus() []req {
 			add(req{method: m, path: p, user: "admin"})
 		}
 	}
+	return rs
+}
 
-	// Resource paths: collections, items, subresources.
+// resourcePathReqs reads resource paths: collections, items, subresources.
+func resourcePathReqs() []req {
+	var rs []req
+	add := func(r ...req) { rs = append(rs, r...) }
 	var paths []string
 	for _, r := range resources {
 		item := r.coll + "/" + r.name
@@ -124,8 +141,13 @@ func buildCorpus() []req {
 		}
 		add(req{method: "DELETE", path: p, user: "sa"}, req{method: "DELETE", path: p, user: "anon"})
 	}
+	return rs
+}
 
-	// Unusual spellings of paths.
+// spellingReqs reaches paths by unusual spellings.
+func spellingReqs() []req {
+	var rs []req
+	add := func(r ...req) { rs = append(rs, r...) }
 	spell := func(p string) []string {
 		i := strings.LastIndex(p, "/")
 		dir, last := p[:i], p[i+1:]
@@ -158,8 +180,13 @@ func buildCorpus() []req {
 		add(req{method: "GET", path: p, user: "sa"})
 		add(req{method: "PATCH", path: p, user: "admin", ct: "application/merge-patch+json", body: `{"metadata":{"labels":{"spelled":"x"}}}`})
 	}
+	return rs
+}
 
-	// Query parameters.
+// queryReqs reads with query parameters.
+func queryReqs() []req {
+	var rs []req
+	add := func(r ...req) { rs = append(rs, r...) }
 	queries := []string{"resourceVersion=a&resourceVersion=b", "resourceVersion=0&resourceVersion=a", "resourceVersion=a&resourceVersion=0",
 		"resourceVersion=0", "resourceVersion=", "resourceVersion=1", "resourceVersion=99999999", "resourceVersion=-1",
 		"limit=-1", "limit=0", "limit=1", "limit=abc", "limit=1&limit=2", "limit=99999999999999999999",
@@ -185,9 +212,14 @@ func buildCorpus() []req {
 		add(req{method: "GET", path: p + "?pretty=true", user: "admin", accept: "application/json;as=Table;v=v1;g=meta.k8s.io"})
 		add(req{method: "GET", path: p + "?pretty=true", user: "admin", accept: "application/yaml"})
 	}
+	return rs
+}
 
-	// Writes: every Content-Type on each method, with a body fitting it.
-	// The fixtures are made again first, and kept (no DELETE here).
+// writeReqs writes: every Content-Type on each method, with a body fitting it.
+// The fixtures are made again first, and kept (no DELETE here).
+func writeReqs() []req {
+	var rs []req
+	add := func(r ...req) { rs = append(rs, r...) }
 	patches := map[string]string{
 		"application/merge-patch+json":           `{"metadata":{"labels":{"p":"merge"}}}`,
 		"application/strategic-merge-patch+json": `{"metadata":{"labels":{"p":"smp"}}}`,
@@ -245,8 +277,13 @@ func buildCorpus() []req {
 		add(req{method: "GET", path: r.coll + "?labelSelector=p", user: "admin"})
 		add(req{method: "GET", path: item, user: "admin"})
 	}
+	return rs
+}
 
-	// Deletes, then reads of what is gone, then the fixtures again.
+// deleteReqs deletes, then reads of what is gone, then the fixtures again.
+func deleteReqs() []req {
+	var rs []req
+	add := func(r ...req) { rs = append(rs, r...) }
 	for _, r := range resources {
 		item := r.coll + "/" + r.name
 		add(req{method: "DELETE", path: item + "?dryRun=All", user: "admin"},
@@ -266,9 +303,14 @@ func buildCorpus() []req {
 	}
 	add(req{method: "GET", path: nsPath + "/ns1", user: "admin", settle: true})
 	add(fixtures()...)
+	return rs
+}
 
-	// A large object (past the timeout filter's 256 KiB buffer) and lists
-	// of it.
+// largeObjectReqs writes and reads a large object (past the timeout filter's 256 KiB
+// buffer) and lists of it.
+func largeObjectReqs() []req {
+	var rs []req
+	add := func(r ...req) { rs = append(rs, r...) }
 	big := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big"},"data":{"k":%q}}`, strings.Repeat("0123456789abcdef", 20<<10))
 	add(req{method: "POST", path: cmGroup, user: "admin", ct: "application/json", body: big})
 	for _, a := range []string{"", "application/json", "application/json, */*", "application/yaml", "application/json;as=Table;v=v1;g=meta.k8s.io", "application/vnd.kubernetes.protobuf"} {
@@ -281,10 +323,15 @@ func buildCorpus() []req {
 		req{method: "PATCH", path: cmGroup + "/big", user: "admin", ct: "application/merge-patch+json", body: `{"metadata":{"labels":{"big":"yes"}}}`},
 		req{method: "GET", path: cmGroup + "/big?pretty=true", user: "admin"},
 		req{method: "DELETE", path: cmGroup + "/big", user: "admin"})
+	return rs
+}
 
-	// Request lines and headers: absolute-form and "*" targets, methods
-	// in other cases, HTTP/1.0 without Host, Accept headers long or
-	// repeated, chunked bodies, Expect.
+// requestLineReqs varies request lines and headers: absolute-form and "*"
+// targets, methods in other cases, HTTP/1.0 without Host, Accept headers
+// long or repeated, chunked bodies, Expect.
+func requestLineReqs() []req {
+	var rs []req
+	add := func(r ...req) { rs = append(rs, r...) }
 	for _, p := range []string{cmGroup + "/cm1", shpGroup + "/s1", whGroup + "/w1", shpGroup, "/api/v1", "/apis"} {
 		add(req{method: "GET", path: "https://{addr}" + p, user: "admin"},
 			req{method: "GET", path: "http://{addr}" + p, user: "admin"},

@@ -156,36 +156,7 @@ func run() (int, error) {
 	if *timeout > 0 {
 		corpus = append(timeoutCorpus(), corpus...)
 	}
-	diffs, n := 0, 0
-	for _, r := range corpus {
-		if *only != "" && !strings.Contains(r.label(), *only) {
-			continue
-		}
-		if r.settle {
-			for _, s := range servers {
-				s.settle(r)
-			}
-			continue
-		}
-		n++
-		a := servers[0].do(r)
-		b := servers[1].do(r)
-		fmt.Fprintf(dumpw, "%d %s %s | %.200q\n", a.status, a.headers["Content-Type"], r.label(), a.body)
-		if d := compare(a, b); d != "" {
-			diffs++
-			fmt.Fprintf(w, "=== DIFF %s\n%s\n", r.label(), d)
-		}
-	}
-	// The request counters after the same corpus: what each server
-	// recorded of the requests (verb, resource, code) must agree too.
-	if *only == "" {
-		a, b := servers[0].requestCounts(), servers[1].requestCounts()
-		if a != b {
-			diffs++
-			fmt.Fprintf(w, "=== DIFF request metrics after the corpus\n--- base\n%s\n--- new\n%s\n", a, b)
-		}
-		fmt.Fprintf(dumpw, "metrics after the corpus:\n%s\n", a)
-	}
+	diffs, n := compareCorpus(servers, corpus, *only, w, dumpw)
 	if *parallel > 0 {
 		for _, s := range servers {
 			for _, b := range s.concurrent(*parallel, 100) {
@@ -209,6 +180,43 @@ func run() (int, error) {
 	}
 	fmt.Fprintf(os.Stderr, "difftest: %d requests, %d kubectl commands, %d differences\n", n, kn, diffs)
 	return diffs, nil
+}
+
+// compareCorpus sends each request of the corpus (those whose label has
+// only, when set) to both servers in turn, then compares their request
+// counters; it returns the number of differences (written to w) and of
+// requests sent.
+func compareCorpus(servers []*server, corpus []req, only string, w, dumpw io.Writer) (diffs, n int) {
+	for _, r := range corpus {
+		if only != "" && !strings.Contains(r.label(), only) {
+			continue
+		}
+		if r.settle {
+			for _, s := range servers {
+				s.settle(r)
+			}
+			continue
+		}
+		n++
+		a := servers[0].do(r)
+		b := servers[1].do(r)
+		fmt.Fprintf(dumpw, "%d %s %s | %.200q\n", a.status, a.headers["Content-Type"], r.label(), a.body)
+		if d := compare(a, b); d != "" {
+			diffs++
+			fmt.Fprintf(w, "=== DIFF %s\n%s\n", r.label(), d)
+		}
+	}
+	// The request counters after the same corpus: what each server
+	// recorded of the requests (verb, resource, code) must agree too.
+	if only == "" {
+		a, b := servers[0].requestCounts(), servers[1].requestCounts()
+		if a != b {
+			diffs++
+			fmt.Fprintf(w, "=== DIFF request metrics after the corpus\n--- base\n%s\n--- new\n%s\n", a, b)
+		}
+		fmt.Fprintf(dumpw, "metrics after the corpus:\n%s\n", a)
+	}
+	return diffs, n
 }
 
 // started are the servers to stop if difftest itself is interrupted.
