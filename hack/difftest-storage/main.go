@@ -724,6 +724,17 @@ func objRV(o map[string]any) int64 {
 	return v
 }
 
+// recordEvents checks a watch's DELETED events and records its events,
+// normalised, as one step.
+func (t *target) recordEvents(step string, evs []event) {
+	t.checkDeleted(step, evs)
+	var lines []string
+	for _, e := range evs {
+		lines = append(lines, e.Type+" "+t.normJSON(e.Raw))
+	}
+	t.recs = append(t.recs, rec{step: step, out: strings.Join(lines, "\n")})
+}
+
 // checkDeleted verifies, within one server, that each DELETED event is the
 // last state seen of its object at a newer resourceVersion.
 func (t *target) checkDeleted(step string, evs []event) {
@@ -1525,12 +1536,7 @@ func scenarioRaw(t *target) {
 		return
 	}
 	evs := <-wch
-	t.checkDeleted("raw watch", evs)
-	var lines []string
-	for _, e := range evs {
-		lines = append(lines, e.Type+" "+t.normJSON(e.Raw))
-	}
-	t.recs = append(t.recs, rec{step: "raw watch", out: strings.Join(lines, "\n")})
+	t.recordEvents("raw watch", evs)
 	_, _ = c.Delete(ctx, "/registry/shipping.kubeforge.dev/shipments/raw/", clientv3.WithPrefix())
 }
 
@@ -1580,12 +1586,7 @@ func scenarioBig(t *target) {
 		return
 	}
 	evs := <-wch
-	t.checkDeleted("big watch", evs)
-	var lines []string
-	for _, e := range evs {
-		lines = append(lines, e.Type+" "+t.normJSON(e.Raw))
-	}
-	t.recs = append(t.recs, rec{step: "big watch", out: strings.Join(lines, "\n")})
+	t.recordEvents("big watch", evs)
 }
 
 // sameEvents checks that events of a and b at the same revision, type and

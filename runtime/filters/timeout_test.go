@@ -26,16 +26,7 @@ func timeoutServer(t *testing.T, timeout time.Duration, h http.HandlerFunc) *htt
 
 func get(t *testing.T, url string) (*http.Response, []byte) {
 	t.Helper()
-	resp, err := http.Get(url + "/apis/g/v1/things")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, body
+	return getURL(t, url+"/apis/g/v1/things")
 }
 
 // TestTimeoutSmallResponseBuffered: a late handler's partial small response
