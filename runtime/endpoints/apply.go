@@ -194,11 +194,7 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		}
 		// An apply that creates is admitted as a create, with
 		// CreateOptions (kube's patchToCreateOptions).
-		createOpts := opts
-		if uo, ok := opts.options.(*metav1.UpdateOptions); ok {
-			createOpts.options = &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{Kind: "CreateOptions", APIVersion: "meta.k8s.io/v1"},
-				DryRun: uo.DryRun, FieldManager: uo.FieldManager, FieldValidation: uo.FieldValidation}
-		}
+		createOpts := asCreate(opts)
 		var none T
 		if obj, err = h.mutate(ctx, admission.Create, "", obj, none, createOpts); err != nil {
 			return err
@@ -213,4 +209,15 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		}
 		return h.respondObject(w, r, http.StatusCreated, f, created)
 	}
+}
+
+// asCreate is opts of an update or patch that creates: admitted as a
+// create, with CreateOptions carrying the same dry run, field manager and
+// field validation (kube's updateToCreateOptions, patchToCreateOptions).
+func asCreate(opts writeOptions) writeOptions {
+	if uo, ok := opts.options.(*metav1.UpdateOptions); ok {
+		opts.options = &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{Kind: "CreateOptions", APIVersion: "meta.k8s.io/v1"},
+			DryRun: uo.DryRun, FieldManager: uo.FieldManager, FieldValidation: uo.FieldValidation}
+	}
+	return opts
 }

@@ -545,14 +545,48 @@ func (h *Handler[T, L]) update(sub string, req *restful.Request, resp *restful.R
 			return h.mutate(ctx, admission.Update, sub, h.trackUpdate(fm, current, obj.DeepCopyObject().(T), manager), current, opts)
 		}
 		ctx, written := h.askWritten(ctx, f)
-		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, tryUpdate,
-			storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub, RequireResourceVersion: true,
-				Admit: h.admitFunc(admission.Update, sub, ns, name, opts.options, opts.dryRun)})
-		if err != nil {
-			return err
+		for attempt := 0; ; attempt++ {
+			out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, tryUpdate,
+				storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub, RequireResourceVersion: !h.info.UnconditionalUpdate,
+					Admit: h.admitFunc(admission.Update, sub, ns, name, opts.options, opts.dryRun)})
+			if err == nil {
+				return h.respondWritten(w, r, http.StatusOK, f, out, written)
+			}
+			if !apierrors.IsNotFound(err) || sub != "" || !h.info.CreateOnUpdate || attempt > 0 {
+				return err
+			}
+			out, err = h.createOnUpdate(ctx, fm, obj.DeepCopyObject().(T), manager, opts)
+			if apierrors.IsAlreadyExists(err) {
+				continue // created meanwhile: update it
+			}
+			if err != nil {
+				return err
+			}
+			return h.respondWritten(w, r, http.StatusCreated, f, out, written)
 		}
-		return h.respondWritten(w, r, http.StatusOK, f, out, written)
 	})
+}
+
+// createOnUpdate creates obj, the body of a PUT of a missing object of a
+// kind whose kube-apiserver strategy creates on update
+// (resource.Info.CreateOnUpdate): its managedFields as an update over
+// nothing, admitted as a create with CreateOptions (kube's
+// updateToCreateOptions), whatever resourceVersion it carries.
+func (h *Handler[T, L]) createOnUpdate(ctx context.Context, fm *fieldmanager.FieldManager, obj T, manager string, opts writeOptions) (T, error) {
+	var zero T
+	obj.SetResourceVersion("")
+	obj = h.trackUpdate(fm, h.s.New(), obj, manager)
+	ns, name := obj.GetNamespace(), obj.GetName()
+	createOpts := asCreate(opts)
+	if err := h.admit(ctx, OperationCreate, ns, name, obj, opts.dryRun); err != nil {
+		return zero, err
+	}
+	obj, err := h.mutate(ctx, admission.Create, "", obj, zero, createOpts)
+	if err != nil {
+		return zero, err
+	}
+	return h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun, Owned: true,
+		Admit: h.admitFunc(admission.Create, "", ns, name, createOpts.options, opts.dryRun)})
 }
 
 // Delete serves DELETE .../{name}. DeleteOptions come from a JSON or YAML

@@ -70,6 +70,17 @@ type Info struct {
 	// "%", "." or ".."), not DNS subdomains, as kube-apiserver names RBAC
 	// objects (system:discovery).
 	PathSegmentNames bool
+	// UnconditionalUpdate: a PUT without metadata.resourceVersion updates
+	// the current object, as kube-apiserver's strategies of most built-in
+	// kinds allow (AllowUnconditionalUpdate: ConfigMap, Secret, RBAC, ...);
+	// without it such a PUT is a 422, as for custom resources
+	// (generators/builtinupdates).
+	UnconditionalUpdate bool
+	// CreateOnUpdate: a PUT of a missing object creates it (201), as
+	// kube-apiserver's strategies of a few built-in kinds allow
+	// (AllowCreateOnUpdate: Lease, Event, RBAC); without it such a PUT is a
+	// 404.
+	CreateOnUpdate bool
 	// StorageVersion is the version objects of this kind are stored in.
 	StorageVersion string
 	// ServedVersions lists every served version of the kind, preferred first.

@@ -56,6 +56,7 @@ var ConfigMapInfo = resource.Info{
 	},
 	PrinterColumnsWithName:      true,
 	DefaultFieldLabelConversion: true,
+	UnconditionalUpdate:         true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }
@@ -84,6 +85,8 @@ var EventInfo = resource.Info{
 	},
 	PrinterColumnsWithName: true,
 	SelectableFields:       []string{"involvedObject.apiVersion", "involvedObject.fieldPath", "involvedObject.kind", "involvedObject.name", "involvedObject.namespace", "involvedObject.resourceVersion", "involvedObject.uid", "reason", "reportingComponent", "source", "type"},
+	UnconditionalUpdate:    true,
+	CreateOnUpdate:         true,
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
@@ -106,6 +109,7 @@ var NamespaceInfo = resource.Info{
 	},
 	PrinterColumnsWithName: true,
 	SelectableFields:       []string{"status.phase"},
+	UnconditionalUpdate:    true,
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
@@ -127,6 +131,7 @@ var SecretInfo = resource.Info{
 	},
 	PrinterColumnsWithName: true,
 	SelectableFields:       []string{"type"},
+	UnconditionalUpdate:    true,
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
@@ -142,6 +147,7 @@ var ServiceAccountInfo = resource.Info{
 	Namespaced:                  true,
 	ShortNames:                  []string{"sa"},
 	DefaultFieldLabelConversion: true,
+	UnconditionalUpdate:         true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }

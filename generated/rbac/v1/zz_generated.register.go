@@ -49,6 +49,8 @@ var ClusterRoleInfo = resource.Info{
 	Namespaced:                  false,
 	DefaultFieldLabelConversion: true,
 	PathSegmentNames:            true,
+	UnconditionalUpdate:         true,
+	CreateOnUpdate:              true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }
@@ -64,6 +66,8 @@ var ClusterRoleBindingInfo = resource.Info{
 	Namespaced:                  false,
 	DefaultFieldLabelConversion: true,
 	PathSegmentNames:            true,
+	UnconditionalUpdate:         true,
+	CreateOnUpdate:              true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }
@@ -79,6 +83,8 @@ var RoleInfo = resource.Info{
 	Namespaced:                  true,
 	DefaultFieldLabelConversion: true,
 	PathSegmentNames:            true,
+	UnconditionalUpdate:         true,
+	CreateOnUpdate:              true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }
@@ -94,6 +100,8 @@ var RoleBindingInfo = resource.Info{
 	Namespaced:                  true,
 	DefaultFieldLabelConversion: true,
 	PathSegmentNames:            true,
+	UnconditionalUpdate:         true,
+	CreateOnUpdate:              true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }

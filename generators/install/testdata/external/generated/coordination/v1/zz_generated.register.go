@@ -55,6 +55,7 @@ var LeaseInfo = resource.Info{
 	},
 	PrinterColumnsWithName:      true,
 	DefaultFieldLabelConversion: true,
+	CreateOnUpdate:              true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }

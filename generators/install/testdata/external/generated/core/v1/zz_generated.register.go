@@ -56,6 +56,7 @@ var ConfigMapInfo = resource.Info{
 	},
 	PrinterColumnsWithName:      true,
 	DefaultFieldLabelConversion: true,
+	UnconditionalUpdate:         true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }

@@ -56,6 +56,7 @@ var ConfigMapInfo = resource.Info{
 	},
 	PrinterColumnsWithName:      true,
 	DefaultFieldLabelConversion: true,
+	UnconditionalUpdate:         true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }
@@ -84,6 +85,8 @@ var EventInfo = resource.Info{
 	},
 	PrinterColumnsWithName: true,
 	SelectableFields:       []string{"involvedObject.apiVersion", "involvedObject.fieldPath", "involvedObject.kind", "involvedObject.name", "involvedObject.namespace", "involvedObject.resourceVersion", "involvedObject.uid", "reason", "reportingComponent", "source", "type"},
+	UnconditionalUpdate:    true,
+	CreateOnUpdate:         true,
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
@@ -106,6 +109,7 @@ var NamespaceInfo = resource.Info{
 	},
 	PrinterColumnsWithName: true,
 	SelectableFields:       []string{"status.phase"},
+	UnconditionalUpdate:    true,
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
@@ -127,24 +131,27 @@ var SecretInfo = resource.Info{
 	},
 	PrinterColumnsWithName: true,
 	SelectableFields:       []string{"type"},
+	UnconditionalUpdate:    true,
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
 
 // ServiceInfo is the resource table row of services.
 var ServiceInfo = resource.Info{
-	Group:            GroupName,
-	Version:          "v1",
-	Kind:             "Service",
-	ListKind:         "ServiceList",
-	Plural:           "services",
-	Singular:         "service",
-	Namespaced:       true,
-	ShortNames:       []string{"svc"},
-	Subresources:     []string{"status"},
-	SelectableFields: []string{"spec.clusterIP", "spec.type"},
-	StorageVersion:   "v1",
-	ServedVersions:   []string{"v1"},
+	Group:               GroupName,
+	Version:             "v1",
+	Kind:                "Service",
+	ListKind:            "ServiceList",
+	Plural:              "services",
+	Singular:            "service",
+	Namespaced:          true,
+	ShortNames:          []string{"svc"},
+	Subresources:        []string{"status"},
+	SelectableFields:    []string{"spec.clusterIP", "spec.type"},
+	UnconditionalUpdate: true,
+	CreateOnUpdate:      true,
+	StorageVersion:      "v1",
+	ServedVersions:      []string{"v1"},
 }
 
 // Resources lists the served resources of v1, sorted by plural.

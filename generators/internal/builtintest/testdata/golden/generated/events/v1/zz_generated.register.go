@@ -64,6 +64,8 @@ var EventInfo = resource.Info{
 	},
 	PrinterColumnsWithName: true,
 	SelectableFields:       []string{"reason", "regarding.apiVersion", "regarding.fieldPath", "regarding.kind", "regarding.name", "regarding.namespace", "regarding.resourceVersion", "regarding.uid", "reportingController", "source", "type"},
+	UnconditionalUpdate:    true,
+	CreateOnUpdate:         true,
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }

@@ -1,0 +1,100 @@
+// Package builtinupdates holds kube-apiserver's update strategy of built-in
+// kinds (k8s.io/api): whether a PUT without metadata.resourceVersion is
+// taken over the current object (AllowUnconditionalUpdate) and whether a
+// PUT of a missing object creates it (AllowCreateOnUpdate), as each kind's
+// registry strategy in k8s.io/kubernetes/pkg/registry answers them.
+//
+// Custom resources answer no to both (kube-apiserver's customresource
+// strategy), so user kinds and external kinds outside k8s.io/api get
+// neither. Most built-in kinds allow unconditional updates: the exceptions
+// are listed. Few allow create on update: those are listed.
+//
+// The register generator writes the answers into the kind's resource.Info
+// (UnconditionalUpdate, CreateOnUpdate).
+package builtinupdates
+
+import (
+	"strings"
+
+	"github.com/kubeforge/kubeforge/generators/model"
+)
+
+// apiPrefix is where kube-apiserver's built-in kinds are declared.
+const apiPrefix = "k8s.io/api/"
+
+// conditionalOnly lists the built-in kinds whose strategy refuses a PUT
+// without a resourceVersion, by group directory under k8s.io/api and kind;
+// "*" stands for every kind of the group.
+var conditionalOnly = map[string]bool{
+	"admissionregistration/*":            true,
+	"coordination/Lease":                 true,
+	"coordination/LeaseCandidate":        true,
+	"policy/PodDisruptionBudget":         true,
+	"storage/CSIDriver":                  true,
+	"storage/CSINode":                    true,
+	"storage/CSIStorageCapacity":         true,
+	"storage/VolumeAttachment":           true,
+	"node/RuntimeClass":                  true,
+	"certificates/ClusterTrustBundle":    true,
+	"certificates/PodCertificateRequest": true,
+	"scheduling/Workload":                true,
+	"scheduling/PodGroup":                true,
+	"scheduling/CompositePodGroup":       true,
+	"storagemigration/*":                 true,
+	"apiserverinternal/*":                true,
+	"resource/ResourcePoolStatusRequest": true,
+}
+
+// createsOnUpdate lists the built-in kinds whose strategy creates a missing
+// object on PUT. events.k8s.io Events are core Events in storage, with
+// the core strategy.
+var createsOnUpdate = map[string]bool{
+	"core/Event":                  true,
+	"core/Endpoints":              true,
+	"core/LimitRange":             true,
+	"core/Service":                true,
+	"events/Event":                true,
+	"rbac/Role":                   true,
+	"rbac/ClusterRole":            true,
+	"rbac/RoleBinding":            true,
+	"rbac/ClusterRoleBinding":     true,
+	"coordination/Lease":          true,
+	"coordination/LeaseCandidate": true,
+	"node/RuntimeClass":           true,
+}
+
+// Strategy is what a kind's strategy answers.
+type Strategy struct {
+	// UnconditionalUpdate: a PUT without a resourceVersion updates the
+	// current object instead of failing with 422.
+	UnconditionalUpdate bool
+	// CreateOnUpdate: a PUT of a missing object creates it (201).
+	CreateOnUpdate bool
+}
+
+// For returns k's strategy: kube-apiserver's for a built-in kind, a custom
+// resource's (neither) for any other.
+func For(k *model.Kind) Strategy {
+	if k.Version == nil || !k.Version.External {
+		return Strategy{}
+	}
+	group, ok := groupDir(k.Version.Package)
+	if !ok {
+		return Strategy{}
+	}
+	return Strategy{
+		UnconditionalUpdate: !conditionalOnly[group+"/*"] && !conditionalOnly[group+"/"+k.Name],
+		CreateOnUpdate:      createsOnUpdate[group+"/"+k.Name],
+	}
+}
+
+// groupDir returns the group directory of a k8s.io/api package path
+// ("k8s.io/api/rbac/v1" → "rbac"); false for other packages.
+func groupDir(pkg string) (string, bool) {
+	rest, ok := strings.CutPrefix(pkg, apiPrefix)
+	if !ok {
+		return "", false
+	}
+	group, _, ok := strings.Cut(rest, "/")
+	return group, ok && group != ""
+}
