@@ -12,7 +12,8 @@ import (
 // unconditional update; a Lease, an admission policy and a custom
 // resource refuse it with 422; a Lease, an Event or a Role is created by
 // a PUT (201, with managedFields of an Update), a ConfigMap or a custom
-// resource is not (404).
+// resource is not (404). A ConfigMap has no generation; a webhook
+// configuration and a custom resource start at 1.
 func TestPutStrategies(t *testing.T) {
 	base := startServer(t)
 	cms := base + "/api/v1/namespaces/default/configmaps"
@@ -27,6 +28,10 @@ func TestPutStrategies(t *testing.T) {
 	got := mustCall(t, http.StatusOK, "PUT", cms+"/c1", cm("2"), "")
 	if get(got, "data", "k") != "2" || get(got, "metadata", "resourceVersion") == get(created, "metadata", "resourceVersion") {
 		t.Errorf("unconditional ConfigMap update = %v, want data.k 2 at a new resourceVersion", got)
+	}
+	// A ConfigMap's strategy leaves metadata.generation alone.
+	if g := get(got, "metadata", "generation"); g != nil || get(created, "metadata", "generation") != nil {
+		t.Errorf("ConfigMap generation = %v after create, %v after update; want none", get(created, "metadata", "generation"), g)
 	}
 	stale := cm("3")
 	stale["metadata"].(obj)["resourceVersion"] = get(created, "metadata", "resourceVersion")
@@ -59,6 +64,13 @@ func TestPutStrategies(t *testing.T) {
 	mustCall(t, http.StatusCreated, "PUT", roles+"/r1", role, "")
 	mustCall(t, http.StatusOK, "PUT", roles+"/r1", role, "")
 
+	// Webhook configurations track it, as custom resources do.
+	hooks := base + "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations"
+	hook := obj{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration", "metadata": obj{"name": "h1"}}
+	if g := get(mustCall(t, http.StatusCreated, "POST", hooks, hook, ""), "metadata", "generation"); g != float64(1) {
+		t.Errorf("webhook configuration generation = %v, want 1", g)
+	}
+
 	shipment := obj{"apiVersion": "shipping.kubeforge.dev/v1", "kind": "Shipment", "metadata": obj{"name": "s1"},
 		"spec": obj{
 			"origin":      obj{"street": "1 Old Road", "city": "Bonn"},
@@ -68,7 +80,9 @@ func TestPutStrategies(t *testing.T) {
 	if code, out := call(t, "PUT", shipments+"/s1", shipment, ""); code != http.StatusNotFound {
 		t.Errorf("PUT of a missing custom resource: %d %v, want 404", code, out)
 	}
-	mustCall(t, http.StatusCreated, "POST", shipments, shipment, "")
+	if g := get(mustCall(t, http.StatusCreated, "POST", shipments, shipment, ""), "metadata", "generation"); g != float64(1) {
+		t.Errorf("custom resource generation = %v, want 1", g)
+	}
 	if code, out := call(t, "PUT", shipments+"/s1", shipment, ""); code != http.StatusUnprocessableEntity {
 		t.Errorf("custom resource update without resourceVersion: %d %v, want 422", code, out)
 	}

@@ -1,16 +1,22 @@
-// Package builtinupdates holds kube-apiserver's update strategy of built-in
-// kinds (k8s.io/api): whether a PUT without metadata.resourceVersion is
-// taken over the current object (AllowUnconditionalUpdate) and whether a
-// PUT of a missing object creates it (AllowCreateOnUpdate), as each kind's
-// registry strategy in k8s.io/kubernetes/pkg/registry answers them.
+// Package builtinupdates holds what kube-apiserver's create and update
+// strategies of built-in kinds (k8s.io/api) decide beyond validation, as
+// each kind's registry strategy in k8s.io/kubernetes/pkg/registry does:
+// whether a PUT without metadata.resourceVersion is taken over the current
+// object (AllowUnconditionalUpdate), whether a PUT of a missing object
+// creates it (AllowCreateOnUpdate), and whether metadata.generation is
+// tracked (set to 1 by PrepareForCreate and bumped by PrepareForUpdate on
+// a spec change) or left alone (kept from the request on create and from
+// the current object on update: a ConfigMap has none).
 //
-// Custom resources answer no to both (kube-apiserver's customresource
-// strategy), so user kinds and external kinds outside k8s.io/api get
-// neither. Most built-in kinds allow unconditional updates: the exceptions
-// are listed. Few allow create on update: those are listed.
+// Custom resources allow neither kind of PUT and track the generation
+// (kube-apiserver's customresource strategy): that is the zero Strategy,
+// which user kinds and external kinds outside k8s.io/api get. Most
+// built-in kinds allow unconditional updates and do not track the
+// generation: the exceptions are listed. Few allow create on update: those
+// are listed.
 //
 // The register generator writes the answers into the kind's resource.Info
-// (UnconditionalUpdate, CreateOnUpdate).
+// (UnconditionalUpdate, CreateOnUpdate, UntrackedGeneration).
 package builtinupdates
 
 import (
@@ -63,6 +69,28 @@ var createsOnUpdate = map[string]bool{
 	"node/RuntimeClass":           true,
 }
 
+// tracksGeneration lists the built-in kinds whose strategy sets
+// metadata.generation to 1 on create and bumps it on spec changes.
+var tracksGeneration = map[string]bool{
+	"admissionregistration/*":             true,
+	"apps/*":                              true,
+	"autoscaling/HorizontalPodAutoscaler": true,
+	"batch/*":                             true,
+	"core/Pod":                            true,
+	"core/PodTemplate":                    true,
+	"core/ReplicationController":          true,
+	"discovery/EndpointSlice":             true,
+	"flowcontrol/*":                       true,
+	"networking/Ingress":                  true,
+	"networking/IngressClass":             true,
+	"networking/NetworkPolicy":            true,
+	"policy/PodDisruptionBudget":          true,
+	"resource/DeviceClass":                true,
+	"resource/DeviceTaintRule":            true,
+	"resource/ResourceSlice":              true,
+	"scheduling/PriorityClass":            true,
+}
+
 // Strategy is what a kind's strategy answers.
 type Strategy struct {
 	// UnconditionalUpdate: a PUT without a resourceVersion updates the
@@ -70,6 +98,9 @@ type Strategy struct {
 	UnconditionalUpdate bool
 	// CreateOnUpdate: a PUT of a missing object creates it (201).
 	CreateOnUpdate bool
+	// UntrackedGeneration: metadata.generation is the request's on
+	// create and the current object's on update, never set or bumped.
+	UntrackedGeneration bool
 }
 
 // For returns k's strategy: kube-apiserver's for a built-in kind, a custom
@@ -85,6 +116,7 @@ func For(k *model.Kind) Strategy {
 	return Strategy{
 		UnconditionalUpdate: !conditionalOnly[group+"/*"] && !conditionalOnly[group+"/"+k.Name],
 		CreateOnUpdate:      createsOnUpdate[group+"/"+k.Name],
+		UntrackedGeneration: !tracksGeneration[group+"/*"] && !tracksGeneration[group+"/"+k.Name],
 	}
 }
 

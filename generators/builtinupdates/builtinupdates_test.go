@@ -14,11 +14,13 @@ func TestFor(t *testing.T) {
 		k    *model.Kind
 		want Strategy
 	}{
-		{kind("k8s.io/api/core/v1", "ConfigMap", true), Strategy{UnconditionalUpdate: true}},
-		{kind("k8s.io/api/core/v1", "Event", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true}},
-		{kind("k8s.io/api/events/v1", "Event", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true}},
-		{kind("k8s.io/api/rbac/v1", "ClusterRoleBinding", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true}},
-		{kind("k8s.io/api/coordination/v1", "Lease", true), Strategy{CreateOnUpdate: true}},
+		{kind("k8s.io/api/core/v1", "ConfigMap", true), Strategy{UnconditionalUpdate: true, UntrackedGeneration: true}},
+		{kind("k8s.io/api/core/v1", "Event", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true, UntrackedGeneration: true}},
+		{kind("k8s.io/api/events/v1", "Event", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true, UntrackedGeneration: true}},
+		{kind("k8s.io/api/rbac/v1", "ClusterRoleBinding", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true, UntrackedGeneration: true}},
+		{kind("k8s.io/api/coordination/v1", "Lease", true), Strategy{CreateOnUpdate: true, UntrackedGeneration: true}},
+		{kind("k8s.io/api/core/v1", "Pod", true), Strategy{UnconditionalUpdate: true}},
+		{kind("k8s.io/api/apps/v1", "Deployment", true), Strategy{UnconditionalUpdate: true}},
 		{kind("k8s.io/api/admissionregistration/v1", "ValidatingWebhookConfiguration", true), Strategy{}},
 		{kind("k8s.io/api/admissionregistration/v1beta1", "MutatingAdmissionPolicy", true), Strategy{}},
 		{kind("k8s.io/api/policy/v1", "PodDisruptionBudget", true), Strategy{}},

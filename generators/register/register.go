@@ -260,6 +260,9 @@ func infoValue(v *model.Version, k *model.Kind) ([]jen.Code, error) {
 	if st.CreateOnUpdate {
 		d = append(d, field{"CreateOnUpdate", jen.True()})
 	}
+	if st.UntrackedGeneration {
+		d = append(d, field{"UntrackedGeneration", jen.True()})
+	}
 	d = append(d,
 		field{"StorageVersion", jen.Lit(storage.Name)},
 		field{"ServedVersions", stringSlice(ServedVersions(g, k.Name))},

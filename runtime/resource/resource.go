@@ -81,6 +81,13 @@ type Info struct {
 	// (AllowCreateOnUpdate: Lease, Event, RBAC); without it such a PUT is a
 	// 404.
 	CreateOnUpdate bool
+	// UntrackedGeneration: metadata.generation is not the server's to set:
+	// a create keeps the request's, an update the current object's, as
+	// kube-apiserver does for built-in kinds whose strategy does not
+	// track it (ConfigMap, Secret, Namespace, Lease, RBAC, Event). Without
+	// it a create sets 1 and a change outside metadata and status bumps
+	// it, as for custom resources.
+	UntrackedGeneration bool
 	// StorageVersion is the version objects of this kind are stored in.
 	StorageVersion string
 	// ServedVersions lists every served version of the kind, preferred first.

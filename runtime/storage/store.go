@@ -360,7 +360,9 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	obj.SetCreationTimestamp(metav1.NewTime(time.Now().UTC().Truncate(time.Second)))
 	obj.SetDeletionTimestamp(nil)
 	obj.SetDeletionGracePeriodSeconds(nil)
-	obj.SetGeneration(1)
+	if !st.s.Info.UntrackedGeneration {
+		obj.SetGeneration(1)
+	}
 	obj.SetResourceVersion("")
 	obj.SetSelfLink("")
 	if st.s.ResetStatus != nil {
@@ -604,7 +606,7 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 		newObj.SetDeletionGracePeriodSeconds(cur.GetDeletionGracePeriodSeconds())
 		newObj.SetSelfLink("")
 		gen := cur.GetGeneration()
-		if st.s.SpecChanged != nil && st.s.SpecChanged(cur, newObj) {
+		if !st.s.Info.UntrackedGeneration && st.s.SpecChanged != nil && st.s.SpecChanged(cur, newObj) {
 			gen++
 		}
 		newObj.SetGeneration(gen)

@@ -56,6 +56,7 @@ var LeaseInfo = resource.Info{
 	PrinterColumnsWithName:      true,
 	DefaultFieldLabelConversion: true,
 	CreateOnUpdate:              true,
+	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }

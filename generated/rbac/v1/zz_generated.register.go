@@ -51,6 +51,7 @@ var ClusterRoleInfo = resource.Info{
 	PathSegmentNames:            true,
 	UnconditionalUpdate:         true,
 	CreateOnUpdate:              true,
+	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }
@@ -68,6 +69,7 @@ var ClusterRoleBindingInfo = resource.Info{
 	PathSegmentNames:            true,
 	UnconditionalUpdate:         true,
 	CreateOnUpdate:              true,
+	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }
@@ -85,6 +87,7 @@ var RoleInfo = resource.Info{
 	PathSegmentNames:            true,
 	UnconditionalUpdate:         true,
 	CreateOnUpdate:              true,
+	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }
@@ -102,6 +105,7 @@ var RoleBindingInfo = resource.Info{
 	PathSegmentNames:            true,
 	UnconditionalUpdate:         true,
 	CreateOnUpdate:              true,
+	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }

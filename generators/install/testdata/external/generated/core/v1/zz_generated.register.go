@@ -57,6 +57,7 @@ var ConfigMapInfo = resource.Info{
 	PrinterColumnsWithName:      true,
 	DefaultFieldLabelConversion: true,
 	UnconditionalUpdate:         true,
+	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }

@@ -57,6 +57,7 @@ var ConfigMapInfo = resource.Info{
 	PrinterColumnsWithName:      true,
 	DefaultFieldLabelConversion: true,
 	UnconditionalUpdate:         true,
+	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
 	ServedVersions:              []string{"v1"},
 }
@@ -87,6 +88,7 @@ var EventInfo = resource.Info{
 	SelectableFields:       []string{"involvedObject.apiVersion", "involvedObject.fieldPath", "involvedObject.kind", "involvedObject.name", "involvedObject.namespace", "involvedObject.resourceVersion", "involvedObject.uid", "reason", "reportingComponent", "source", "type"},
 	UnconditionalUpdate:    true,
 	CreateOnUpdate:         true,
+	UntrackedGeneration:    true,
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
@@ -110,6 +112,7 @@ var NamespaceInfo = resource.Info{
 	PrinterColumnsWithName: true,
 	SelectableFields:       []string{"status.phase"},
 	UnconditionalUpdate:    true,
+	UntrackedGeneration:    true,
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
@@ -132,6 +135,7 @@ var SecretInfo = resource.Info{
 	PrinterColumnsWithName: true,
 	SelectableFields:       []string{"type"},
 	UnconditionalUpdate:    true,
+	UntrackedGeneration:    true,
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
@@ -150,6 +154,7 @@ var ServiceInfo = resource.Info{
 	SelectableFields:    []string{"spec.clusterIP", "spec.type"},
 	UnconditionalUpdate: true,
 	CreateOnUpdate:      true,
+	UntrackedGeneration: true,
 	StorageVersion:      "v1",
 	ServedVersions:      []string{"v1"},
 }

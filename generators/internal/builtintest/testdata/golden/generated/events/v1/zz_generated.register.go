@@ -66,6 +66,7 @@ var EventInfo = resource.Info{
 	SelectableFields:       []string{"reason", "regarding.apiVersion", "regarding.fieldPath", "regarding.kind", "regarding.name", "regarding.namespace", "regarding.resourceVersion", "regarding.uid", "reportingController", "source", "type"},
 	UnconditionalUpdate:    true,
 	CreateOnUpdate:         true,
+	UntrackedGeneration:    true,
 	StorageVersion:         "v1",
 	ServedVersions:         []string{"v1"},
 }
