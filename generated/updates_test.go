@@ -8,7 +8,7 @@ import (
 
 // TestPutStrategies: a PUT without resourceVersion and a PUT of a missing
 // object behave per kind as kube-apiserver's strategies say
-// (generators/builtinupdates): a ConfigMap, Secret or RoleBinding takes an
+// (generators/builtinstrategy): a ConfigMap, Secret or RoleBinding takes an
 // unconditional update; a Lease, an admission policy and a custom
 // resource refuse it with 422; a Lease, an Event or a Role is created by
 // a PUT (201, with managedFields of an Update), a ConfigMap or a custom

@@ -24,7 +24,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/generators/builtinfields"
 	"github.com/kubeforge/kubeforge/generators/builtinprinters"
-	"github.com/kubeforge/kubeforge/generators/builtinupdates"
+	"github.com/kubeforge/kubeforge/generators/builtinstrategy"
 	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/ids"
 	"github.com/kubeforge/kubeforge/generators/model"
@@ -253,7 +253,7 @@ func infoValue(v *model.Version, k *model.Kind) ([]jen.Code, error) {
 	if k.NameRule == model.NamePathSegment {
 		d = append(d, field{"PathSegmentNames", jen.True()})
 	}
-	st := builtinupdates.For(k)
+	st := builtinstrategy.For(k)
 	if st.UnconditionalUpdate {
 		d = append(d, field{"UnconditionalUpdate", jen.True()})
 	}

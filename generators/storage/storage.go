@@ -134,6 +134,7 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 		jen.Id("Validate").Op(":").Id("Validate" + k.Name),
 		jen.Id("ValidateHooks").Op(":").Id("Validate" + k.Name + "Hooks"),
 		jen.Id("Ratchet").Op(":").Lit(!k.Version.External),
+		jen.Id("FinalizerWarnings").Op(":").Lit(!k.Version.External),
 	}
 	if k.CompilesRules() {
 		// Rules compiled once (Install compiles them, failing the start on

@@ -48,6 +48,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/kubeforge/kubeforge/generators/builtinstrategy"
 	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/internal/typegraph"
 	"github.com/kubeforge/kubeforge/generators/model"
@@ -59,6 +60,7 @@ const FileName = "zz_generated.validation.go"
 const (
 	fieldPkg     = "k8s.io/apimachinery/pkg/util/validation/field"
 	apiValPkg    = "k8s.io/apimachinery/pkg/api/validation"
+	builtinPkg   = "github.com/kubeforge/kubeforge/runtime/builtin"
 	validatePkg  = "github.com/kubeforge/kubeforge/runtime/validate"
 	metav1Pkg    = "k8s.io/apimachinery/pkg/apis/meta/v1"
 	resourcePkg  = "k8s.io/apimachinery/pkg/api/resource"
@@ -204,6 +206,10 @@ func kindFuncs(k *model.Kind, g, hg *gen) []jen.Code {
 	if g.graph.Needs[root.Key] {
 		stmts = append(stmts, appendAll(jen.Id(root.Fn).Call(jen.Id("obj"), jen.Nil())))
 	}
+	builtinCheck := builtinstrategy.For(k).Validate
+	if builtinCheck != "" {
+		stmts = append(stmts, appendAll(jen.Qual(builtinPkg, builtinCheck).Call(jen.Id("obj"))))
+	}
 	stmts = append(stmts, jen.Return(jen.Id("errs")))
 	scope := "cluster-scoped"
 	if k.Namespaced {
@@ -219,8 +225,17 @@ func kindFuncs(k *model.Kind, g, hg *gen) []jen.Code {
 	}
 	hookRoot := hg.graph.Nodes[v.Package+"."+k.Type.Name]
 	hookBody := []jen.Code{jen.Return(jen.Nil())}
-	if hg.graph.Needs[hookRoot.Key] {
+	switch {
+	case hg.graph.Needs[hookRoot.Key] && builtinCheck != "":
+		hookBody = []jen.Code{
+			jen.Id("errs").Op(":=").Id(hookRoot.Fn).Call(jen.Id("obj"), jen.Nil()),
+			appendAll(jen.Qual(builtinPkg, builtinCheck).Call(jen.Id("obj"))),
+			jen.Return(jen.Id("errs")),
+		}
+	case hg.graph.Needs[hookRoot.Key]:
 		hookBody = []jen.Code{jen.Return(jen.Id(hookRoot.Fn).Call(jen.Id("obj"), jen.Nil()))}
+	case builtinCheck != "":
+		hookBody = []jen.Code{jen.Return(jen.Qual(builtinPkg, builtinCheck).Call(jen.Id("obj")))}
 	}
 	return append(decls,
 		jen.Commentf("Validate%sHooks runs only the hand-written Validate_ hooks of %s %s: what the", k.Name, genall.Article(k.Name), k.Name),

@@ -3,7 +3,9 @@
 // hand-written validation), as storage hooks: for core/v1 Secrets and
 // ConfigMaps stringData merged into data, type Opaque by default, valid
 // keys, the 1 MiB size limit, and the immutable field; for rbac/v1
-// bindings the apiGroup defaults (rbac.go).
+// bindings the apiGroup defaults (rbac.go). validation.go holds the rest
+// of kube's hand-written validation, which the generated Validate<Kind>
+// calls (finalizer names, typed Secrets, Namespace and Lease specs).
 package builtin
 
 import (

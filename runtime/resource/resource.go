@@ -74,7 +74,7 @@ type Info struct {
 	// the current object, as kube-apiserver's strategies of most built-in
 	// kinds allow (AllowUnconditionalUpdate: ConfigMap, Secret, RBAC, ...);
 	// without it such a PUT is a 422, as for custom resources
-	// (generators/builtinupdates).
+	// (generators/builtinstrategy).
 	UnconditionalUpdate bool
 	// CreateOnUpdate: a PUT of a missing object creates it (201), as
 	// kube-apiserver's strategies of a few built-in kinds allow
@@ -224,6 +224,12 @@ type Strategy[T Object, L ListObject] struct {
 	// Set for the user's kinds; built-in kinds keep kube-apiserver's own
 	// validation, which does not ratchet.
 	Ratchet bool
+	// FinalizerWarnings: a write that adds a finalizer named without a
+	// "/" (not one of kube's standard ones) gets kube-apiserver's warning
+	// for custom resources ("prefer a domain-qualified finalizer name").
+	// Set for the user's kinds; built-in kinds refuse such names or take
+	// them silently, as their kube-apiserver validation does.
+	FinalizerWarnings bool
 
 	// ResetStatus zeroes the status (nil when the kind has no status subresource).
 	ResetStatus func(obj T)

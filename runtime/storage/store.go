@@ -14,7 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -32,6 +34,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kubeforge/kubeforge/runtime/resource"
+	"github.com/kubeforge/kubeforge/runtime/warnings"
 )
 
 // OptimisticLockErrorMsg is Kubernetes' conflict message.
@@ -305,7 +308,39 @@ func (st *Store[T, L]) validate(ctx context.Context, obj, old T, update, fromSpo
 	if errs := checks(ctx, st.s, obj, old, update, fromSpoke); len(errs) > 0 {
 		return apierrors.NewInvalid(st.groupKind(), obj.GetName(), errs)
 	}
+	if st.s.FinalizerWarnings {
+		var prev []string
+		if update {
+			prev = old.GetFinalizers()
+		}
+		for _, w := range finalizerWarnings(obj.GetFinalizers(), prev) {
+			warnings.Add(ctx, w)
+		}
+	}
 	return nil
+}
+
+// standardFinalizers may be named without a domain.
+var standardFinalizers = []string{"kubernetes", metav1.FinalizerOrphanDependents, metav1.FinalizerDeleteDependents}
+
+// finalizerWarnings are kube-apiserver's warnings on a custom resource's
+// finalizers added by a write (in fins, not in prev): a name without a "/"
+// that is not a standard one, in sorted order. Names that are not
+// qualified names failed validation already.
+func finalizerWarnings(fins, prev []string) []string {
+	var out []string
+	p := field.NewPath("metadata", "finalizers").String()
+	for _, f := range sets.List(sets.New(fins...).Delete(prev...)) {
+		if strings.Contains(f, "/") || slices.Contains(standardFinalizers, f) {
+			continue
+		}
+		if strings.Contains(f, ".") {
+			out = append(out, fmt.Sprintf("%s: %q: prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers", p, f))
+		} else {
+			out = append(out, fmt.Sprintf("%s: %q: prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers", p, f))
+		}
+	}
+	return out
 }
 
 // checks runs a strategy's checks on obj: its markers and hand-written

@@ -36,9 +36,10 @@ var MutatingWebhookConfigurationStrategy = &resource.Strategy[*v1.MutatingWebhoo
 	Default: func(obj *v1.MutatingWebhookConfiguration) {
 		SetObjectDefaults_MutatingWebhookConfiguration(obj)
 	},
-	Validate:      ValidateMutatingWebhookConfiguration,
-	ValidateHooks: ValidateMutatingWebhookConfigurationHooks,
-	Ratchet:       false,
+	Validate:          ValidateMutatingWebhookConfiguration,
+	ValidateHooks:     ValidateMutatingWebhookConfigurationHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.MutatingWebhookConfiguration) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Webhooks, newObj.Webhooks)
 	},
@@ -75,9 +76,10 @@ var ValidatingAdmissionPolicyStrategy = &resource.Strategy[*v1.ValidatingAdmissi
 	Default: func(obj *v1.ValidatingAdmissionPolicy) {
 		SetObjectDefaults_ValidatingAdmissionPolicy(obj)
 	},
-	Validate:      ValidateValidatingAdmissionPolicy,
-	ValidateHooks: ValidateValidatingAdmissionPolicyHooks,
-	Ratchet:       false,
+	Validate:          ValidateValidatingAdmissionPolicy,
+	ValidateHooks:     ValidateValidatingAdmissionPolicyHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	ResetStatus: func(obj *v1.ValidatingAdmissionPolicy) {
 		obj.Status = v1.ValidatingAdmissionPolicyStatus{}
 	},
@@ -120,9 +122,10 @@ var ValidatingAdmissionPolicyBindingStrategy = &resource.Strategy[*v1.Validating
 	Default: func(obj *v1.ValidatingAdmissionPolicyBinding) {
 		SetObjectDefaults_ValidatingAdmissionPolicyBinding(obj)
 	},
-	Validate:      ValidateValidatingAdmissionPolicyBinding,
-	ValidateHooks: ValidateValidatingAdmissionPolicyBindingHooks,
-	Ratchet:       false,
+	Validate:          ValidateValidatingAdmissionPolicyBinding,
+	ValidateHooks:     ValidateValidatingAdmissionPolicyBindingHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.ValidatingAdmissionPolicyBinding) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},
@@ -159,9 +162,10 @@ var ValidatingWebhookConfigurationStrategy = &resource.Strategy[*v1.ValidatingWe
 	Default: func(obj *v1.ValidatingWebhookConfiguration) {
 		SetObjectDefaults_ValidatingWebhookConfiguration(obj)
 	},
-	Validate:      ValidateValidatingWebhookConfiguration,
-	ValidateHooks: ValidateValidatingWebhookConfigurationHooks,
-	Ratchet:       false,
+	Validate:          ValidateValidatingWebhookConfiguration,
+	ValidateHooks:     ValidateValidatingWebhookConfigurationHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.ValidatingWebhookConfiguration) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Webhooks, newObj.Webhooks)
 	},

@@ -39,9 +39,10 @@ var LeaseStrategy = &resource.Strategy[*v1.Lease, *v1.LeaseList]{
 	Default: func(obj *v1.Lease) {
 		SetObjectDefaults_Lease(obj)
 	},
-	Validate:      ValidateLease,
-	ValidateHooks: ValidateLeaseHooks,
-	Ratchet:       false,
+	Validate:          ValidateLease,
+	ValidateHooks:     ValidateLeaseHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.Lease) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},

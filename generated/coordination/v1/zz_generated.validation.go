@@ -5,6 +5,7 @@
 package coordinationv1
 
 import (
+	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
 	v1 "k8s.io/api/coordination/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
@@ -15,6 +16,7 @@ import (
 // object's root (spec.parcels[1].count).
 func ValidateLease(obj *v1.Lease) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs = append(errs, builtin.ValidateLease(obj)...)
 	return errs
 }
 
@@ -22,5 +24,5 @@ func ValidateLease(obj *v1.Lease) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateLeaseHooks(obj *v1.Lease) field.ErrorList {
-	return nil
+	return builtin.ValidateLease(obj)
 }

@@ -41,9 +41,10 @@ var ConfigMapStrategy = &resource.Strategy[*v1.ConfigMap, *v1.ConfigMapList]{
 	Default: func(obj *v1.ConfigMap) {
 		SetObjectDefaults_ConfigMap(obj)
 	},
-	Validate:      ValidateConfigMap,
-	ValidateHooks: ValidateConfigMapHooks,
-	Ratchet:       false,
+	Validate:          ValidateConfigMap,
+	ValidateHooks:     ValidateConfigMapHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.ConfigMap) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Immutable, newObj.Immutable) ||
 			!equality.Semantic.DeepEqual(oldObj.Data, newObj.Data) ||
@@ -93,9 +94,10 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 	Default: func(obj *v1.Event) {
 		SetObjectDefaults_Event(obj)
 	},
-	Validate:      ValidateEvent,
-	ValidateHooks: ValidateEventHooks,
-	Ratchet:       false,
+	Validate:          ValidateEvent,
+	ValidateHooks:     ValidateEventHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.Event) bool {
 		return !equality.Semantic.DeepEqual(oldObj.InvolvedObject, newObj.InvolvedObject) ||
 			!equality.Semantic.DeepEqual(oldObj.Reason, newObj.Reason) ||
@@ -229,9 +231,10 @@ var NamespaceStrategy = &resource.Strategy[*v1.Namespace, *v1.NamespaceList]{
 	Default: func(obj *v1.Namespace) {
 		SetObjectDefaults_Namespace(obj)
 	},
-	Validate:      ValidateNamespace,
-	ValidateHooks: ValidateNamespaceHooks,
-	Ratchet:       false,
+	Validate:          ValidateNamespace,
+	ValidateHooks:     ValidateNamespaceHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	ResetStatus: func(obj *v1.Namespace) {
 		obj.Status = v1.NamespaceStatus{}
 	},
@@ -296,9 +299,10 @@ var SecretStrategy = &resource.Strategy[*v1.Secret, *v1.SecretList]{
 	Default: func(obj *v1.Secret) {
 		SetObjectDefaults_Secret(obj)
 	},
-	Validate:      ValidateSecret,
-	ValidateHooks: ValidateSecretHooks,
-	Ratchet:       false,
+	Validate:          ValidateSecret,
+	ValidateHooks:     ValidateSecretHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.Secret) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Immutable, newObj.Immutable) ||
 			!equality.Semantic.DeepEqual(oldObj.Data, newObj.Data) ||
@@ -362,9 +366,10 @@ var ServiceAccountStrategy = &resource.Strategy[*v1.ServiceAccount, *v1.ServiceA
 	Default: func(obj *v1.ServiceAccount) {
 		SetObjectDefaults_ServiceAccount(obj)
 	},
-	Validate:      ValidateServiceAccount,
-	ValidateHooks: ValidateServiceAccountHooks,
-	Ratchet:       false,
+	Validate:          ValidateServiceAccount,
+	ValidateHooks:     ValidateServiceAccountHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.ServiceAccount) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Secrets, newObj.Secrets) ||
 			!equality.Semantic.DeepEqual(oldObj.ImagePullSecrets, newObj.ImagePullSecrets) ||

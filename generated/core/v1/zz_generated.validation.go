@@ -5,6 +5,7 @@
 package corev1
 
 import (
+	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -16,6 +17,7 @@ import (
 // object's root (spec.parcels[1].count).
 func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
 }
 
@@ -23,7 +25,7 @@ func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateConfigMapHooks(obj *v1.ConfigMap) field.ErrorList {
-	return nil
+	return builtin.KubeFinalizerNames(obj)
 }
 
 // ValidateEvent validates an Event: its metadata (a namespaced object named as a DNS subdomain),
@@ -47,6 +49,7 @@ func ValidateEventHooks(obj *v1.Event) field.ErrorList {
 func ValidateNamespace(obj *v1.Namespace) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSLabel, field.NewPath("metadata"))
 	errs = append(errs, validate_Namespace(obj, nil)...)
+	errs = append(errs, builtin.ValidateNamespace(obj)...)
 	return errs
 }
 
@@ -54,7 +57,7 @@ func ValidateNamespace(obj *v1.Namespace) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateNamespaceHooks(obj *v1.Namespace) field.ErrorList {
-	return nil
+	return builtin.ValidateNamespace(obj)
 }
 
 // ValidateSecret validates a Secret: its metadata (a namespaced object named as a DNS subdomain),
@@ -62,6 +65,7 @@ func ValidateNamespaceHooks(obj *v1.Namespace) field.ErrorList {
 // object's root (spec.parcels[1].count).
 func ValidateSecret(obj *v1.Secret) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs = append(errs, builtin.ValidateSecret(obj)...)
 	return errs
 }
 
@@ -69,7 +73,7 @@ func ValidateSecret(obj *v1.Secret) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateSecretHooks(obj *v1.Secret) field.ErrorList {
-	return nil
+	return builtin.ValidateSecret(obj)
 }
 
 // ValidateServiceAccount validates a ServiceAccount: its metadata (a namespaced object named as a DNS subdomain),
@@ -78,6 +82,7 @@ func ValidateSecretHooks(obj *v1.Secret) field.ErrorList {
 func ValidateServiceAccount(obj *v1.ServiceAccount) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_ServiceAccount(obj, nil)...)
+	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
 }
 
@@ -85,7 +90,7 @@ func ValidateServiceAccount(obj *v1.ServiceAccount) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateServiceAccountHooks(obj *v1.ServiceAccount) field.ErrorList {
-	return nil
+	return builtin.KubeFinalizerNames(obj)
 }
 
 // validate_Namespace validates a Namespace at fldPath.

@@ -40,9 +40,10 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 	Default: func(obj *v1.Event) {
 		SetObjectDefaults_Event(obj)
 	},
-	Validate:      ValidateEvent,
-	ValidateHooks: ValidateEventHooks,
-	Ratchet:       false,
+	Validate:          ValidateEvent,
+	ValidateHooks:     ValidateEventHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.Event) bool {
 		return !equality.Semantic.DeepEqual(oldObj.EventTime, newObj.EventTime) ||
 			!equality.Semantic.DeepEqual(oldObj.Series, newObj.Series) ||

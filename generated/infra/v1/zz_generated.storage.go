@@ -36,9 +36,10 @@ var WarehouseStrategy = &resource.Strategy[*v1.Warehouse, *v1.WarehouseList]{
 	Default: func(obj *v1.Warehouse) {
 		SetObjectDefaults_Warehouse(obj)
 	},
-	Validate:      ValidateWarehouse,
-	ValidateHooks: ValidateWarehouseHooks,
-	Ratchet:       true,
+	Validate:          ValidateWarehouse,
+	ValidateHooks:     ValidateWarehouseHooks,
+	Ratchet:           true,
+	FinalizerWarnings: true,
 	SpecChanged: func(oldObj, newObj *v1.Warehouse) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},

@@ -36,9 +36,10 @@ var ClusterRoleStrategy = &resource.Strategy[*v1.ClusterRole, *v1.ClusterRoleLis
 	Default: func(obj *v1.ClusterRole) {
 		SetObjectDefaults_ClusterRole(obj)
 	},
-	Validate:      ValidateClusterRole,
-	ValidateHooks: ValidateClusterRoleHooks,
-	Ratchet:       false,
+	Validate:          ValidateClusterRole,
+	ValidateHooks:     ValidateClusterRoleHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.ClusterRole) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Rules, newObj.Rules) ||
 			!equality.Semantic.DeepEqual(oldObj.AggregationRule, newObj.AggregationRule)
@@ -76,9 +77,10 @@ var ClusterRoleBindingStrategy = &resource.Strategy[*v1.ClusterRoleBinding, *v1.
 	Default: func(obj *v1.ClusterRoleBinding) {
 		SetObjectDefaults_ClusterRoleBinding(obj)
 	},
-	Validate:      ValidateClusterRoleBinding,
-	ValidateHooks: ValidateClusterRoleBindingHooks,
-	Ratchet:       false,
+	Validate:          ValidateClusterRoleBinding,
+	ValidateHooks:     ValidateClusterRoleBindingHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.ClusterRoleBinding) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Subjects, newObj.Subjects) ||
 			!equality.Semantic.DeepEqual(oldObj.RoleRef, newObj.RoleRef)
@@ -116,9 +118,10 @@ var RoleStrategy = &resource.Strategy[*v1.Role, *v1.RoleList]{
 	Default: func(obj *v1.Role) {
 		SetObjectDefaults_Role(obj)
 	},
-	Validate:      ValidateRole,
-	ValidateHooks: ValidateRoleHooks,
-	Ratchet:       false,
+	Validate:          ValidateRole,
+	ValidateHooks:     ValidateRoleHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.Role) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Rules, newObj.Rules)
 	},
@@ -155,9 +158,10 @@ var RoleBindingStrategy = &resource.Strategy[*v1.RoleBinding, *v1.RoleBindingLis
 	Default: func(obj *v1.RoleBinding) {
 		SetObjectDefaults_RoleBinding(obj)
 	},
-	Validate:      ValidateRoleBinding,
-	ValidateHooks: ValidateRoleBindingHooks,
-	Ratchet:       false,
+	Validate:          ValidateRoleBinding,
+	ValidateHooks:     ValidateRoleBindingHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.RoleBinding) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Subjects, newObj.Subjects) ||
 			!equality.Semantic.DeepEqual(oldObj.RoleRef, newObj.RoleRef)

@@ -5,6 +5,7 @@
 package rbacv1
 
 import (
+	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
 	v1 "k8s.io/api/rbac/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	path "k8s.io/apimachinery/pkg/api/validation/path"
@@ -18,6 +19,7 @@ import (
 func ValidateClusterRole(obj *v1.ClusterRole) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, false, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_ClusterRole(obj, nil)...)
+	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
 }
 
@@ -25,7 +27,7 @@ func ValidateClusterRole(obj *v1.ClusterRole) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateClusterRoleHooks(obj *v1.ClusterRole) field.ErrorList {
-	return nil
+	return builtin.KubeFinalizerNames(obj)
 }
 
 // ValidateClusterRoleBinding validates a ClusterRoleBinding: its metadata (a cluster-scoped object named as a path segment),
@@ -34,6 +36,7 @@ func ValidateClusterRoleHooks(obj *v1.ClusterRole) field.ErrorList {
 func ValidateClusterRoleBinding(obj *v1.ClusterRoleBinding) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, false, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_ClusterRoleBinding(obj, nil)...)
+	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
 }
 
@@ -41,7 +44,7 @@ func ValidateClusterRoleBinding(obj *v1.ClusterRoleBinding) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateClusterRoleBindingHooks(obj *v1.ClusterRoleBinding) field.ErrorList {
-	return nil
+	return builtin.KubeFinalizerNames(obj)
 }
 
 // ValidateRole validates a Role: its metadata (a namespaced object named as a path segment),
@@ -50,6 +53,7 @@ func ValidateClusterRoleBindingHooks(obj *v1.ClusterRoleBinding) field.ErrorList
 func ValidateRole(obj *v1.Role) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_Role(obj, nil)...)
+	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
 }
 
@@ -57,7 +61,7 @@ func ValidateRole(obj *v1.Role) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateRoleHooks(obj *v1.Role) field.ErrorList {
-	return nil
+	return builtin.KubeFinalizerNames(obj)
 }
 
 // ValidateRoleBinding validates a RoleBinding: its metadata (a namespaced object named as a path segment),
@@ -66,6 +70,7 @@ func ValidateRoleHooks(obj *v1.Role) field.ErrorList {
 func ValidateRoleBinding(obj *v1.RoleBinding) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_RoleBinding(obj, nil)...)
+	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
 }
 
@@ -73,7 +78,7 @@ func ValidateRoleBinding(obj *v1.RoleBinding) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateRoleBindingHooks(obj *v1.RoleBinding) field.ErrorList {
-	return nil
+	return builtin.KubeFinalizerNames(obj)
 }
 
 // validate_ClusterRole validates a ClusterRole at fldPath.

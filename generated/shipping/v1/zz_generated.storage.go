@@ -37,9 +37,10 @@ var ShipmentStrategy = &resource.Strategy[*v1.Shipment, *v1.ShipmentList]{
 	Default: func(obj *v1.Shipment) {
 		SetObjectDefaults_Shipment(obj)
 	},
-	Validate:      ValidateShipment,
-	ValidateHooks: ValidateShipmentHooks,
-	Ratchet:       true,
+	Validate:          ValidateShipment,
+	ValidateHooks:     ValidateShipmentHooks,
+	Ratchet:           true,
+	FinalizerWarnings: true,
 	ResetStatus: func(obj *v1.Shipment) {
 		obj.Status = v1.ShipmentStatus{}
 	},

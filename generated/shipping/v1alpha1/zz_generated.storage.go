@@ -36,9 +36,10 @@ var ShipmentStrategy = &resource.Strategy[*v1alpha1.Shipment, *v1alpha1.Shipment
 	Default: func(obj *v1alpha1.Shipment) {
 		SetObjectDefaults_Shipment(obj)
 	},
-	Validate:      ValidateShipment,
-	ValidateHooks: ValidateShipmentHooks,
-	Ratchet:       true,
+	Validate:          ValidateShipment,
+	ValidateHooks:     ValidateShipmentHooks,
+	Ratchet:           true,
+	FinalizerWarnings: true,
 	ResetStatus: func(obj *v1alpha1.Shipment) {
 		obj.Status = v1alpha1.ShipmentStatus{}
 	},

@@ -38,9 +38,10 @@ var DepotStrategy = &resource.Strategy[*v1.Depot, *v1.DepotList]{
 	Default: func(obj *v1.Depot) {
 		SetObjectDefaults_Depot(obj)
 	},
-	Validate:      ValidateDepot,
-	ValidateHooks: ValidateDepotHooks,
-	Ratchet:       true,
+	Validate:          ValidateDepot,
+	ValidateHooks:     ValidateDepotHooks,
+	Ratchet:           true,
+	FinalizerWarnings: true,
 	SpecChanged: func(oldObj, newObj *v1.Depot) bool {
 		return !equality.Semantic.DeepEqual(oldObj.City, newObj.City) ||
 			!equality.Semantic.DeepEqual(oldObj.Bays, newObj.Bays) ||
@@ -90,9 +91,10 @@ var TruckStrategy = &resource.Strategy[*v1.Truck, *v1.TruckList]{
 	Default: func(obj *v1.Truck) {
 		SetObjectDefaults_Truck(obj)
 	},
-	Validate:      ValidateTruck,
-	ValidateHooks: ValidateTruckHooks,
-	Ratchet:       true,
+	Validate:          ValidateTruck,
+	ValidateHooks:     ValidateTruckHooks,
+	Ratchet:           true,
+	FinalizerWarnings: true,
 	ResetStatus: func(obj *v1.Truck) {
 		obj.Status = v1.TruckStatus{}
 	},

@@ -36,9 +36,10 @@ var TruckStrategy = &resource.Strategy[*v1beta1.Truck, *v1beta1.TruckList]{
 	Default: func(obj *v1beta1.Truck) {
 		SetObjectDefaults_Truck(obj)
 	},
-	Validate:      ValidateTruck,
-	ValidateHooks: ValidateTruckHooks,
-	Ratchet:       true,
+	Validate:          ValidateTruck,
+	ValidateHooks:     ValidateTruckHooks,
+	Ratchet:           true,
+	FinalizerWarnings: true,
 	SpecChanged: func(oldObj, newObj *v1beta1.Truck) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},

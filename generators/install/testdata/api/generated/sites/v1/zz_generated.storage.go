@@ -36,9 +36,10 @@ var SiteStrategy = &resource.Strategy[*v1.Site, *v1.SiteList]{
 	Default: func(obj *v1.Site) {
 		SetObjectDefaults_Site(obj)
 	},
-	Validate:      ValidateSite,
-	ValidateHooks: ValidateSiteHooks,
-	Ratchet:       true,
+	Validate:          ValidateSite,
+	ValidateHooks:     ValidateSiteHooks,
+	Ratchet:           true,
+	FinalizerWarnings: true,
 	SpecChanged: func(oldObj, newObj *v1.Site) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},

@@ -38,9 +38,10 @@ var ConfigMapStrategy = &resource.Strategy[*v1.ConfigMap, *v1.ConfigMapList]{
 	Default: func(obj *v1.ConfigMap) {
 		SetObjectDefaults_ConfigMap(obj)
 	},
-	Validate:      ValidateConfigMap,
-	ValidateHooks: ValidateConfigMapHooks,
-	Ratchet:       false,
+	Validate:          ValidateConfigMap,
+	ValidateHooks:     ValidateConfigMapHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.ConfigMap) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Immutable, newObj.Immutable) ||
 			!equality.Semantic.DeepEqual(oldObj.Data, newObj.Data) ||

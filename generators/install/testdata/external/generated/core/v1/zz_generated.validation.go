@@ -5,6 +5,7 @@
 package corev1
 
 import (
+	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
 	v1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
@@ -15,6 +16,7 @@ import (
 // object's root (spec.parcels[1].count).
 func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
 }
 
@@ -22,5 +24,5 @@ func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateConfigMapHooks(obj *v1.ConfigMap) field.ErrorList {
-	return nil
+	return builtin.KubeFinalizerNames(obj)
 }

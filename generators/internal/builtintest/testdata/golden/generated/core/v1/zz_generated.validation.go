@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"unicode/utf8"
 
+	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -26,6 +27,7 @@ var (
 // object's root (spec.parcels[1].count).
 func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
 }
 
@@ -33,7 +35,7 @@ func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateConfigMapHooks(obj *v1.ConfigMap) field.ErrorList {
-	return nil
+	return builtin.KubeFinalizerNames(obj)
 }
 
 // ValidateEvent validates an Event: its metadata (a namespaced object named as a DNS subdomain),
@@ -57,6 +59,7 @@ func ValidateEventHooks(obj *v1.Event) field.ErrorList {
 func ValidateNamespace(obj *v1.Namespace) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSLabel, field.NewPath("metadata"))
 	errs = append(errs, validate_Namespace(obj, nil)...)
+	errs = append(errs, builtin.ValidateNamespace(obj)...)
 	return errs
 }
 
@@ -64,7 +67,7 @@ func ValidateNamespace(obj *v1.Namespace) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateNamespaceHooks(obj *v1.Namespace) field.ErrorList {
-	return nil
+	return builtin.ValidateNamespace(obj)
 }
 
 // ValidateSecret validates a Secret: its metadata (a namespaced object named as a DNS subdomain),
@@ -72,6 +75,7 @@ func ValidateNamespaceHooks(obj *v1.Namespace) field.ErrorList {
 // object's root (spec.parcels[1].count).
 func ValidateSecret(obj *v1.Secret) field.ErrorList {
 	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs = append(errs, builtin.ValidateSecret(obj)...)
 	return errs
 }
 
@@ -79,7 +83,7 @@ func ValidateSecret(obj *v1.Secret) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateSecretHooks(obj *v1.Secret) field.ErrorList {
-	return nil
+	return builtin.ValidateSecret(obj)
 }
 
 // ValidateService validates a Service: its metadata (a namespaced object named as a DNS-1035 label),

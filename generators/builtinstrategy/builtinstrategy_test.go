@@ -1,4 +1,4 @@
-package builtinupdates
+package builtinstrategy
 
 import (
 	"testing"
@@ -14,11 +14,11 @@ func TestFor(t *testing.T) {
 		k    *model.Kind
 		want Strategy
 	}{
-		{kind("k8s.io/api/core/v1", "ConfigMap", true), Strategy{UnconditionalUpdate: true, UntrackedGeneration: true}},
+		{kind("k8s.io/api/core/v1", "ConfigMap", true), Strategy{UnconditionalUpdate: true, UntrackedGeneration: true, Validate: "KubeFinalizerNames"}},
 		{kind("k8s.io/api/core/v1", "Event", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true, UntrackedGeneration: true}},
 		{kind("k8s.io/api/events/v1", "Event", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true, UntrackedGeneration: true}},
-		{kind("k8s.io/api/rbac/v1", "ClusterRoleBinding", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true, UntrackedGeneration: true}},
-		{kind("k8s.io/api/coordination/v1", "Lease", true), Strategy{CreateOnUpdate: true, UntrackedGeneration: true}},
+		{kind("k8s.io/api/rbac/v1", "ClusterRoleBinding", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true, UntrackedGeneration: true, Validate: "KubeFinalizerNames"}},
+		{kind("k8s.io/api/coordination/v1", "Lease", true), Strategy{CreateOnUpdate: true, UntrackedGeneration: true, Validate: "ValidateLease"}},
 		{kind("k8s.io/api/core/v1", "Pod", true), Strategy{UnconditionalUpdate: true}},
 		{kind("k8s.io/api/apps/v1", "Deployment", true), Strategy{UnconditionalUpdate: true}},
 		{kind("k8s.io/api/admissionregistration/v1", "ValidatingWebhookConfiguration", true), Strategy{}},

@@ -1,4 +1,4 @@
-// Package builtinupdates holds what kube-apiserver's create and update
+// Package builtinstrategy holds what kube-apiserver's create and update
 // strategies of built-in kinds (k8s.io/api) decide beyond validation, as
 // each kind's registry strategy in k8s.io/kubernetes/pkg/registry does:
 // whether a PUT without metadata.resourceVersion is taken over the current
@@ -16,8 +16,10 @@
 // are listed.
 //
 // The register generator writes the answers into the kind's resource.Info
-// (UnconditionalUpdate, CreateOnUpdate, UntrackedGeneration).
-package builtinupdates
+// (UnconditionalUpdate, CreateOnUpdate, UntrackedGeneration). The
+// validation generator calls the kind's hand-written kube validation in
+// runtime/builtin, where kube has some its OpenAPI markers do not express.
+package builtinstrategy
 
 import (
 	"strings"
@@ -91,6 +93,23 @@ var tracksGeneration = map[string]bool{
 	"scheduling/PriorityClass":            true,
 }
 
+// validators names, per built-in kind, the runtime/builtin function that
+// holds kube's hand-written validation the markers do not express: core
+// and RBAC kinds check finalizer names (kube's core ObjectMeta
+// validation); a Secret its type's keys; a Namespace its spec finalizers;
+// a Lease its spec.
+var validators = map[string]string{
+	"core/ConfigMap":          "KubeFinalizerNames",
+	"core/Namespace":          "ValidateNamespace",
+	"core/Secret":             "ValidateSecret",
+	"core/ServiceAccount":     "KubeFinalizerNames",
+	"rbac/Role":               "KubeFinalizerNames",
+	"rbac/ClusterRole":        "KubeFinalizerNames",
+	"rbac/RoleBinding":        "KubeFinalizerNames",
+	"rbac/ClusterRoleBinding": "KubeFinalizerNames",
+	"coordination/Lease":      "ValidateLease",
+}
+
 // Strategy is what a kind's strategy answers.
 type Strategy struct {
 	// UnconditionalUpdate: a PUT without a resourceVersion updates the
@@ -101,6 +120,10 @@ type Strategy struct {
 	// UntrackedGeneration: metadata.generation is the request's on
 	// create and the current object's on update, never set or bumped.
 	UntrackedGeneration bool
+	// Validate names the runtime/builtin function (func(*Kind)
+	// field.ErrorList) with kube's hand-written validation of the kind,
+	// "" when its markers say it all.
+	Validate string
 }
 
 // For returns k's strategy: kube-apiserver's for a built-in kind, a custom
@@ -117,6 +140,7 @@ func For(k *model.Kind) Strategy {
 		UnconditionalUpdate: !conditionalOnly[group+"/*"] && !conditionalOnly[group+"/"+k.Name],
 		CreateOnUpdate:      createsOnUpdate[group+"/"+k.Name],
 		UntrackedGeneration: !tracksGeneration[group+"/*"] && !tracksGeneration[group+"/"+k.Name],
+		Validate:            validators[group+"/"+k.Name],
 	}
 }
 
