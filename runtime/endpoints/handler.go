@@ -683,9 +683,12 @@ type deleteRequest struct {
 
 func (h *Handler[T, L]) deleteOptions(r *http.Request) (deleteRequest, error) {
 	var o metav1.DeleteOptions
-	body, err := readBody(r, h.opts.MaxRequestBodyBytes)
-	if err != nil {
-		return deleteRequest{}, err
+	var body []byte
+	if request.HasBody(r) { // most deletes send none: nothing to read
+		var err error
+		if body, err = readBody(r, h.opts.MaxRequestBodyBytes); err != nil {
+			return deleteRequest{}, err
+		}
 	}
 	if len(body) > 0 && isProtobuf(r.Header.Get("Content-Type")) {
 		gvk, err := decodeProtobuf(body, &o, "delete options")
@@ -706,11 +709,17 @@ func (h *Handler[T, L]) deleteOptions(r *http.Request) (deleteRequest, error) {
 		if o.Kind != "" && o.Kind != "DeleteOptions" {
 			return deleteRequest{}, apierrors.NewBadRequest("decoded object cannot be converted to DeleteOptions")
 		}
-	} else if err := decodeParams(r.URL.Query(), &o); err != nil {
-		return deleteRequest{}, err
+	} else if r.URL.RawQuery != "" {
+		if err := decodeParams(r.URL.Query(), &o); err != nil {
+			return deleteRequest{}, err
+		}
 	}
-	if errs := metav1validation.ValidateDeleteOptions(&o); len(errs) > 0 {
-		return deleteRequest{}, invalidOptions("DeleteOptions", errs)
+	// Options from neither a body nor a query (most deletes) are the zero
+	// options, which are valid: their validation only allocated paths.
+	if len(body) > 0 || r.URL.RawQuery != "" {
+		if errs := metav1validation.ValidateDeleteOptions(&o); len(errs) > 0 {
+			return deleteRequest{}, invalidOptions("DeleteOptions", errs)
+		}
 	}
 	o.TypeMeta = metav1.TypeMeta{Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"}
 	return deleteRequest{options: &o, DeleteOptions: storage.DeleteOptions{

@@ -96,6 +96,8 @@ func TestHasBody(t *testing.T) {
 			want         bool
 		}{
 			{"get", "GET", func() io.Reader { return nil }, false},
+			{"delete", "DELETE", func() io.Reader { return nil }, false},
+			{"delete with options", "DELETE", func() io.Reader { return strings.NewReader(`{"dryRun":["All"]}`) }, true},
 			// Go's HTTP/2 client declares "content-length: 0": kept as
 			// a body, since a stream may declare it and stay open.
 			{"empty post", "POST", func() io.Reader { return strings.NewReader("") }, proto == 2},

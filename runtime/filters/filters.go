@@ -714,23 +714,8 @@ func WithBodyDeadline(next http.Handler, timeout time.Duration) http.Handler {
 	})
 }
 
-// hasBody reports whether req may carry a body. Go's HTTP/1.1 server gives
-// a request without one http.NoBody; its HTTP/2 server gives a stream the
-// client ended with its headers a reader that returns EOF at once, a zero
-// ContentLength and no Content-Length header (an open stream without the
-// header has -1). Such a request has no body to wait for, and over HTTP/2
-// each read deadline set is a message to the connection's goroutine and a
-// timer: four per GET before this check.
-func hasBody(req *http.Request) bool {
-	if req.Body == nil || req.Body == http.NoBody {
-		return false
-	}
-	if req.ProtoMajor == 2 && req.ContentLength == 0 {
-		_, declared := req.Header["Content-Length"]
-		return declared
-	}
-	return true
-}
+// hasBody reports whether req may carry a body (request.HasBody).
+func hasBody(req *http.Request) bool { return request.HasBody(req) }
 
 // maxPostHandlerDrain is how much of an unread body Go's HTTP/1.1 server
 // reads after the handler (its maxPostHandlerReadBytes). A body announced

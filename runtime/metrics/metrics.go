@@ -42,7 +42,10 @@ type Metrics struct {
 	requestSeries   sync.Map // requestKey -> requestSeries
 	cacheReadSeries sync.Map // [3]string -> prometheus.Counter
 	etcdSeries      sync.Map // [2]string -> prometheus.Observer
-	inflightSeries  map[string]prometheus.Gauge
+	// The watch caches' series, by resource: updated on every event.
+	cacheObjectSeries sync.Map // string -> prometheus.Gauge
+	dispatchedSeries  sync.Map // string -> prometheus.Counter
+	inflightSeries    map[string]prometheus.Gauge
 }
 
 // requestKey is the label set of one request series.
@@ -160,12 +163,20 @@ func (m *Metrics) WatcherTerminated(resource string) { m.terminated.WithLabelVal
 
 // CacheObjects implements storage.CacheMetrics.
 func (m *Metrics) CacheObjects(resource string, n int) {
-	m.cacheObjects.WithLabelValues(resource).Set(float64(n))
+	g, ok := m.cacheObjectSeries.Load(resource)
+	if !ok {
+		g, _ = m.cacheObjectSeries.LoadOrStore(resource, m.cacheObjects.WithLabelValues(resource))
+	}
+	g.(prometheus.Gauge).Set(float64(n))
 }
 
 // EventsDispatched implements storage.CacheMetrics.
 func (m *Metrics) EventsDispatched(resource string, n int) {
-	m.dispatched.WithLabelValues(resource).Add(float64(n))
+	c, ok := m.dispatchedSeries.Load(resource)
+	if !ok {
+		c, _ = m.dispatchedSeries.LoadOrStore(resource, m.dispatched.WithLabelValues(resource))
+	}
+	c.(prometheus.Counter).Add(float64(n))
 }
 
 // Watchers implements storage.CacheMetrics.

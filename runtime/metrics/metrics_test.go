@@ -22,6 +22,12 @@ func TestSeriesLookedUpOnce(t *testing.T) {
 	m.CacheRead("shipments", "get", "cache")
 	m.CacheRead("shipments", "get", "cache")
 	m.CacheRead("shipments", "list", "etcd")
+	m.CacheObjects("shipments", 5)
+	m.CacheObjects("shipments", 4)
+	m.CacheObjects("widgets", 7)
+	m.EventsDispatched("shipments", 2)
+	m.EventsDispatched("shipments", 3)
+	m.EventsDispatched("widgets", 1)
 	m.InFlight(KindMutating, 1)
 	m.InFlight(KindMutating, 1)
 	m.InFlight(KindMutating, -1)
@@ -39,6 +45,10 @@ func TestSeriesLookedUpOnce(t *testing.T) {
 		`etcd_request_duration_seconds_count{operation="get",type="shipments"} 2`,
 		`apiserver_watch_cache_reads_total{resource="shipments",source="cache",verb="get"} 2`,
 		`apiserver_watch_cache_reads_total{resource="shipments",source="etcd",verb="list"} 1`,
+		`apiserver_watch_cache_objects{resource="shipments"} 4`,
+		`apiserver_watch_cache_objects{resource="widgets"} 7`,
+		`apiserver_watch_cache_events_dispatched_total{resource="shipments"} 5`,
+		`apiserver_watch_cache_events_dispatched_total{resource="widgets"} 1`,
 		`apiserver_current_inflight_requests{request_kind="mutating"} 1`,
 		`apiserver_current_inflight_requests{request_kind="readOnly"} 0`,
 	} {
