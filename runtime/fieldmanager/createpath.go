@@ -106,10 +106,10 @@ func (c *createPath) track(liveObj, newObj runtime.Object, manager string) (runt
 		return nil, false
 	}
 	live, ok := liveObj.(metav1.Object)
-	if !ok {
+	obj, ok2 := newObj.(metav1.Object)
+	if !ok || !ok2 {
 		return nil, false
 	}
-	obj := newObj.(metav1.Object)
 	if len(live.GetManagedFields()) != 0 || len(obj.GetManagedFields()) != 0 || live.GetUID() != "" || !utf8.ValidString(manager) {
 		return nil, false
 	}
