@@ -1,6 +1,14 @@
 package fieldmanager
 
-import "k8s.io/apimachinery/pkg/util/managedfields"
+import (
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
 
 // CopyingFieldManager is the field manager of k for subresource, built as
 // FieldManager builds it but with a convertor that deep-copies every object
@@ -30,4 +38,47 @@ func ReferenceFieldManager(r *Registry, k Kind, subresource string) (*FieldManag
 		return nil, err
 	}
 	return r.buildWith(k, subresource, true, tc)
+}
+
+// KindTypeConverter is the type converter FieldManager gives k's field
+// manager.
+func KindTypeConverter(r *Registry, k Kind) managedfields.TypeConverter {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tc.forKind(k.GVK, k.New())
+}
+
+// CreateSets is what the create path of k's field manager makes of a
+// write of obj over live (followed false when it leaves the write to
+// apimachinery), and what structured-merge-diff's Compare of the two
+// typed objects reports as added or modified (err its error).
+func CreateSets(r *Registry, k Kind, live, obj runtime.Object) (got *fieldpath.Set, followed bool, want *fieldpath.Set, err error) {
+	r.mu.Lock()
+	tc := r.tc.forKind(k.GVK, k.New())
+	r.mu.Unlock()
+	c := newCreatePath(tc, "", nil)
+	if c == nil {
+		return nil, false, nil, fmt.Errorf("%s: no create path", k.GVK)
+	}
+	got, cerr := compareSet(c.root, reflect.ValueOf(live), reflect.ValueOf(obj))
+	lt, err := tc.ObjectToTyped(live, typed.AllowDuplicates)
+	if err != nil {
+		return got, cerr == nil, nil, err
+	}
+	nt, err := tc.ObjectToTyped(obj, typed.AllowDuplicates)
+	if err != nil {
+		return got, cerr == nil, nil, err
+	}
+	cmp, err := lt.Compare(nt)
+	if err != nil {
+		return got, cerr == nil, nil, err
+	}
+	return got, cerr == nil, cmp.Added.Union(cmp.Modified), nil
+}
+
+// FollowsCreate: the create path records a write of obj over live
+// itself.
+func FollowsCreate(fm *FieldManager, live, obj runtime.Object) bool {
+	_, ok := fm.create.track(live.DeepCopyObject(), obj.DeepCopyObject(), "probe")
+	return ok
 }

@@ -53,10 +53,6 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/openapidefs"
 )
 
-// FieldManager is the apimachinery field manager: Update records the
-// fields a non-apply write changed, Apply merges an applied configuration.
-type FieldManager = managedfields.FieldManager
-
 // Kind describes one served kind to the Registry.
 type Kind struct {
 	// GVK is the kind's group, version and kind.
@@ -203,7 +199,11 @@ func (r *Registry) buildWith(k Kind, subresource string, alwaysCopy bool, tc man
 	if err != nil {
 		return nil, fmt.Errorf("field manager of %s: %w", k.GVK, err)
 	}
-	return fm, nil
+	out := &FieldManager{FieldManager: fm}
+	if ktc, ok := tc.(*kindTypeConverter); ok {
+		out.create = newCreatePath(ktc, subresource, reset)
+	}
+	return out, nil
 }
 
 // resetFields are the fields a write may not own, in one version (s is

@@ -1,0 +1,144 @@
+package fieldmanager
+
+import (
+	"reflect"
+	"time"
+	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// FieldManager is the apimachinery field manager (Update records the
+// fields a non-apply write changed, Apply merges an applied
+// configuration), with the managedFields of a create of a proven kind
+// computed directly (createPath).
+type FieldManager struct {
+	*managedfields.FieldManager
+	create *createPath // nil: every write goes to the apimachinery field manager
+}
+
+// Update is managedfields.FieldManager.Update.
+func (f *FieldManager) Update(liveObj, newObj runtime.Object, manager string) (runtime.Object, error) {
+	if out, ok := f.create.track(liveObj, newObj, manager); ok {
+		return out, nil
+	}
+	return f.FieldManager.Update(liveObj, newObj, manager)
+}
+
+// UpdateNoErrors is managedfields.FieldManager.UpdateNoErrors.
+func (f *FieldManager) UpdateNoErrors(liveObj, newObj runtime.Object, manager string) runtime.Object {
+	if out, ok := f.create.track(liveObj, newObj, manager); ok {
+		return out
+	}
+	return f.FieldManager.UpdateNoErrors(liveObj, newObj, manager)
+}
+
+// createPath records the managedFields of a create of a proven kind as
+// apimachinery's field manager records them, without its chain.
+//
+// A create's Update (live: an empty object without uid or managedFields;
+// new: an object without managedFields) goes through apimachinery's
+// field manager as follows: no entry is decoded (the new object sends
+// none, the live one has none); the non-applied skip tracks the write (no
+// uid, probability 1); the manager is named "unknown" when empty and its
+// identifier (JSON of manager, operation Update, apiVersion and
+// subresource) decodes to the same entry; the last-applied wrappers do
+// nothing on Update; no schema reconciliation (no managers); Compare of
+// the live and new objects gives the manager's set (added and modified,
+// as there are no other managers to take fields from), filtered by the
+// version's reset fields and stripped of the metadata fields no manager
+// owns; the entry gets the time now (UTC) and the set's JSON; one entry
+// needs no cap and no sort; an empty set leaves no entry, and
+// managedFields nil. Compare is compareSet. Any other write, and any
+// object compareSet does not follow, goes to apimachinery.
+type createPath struct {
+	typ        reflect.Type // the kind's (proven) Go type
+	gvk        schema.GroupVersionKind
+	apiVersion string
+	root       *cmpNode
+	reset      fieldpath.Filter // the version's reset fields; nil when none
+}
+
+// stripSet is the fields managedfields' stripMetaManager takes out of
+// every manager's set.
+var stripSet = fieldpath.NewSet(
+	fieldpath.MakePathOrDie("apiVersion"),
+	fieldpath.MakePathOrDie("kind"),
+	fieldpath.MakePathOrDie("metadata"),
+	fieldpath.MakePathOrDie("metadata", "name"),
+	fieldpath.MakePathOrDie("metadata", "namespace"),
+	fieldpath.MakePathOrDie("metadata", "creationTimestamp"),
+	fieldpath.MakePathOrDie("metadata", "selfLink"),
+	fieldpath.MakePathOrDie("metadata", "uid"),
+	fieldpath.MakePathOrDie("metadata", "clusterName"),
+	fieldpath.MakePathOrDie("metadata", "generation"),
+	fieldpath.MakePathOrDie("metadata", "managedFields"),
+	fieldpath.MakePathOrDie("metadata", "resourceVersion"),
+)
+
+// newCreatePath is the create path of a proven kind's field manager for
+// subresource, or nil.
+func newCreatePath(tc *kindTypeConverter, subresource string, reset map[fieldpath.APIVersion]fieldpath.Filter) *createPath {
+	if tc == nil || tc.proven == nil || subresource != "" {
+		return nil
+	}
+	p, ok := tc.types.types[tc.gvk]
+	if !ok {
+		return nil
+	}
+	root, err := compilePlan(tc.proven, p.Schema, p.TypeRef)
+	if err != nil {
+		return nil
+	}
+	apiVersion := tc.gvk.GroupVersion().String()
+	return &createPath{typ: tc.proven, gvk: tc.gvk, apiVersion: apiVersion, root: root, reset: reset[fieldpath.APIVersion(apiVersion)]}
+}
+
+// track records newObj's managedFields when the write is a create the
+// path follows (ok), and leaves both objects untouched otherwise.
+func (c *createPath) track(liveObj, newObj runtime.Object, manager string) (runtime.Object, bool) {
+	if c == nil || reflect.TypeOf(liveObj) != c.typ || reflect.TypeOf(newObj) != c.typ ||
+		liveObj.GetObjectKind().GroupVersionKind() != c.gvk || newObj.GetObjectKind().GroupVersionKind() != c.gvk {
+		return nil, false
+	}
+	live, ok := liveObj.(metav1.Object)
+	obj, ok2 := newObj.(metav1.Object)
+	if !ok || !ok2 {
+		return nil, false
+	}
+	if len(live.GetManagedFields()) != 0 || len(obj.GetManagedFields()) != 0 || live.GetUID() != "" || !utf8.ValidString(manager) {
+		return nil, false
+	}
+	if manager == "" {
+		manager = "unknown"
+	}
+	set, err := compareSet(c.root, reflect.ValueOf(liveObj), reflect.ValueOf(newObj))
+	if err != nil {
+		return nil, false
+	}
+	if c.reset != nil {
+		set = c.reset.Filter(set)
+	}
+	set = set.Difference(stripSet)
+	if set.Empty() {
+		obj.SetManagedFields(nil)
+		return newObj, true
+	}
+	raw, err := set.ToJSON()
+	if err != nil {
+		return nil, false
+	}
+	obj.SetManagedFields([]metav1.ManagedFieldsEntry{{
+		Manager:    manager,
+		Operation:  metav1.ManagedFieldsOperationUpdate,
+		APIVersion: c.apiVersion,
+		Time:       &metav1.Time{Time: time.Now().UTC()},
+		FieldsType: "FieldsV1",
+		FieldsV1:   &metav1.FieldsV1{Raw: raw},
+	}})
+	return newObj, true
+}
