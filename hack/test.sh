@@ -42,6 +42,7 @@ done
 for target in FuzzContinue FuzzNames; do
   go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" ./runtime/storage
 done
+go test -run='^$' -fuzz='^FuzzUnmarshal$' -fuzztime="$FUZZTIME" ./runtime/jsondecode
 
 if [[ -z ${SKIP_E2E:-} && -f e2e/go.mod ]]; then
   step "kube-apiserver ${KUBERNETES_VERSION:-v1.37.2} for the aggregation test (built from k8s.io/kubernetes once per machine)"

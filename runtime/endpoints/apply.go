@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
+	"github.com/kubeforge/kubeforge/runtime/jsondecode"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -100,9 +101,9 @@ func decodeApplyPatch(w http.ResponseWriter, body []byte, directive string, type
 	}
 	var strictErrs []error
 	if directive == metav1.FieldValidationIgnore {
-		err = kjson.UnmarshalCaseSensitivePreserveInts(data, typed)
+		err = jsondecode.UnmarshalCaseSensitivePreserveInts(data, typed)
 	} else {
-		strictErrs, err = kjson.UnmarshalStrict(data, typed)
+		strictErrs, err = jsondecode.UnmarshalStrict(data, typed)
 	}
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))

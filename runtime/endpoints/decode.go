@@ -13,8 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubeforge/kubeforge/runtime/jsondecode"
 )
 
 // DefaultMaxRequestBodyBytes is kube-apiserver's default body limit (3 MiB).
@@ -115,9 +116,9 @@ func unmarshal(w http.ResponseWriter, data []byte, obj any, directive string, ex
 	var strictErrs []error
 	var err error
 	if directive == metav1.FieldValidationIgnore {
-		err = kjson.UnmarshalCaseSensitivePreserveInts(data, obj)
+		err = jsondecode.UnmarshalCaseSensitivePreserveInts(data, obj)
 	} else {
-		strictErrs, err = kjson.UnmarshalStrict(data, obj)
+		strictErrs, err = jsondecode.UnmarshalStrict(data, obj)
 	}
 	if err != nil {
 		return apierrors.NewBadRequest(fmt.Sprintf("error decoding the %s: %v", what, err))

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
+	"github.com/kubeforge/kubeforge/runtime/jsondecode"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -125,10 +126,10 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			obj := h.s.New()
 			strictErrs := append([]error{}, patchStrict...)
 			if opts.fieldValidation == metav1.FieldValidationIgnore {
-				err = kjson.UnmarshalCaseSensitivePreserveInts(patched, obj)
+				err = jsondecode.UnmarshalCaseSensitivePreserveInts(patched, obj)
 			} else {
 				var objStrict []error
-				objStrict, err = kjson.UnmarshalStrict(patched, obj)
+				objStrict, err = jsondecode.UnmarshalStrict(patched, obj)
 				strictErrs = append(strictErrs, objStrict...)
 			}
 			if err != nil {

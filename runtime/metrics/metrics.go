@@ -12,6 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/kubeforge/kubeforge/runtime/jsondecode"
 )
 
 // Request kinds of apiserver_current_inflight_requests.
@@ -105,6 +107,7 @@ func New() *Metrics {
 	}
 	m.registry.MustRegister(m.requests, m.requestDuration, m.inflight, m.etcdDuration, m.unreadable, m.terminated, m.noSpace,
 		m.cacheObjects, m.dispatched, m.watchers, m.cacheReads, m.cacheInits,
+		jsonDecodes("fast"), jsonDecodes("fallback"),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Both kinds appear from the start, at zero.
@@ -113,6 +116,24 @@ func New() *Metrics {
 		KindReadOnly: m.inflight.WithLabelValues(KindReadOnly),
 	}
 	return m
+}
+
+// jsonDecodes is kubeforge_json_decodes_total{decoder}: the stored values
+// and request bodies runtime/jsondecode decoded (fast) and those it left
+// to sigs.k8s.io/json (fallback), counted by the process, so that a
+// fast path that stops applying shows.
+func jsonDecodes(decoder string) prometheus.Collector {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name:        "kubeforge_json_decodes_total",
+		Help:        "JSON objects (stored values, request bodies) decoded by runtime/jsondecode (decoder=fast) or left to sigs.k8s.io/json (decoder=fallback), in this process.",
+		ConstLabels: prometheus.Labels{"decoder": decoder},
+	}, func() float64 {
+		fast, fallback := jsondecode.Counts()
+		if decoder == "fast" {
+			return float64(fast)
+		}
+		return float64(fallback)
+	})
 }
 
 // ObserveRequest records one finished request. It matches the endpoints

@@ -1,11 +1,14 @@
 package metrics
 
 import (
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubeforge/kubeforge/runtime/jsondecode"
 )
 
 // TestSeriesLookedUpOnce: the series cached per label set count every
@@ -54,6 +57,33 @@ func TestSeriesLookedUpOnce(t *testing.T) {
 	} {
 		if !strings.Contains(text, want+"\n") {
 			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+// TestJSONDecodes: kubeforge_json_decodes_total counts the process's
+// decodes by decoder.
+func TestJSONDecodes(t *testing.T) {
+	m := New()
+	var ok struct {
+		A string `json:"a"`
+	}
+	var bail struct {
+		A string `json:"a"`
+	}
+	if !jsondecode.Unmarshal([]byte(`{"a":"x"}`), &ok) || jsondecode.Unmarshal([]byte(`{"b":1}`), &bail) {
+		t.Fatal("want one fast decode and one fallback")
+	}
+	fast, fallback := jsondecode.Counts()
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body, _ := io.ReadAll(rec.Body)
+	for _, want := range []string{
+		fmt.Sprintf(`kubeforge_json_decodes_total{decoder="fast"} %d`, fast),
+		fmt.Sprintf(`kubeforge_json_decodes_total{decoder="fallback"} %d`, fallback),
+	} {
+		if !strings.Contains(string(body), want+"\n") {
+			t.Errorf("no %q in\n%s", want, body)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforge/kubeforge/runtime/jsondecode"
 )
 
 // TestListParallelDecode lists more objects than parallelDecodeMin, so the
@@ -72,4 +74,32 @@ func TestListParallelDecode(t *testing.T) {
 	}
 	_, err = f.st.Get(ctx, "ns", "w0500", GetOptions{})
 	wantStatus(t, err, http.StatusInternalServerError, metav1.StatusReasonInternalError, "~decode stored")
+}
+
+// TestDecodeOnFastPath: stored values are decoded by runtime/jsondecode
+// (reads from etcd and the watch cache's events), not by its fallback,
+// so that its speed-up cannot quietly vanish (a New that returns a value
+// not zero would make every decode fall back); the object read is the one
+// written.
+func TestDecodeOnFastPath(t *testing.T) {
+	f := newFixture(t, true, false)
+	fastBefore, fallbackBefore := jsondecode.Counts()
+	for i := range 20 {
+		w := widget("ns", fmt.Sprintf("fast%02d", i), i)
+		w.Labels = map[string]string{"a": "b"}
+		mustCreate(t, f, w)
+	}
+	for i := range 20 {
+		got, err := f.st.Get(ctx, "ns", fmt.Sprintf("fast%02d", i), GetOptions{})
+		if err != nil || got.Spec.Size != i || got.Labels["a"] != "b" || got.Kind != "Widget" || got.ResourceVersion == "" {
+			t.Fatalf("get %d: %+v, %v", i, got, err)
+		}
+	}
+	waitFor(t, func() bool {
+		fast, _ := jsondecode.Counts()
+		return fast >= fastBefore+20 // each value once at least
+	})
+	if _, fallback := jsondecode.Counts(); fallback != fallbackBefore {
+		t.Fatalf("%d stored values fell back to sigs.k8s.io/json", fallback-fallbackBefore)
+	}
 }

@@ -31,8 +31,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
-	sigsjson "sigs.k8s.io/json"
 
+	"github.com/kubeforge/kubeforge/runtime/jsondecode"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/warnings"
 )
@@ -239,7 +239,7 @@ func (st *access[T, L]) encode(obj T) ([]byte, error) {
 // fields are ignored.
 func (st *access[T, L]) decode(data []byte, rev int64) (T, error) {
 	obj := st.s.New()
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, obj); err != nil {
+	if err := jsondecode.UnmarshalCaseSensitivePreserveInts(data, obj); err != nil {
 		var zero T
 		return zero, apierrors.NewInternalError(fmt.Errorf("decode stored %s: %w", st.resourceName(), err))
 	}
