@@ -211,6 +211,9 @@ func isQualifiedName(s string, fold bool) bool {
 }
 
 func labelsValid(labels map[string]string) bool {
+	if len(labels) == 0 {
+		return true
+	}
 	for k, v := range labels {
 		if !isQualifiedName(k, false) || (v != "" && !isLabelName(v)) {
 			return false
@@ -222,6 +225,9 @@ func labelsValid(labels map[string]string) bool {
 // annotationsValid: keys are qualified names after strings.ToLower, and
 // keys plus values at most 256 KiB.
 func annotationsValid(annotations map[string]string) bool {
+	if len(annotations) == 0 {
+		return true // ranging over even an empty map costs
+	}
 	var size int64
 	for k, v := range annotations {
 		size += int64(len(k)) + int64(len(v))

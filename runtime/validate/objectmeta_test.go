@@ -181,23 +181,41 @@ func FuzzObjectMeta(f *testing.F) {
 }
 
 // BenchmarkObjectMeta: apimachinery's ValidateObjectMeta against
-// ObjectMeta on the metadata of an updated bench Shipment.
+// ObjectMeta on the metadata of a Shipment cmd/bench updates, and of one
+// a controller owns too.
 func BenchmarkObjectMeta(b *testing.B) {
-	m := shipmentMeta()
 	fns := map[string]func(*metav1.ObjectMeta, bool, apivalidation.ValidateNameFunc, *field.Path) field.ErrorList{
 		"apimachinery": apivalidation.ValidateObjectMeta,
 		"fast":         ObjectMeta,
 	}
-	for _, name := range []string{"apimachinery", "fast"} {
-		fn := fns[name]
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if errs := fn(m, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata")); len(errs) > 0 {
-					b.Fatal(errs)
+	metas := map[string]*metav1.ObjectMeta{"bench": benchMeta(), "controlled": shipmentMeta()}
+	for _, meta := range []string{"bench", "controlled"} {
+		for _, name := range []string{"apimachinery", "fast"} {
+			m, fn := metas[meta], fns[name]
+			b.Run(meta+"/"+name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if errs := fn(m, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata")); len(errs) > 0 {
+						b.Fatal(errs)
+					}
 				}
-			}
-		})
+			})
+		}
+	}
+}
+
+// benchMeta is the metadata of a Shipment cmd/bench updates: one label,
+// one manager.
+func benchMeta() *metav1.ObjectMeta {
+	ts := metav1.Now()
+	fields := metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:bench":{}}},"f:spec":{".":{},"f:destination":{},"f:weight":{}}}`)}
+	return &metav1.ObjectMeta{
+		Name: "s-000123", Namespace: "bench-0", UID: types.UID("7c1e2a9e-5d8b-4f3e-9a61-2b9f0c3d4e5f"),
+		ResourceVersion: "12345", Generation: 1, CreationTimestamp: ts,
+		Labels: map[string]string{"bench": "true"},
+		ManagedFields: []metav1.ManagedFieldsEntry{
+			{Manager: "bench", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "shipping.example.com/v1", Time: &ts, FieldsType: "FieldsV1", FieldsV1: &fields},
+		},
 	}
 }
 
