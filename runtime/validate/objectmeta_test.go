@@ -139,6 +139,23 @@ func checkParity(t testing.TB, m *metav1.ObjectMeta, namespaced bool, nameFn api
 	return len(want) == 0
 }
 
+// TestObjectMetaAllocations: valid metadata, with a generateName masked
+// on the stack, costs no allocation.
+func TestObjectMetaAllocations(t *testing.T) {
+	m := shipmentMeta()
+	m.GenerateName = "s-"
+	fld := field.NewPath("metadata")
+	for _, nf := range nameFuncs[:4] {
+		if allocs := testing.AllocsPerRun(100, func() {
+			if errs := ObjectMeta(m, true, nf.fn, fld); errs != nil {
+				t.Fatalf("%s: %v", nf.name, errs)
+			}
+		}); allocs != 0 {
+			t.Errorf("%s: %v allocations per call", nf.name, allocs)
+		}
+	}
+}
+
 // sortedErrors orders a copy of errs: apimachinery ranges over labels and
 // annotations, so two calls list their errors in different orders.
 func sortedErrors(errs field.ErrorList) field.ErrorList {
