@@ -136,7 +136,7 @@ func TestExternalGolden(t *testing.T) {
 	contains("generated/coordination/v1/zz_generated.openapi.go", `"io.k8s.api.coordination.v1.LeaseSpec": json.RawMessage(`)
 	lacks("generated/coordination/v1/zz_generated.openapi.go", "dev.", "io.k8s.api.coordination.v1.coordination")
 	contains("generated/core/v1/zz_generated.validation.go",
-		"apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain")
+		"validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain")
 	contains("generated/core/v1/zz_generated.storage.go",
 		"func NewConfigMapStore(b *storage.Backend) *storage.Store[*v1.ConfigMap, *v1.ConfigMapList]",
 		"oldObj.Data, newObj.Data", "oldObj.BinaryData, newObj.BinaryData", "oldObj.Immutable, newObj.Immutable")

@@ -9,8 +9,11 @@
 //
 // What is checked, in order, for every value:
 //
-//   - metadata (kinds only): apimachinery's ValidateObjectMeta with
-//     NameIsDNSSubdomain, namespaced or not per the kind; path "metadata".
+//   - metadata (kinds only): validate.ObjectMeta (apimachinery's
+//     ValidateObjectMeta, which it calls for any metadata its byte loops
+//     find invalid) with the kind's name function (NameIsDNSSubdomain
+//     unless the kind says otherwise), namespaced or not per the kind;
+//     path "metadata".
 //   - +required: a required field that is zero gets field.Required ("Required
 //     value") and no other check. Zero means "" for strings, nil for pointers,
 //     empty for slices and maps, the zero value for metav1.Time, Duration,
@@ -199,7 +202,7 @@ func kindFuncs(k *model.Kind, g, hg *gen) []jen.Code {
 	v := g.v
 	root := g.graph.Nodes[v.Package+"."+k.Type.Name]
 	stmts := []jen.Code{
-		jen.Id("errs").Op(":=").Qual(apiValPkg, "ValidateObjectMeta").Call(
+		jen.Id("errs").Op(":=").Qual(validatePkg, "ObjectMeta").Call(
 			jen.Op("&").Id("obj").Dot("ObjectMeta"), jen.Lit(k.Namespaced),
 			nameFunc(k), jen.Qual(fieldPkg, "NewPath").Call(jen.Lit("metadata"))),
 	}

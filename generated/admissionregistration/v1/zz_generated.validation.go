@@ -25,7 +25,7 @@ var (
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateMutatingWebhookConfiguration(obj *v1.MutatingWebhookConfiguration) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_MutatingWebhookConfiguration(obj, nil)...)
 	return errs
 }
@@ -41,7 +41,7 @@ func ValidateMutatingWebhookConfigurationHooks(obj *v1.MutatingWebhookConfigurat
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateValidatingAdmissionPolicy(obj *v1.ValidatingAdmissionPolicy) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_ValidatingAdmissionPolicy(obj, nil)...)
 	return errs
 }
@@ -57,7 +57,7 @@ func ValidateValidatingAdmissionPolicyHooks(obj *v1.ValidatingAdmissionPolicy) f
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateValidatingAdmissionPolicyBinding(obj *v1.ValidatingAdmissionPolicyBinding) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_ValidatingAdmissionPolicyBinding(obj, nil)...)
 	return errs
 }
@@ -73,7 +73,7 @@ func ValidateValidatingAdmissionPolicyBindingHooks(obj *v1.ValidatingAdmissionPo
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateValidatingWebhookConfiguration(obj *v1.ValidatingWebhookConfiguration) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_ValidatingWebhookConfiguration(obj, nil)...)
 	return errs
 }

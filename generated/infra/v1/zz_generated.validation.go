@@ -25,7 +25,7 @@ var (
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateWarehouse(obj *v1.Warehouse) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_Warehouse(obj, nil)...)
 	return errs
 }

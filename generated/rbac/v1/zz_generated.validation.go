@@ -6,8 +6,8 @@ package rbacv1
 
 import (
 	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
+	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/rbac/v1"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	path "k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
@@ -17,7 +17,7 @@ import (
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateClusterRole(obj *v1.ClusterRole) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, false, path.ValidatePathSegmentName, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, false, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_ClusterRole(obj, nil)...)
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
@@ -34,7 +34,7 @@ func ValidateClusterRoleHooks(obj *v1.ClusterRole) field.ErrorList {
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateClusterRoleBinding(obj *v1.ClusterRoleBinding) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, false, path.ValidatePathSegmentName, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, false, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_ClusterRoleBinding(obj, nil)...)
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
@@ -51,7 +51,7 @@ func ValidateClusterRoleBindingHooks(obj *v1.ClusterRoleBinding) field.ErrorList
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateRole(obj *v1.Role) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_Role(obj, nil)...)
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
@@ -68,7 +68,7 @@ func ValidateRoleHooks(obj *v1.Role) field.ErrorList {
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateRoleBinding(obj *v1.RoleBinding) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_RoleBinding(obj, nil)...)
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs

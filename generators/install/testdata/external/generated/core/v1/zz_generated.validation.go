@@ -6,6 +6,7 @@ package corev1
 
 import (
 	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
+	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
@@ -15,7 +16,7 @@ import (
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
 }

@@ -26,7 +26,7 @@ var (
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
 }
@@ -42,7 +42,7 @@ func ValidateConfigMapHooks(obj *v1.ConfigMap) field.ErrorList {
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateEvent(obj *v1.Event) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	return errs
 }
 
@@ -57,7 +57,7 @@ func ValidateEventHooks(obj *v1.Event) field.ErrorList {
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateNamespace(obj *v1.Namespace) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSLabel, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSLabel, field.NewPath("metadata"))
 	errs = append(errs, validate_Namespace(obj, nil)...)
 	errs = append(errs, builtin.ValidateNamespace(obj)...)
 	return errs
@@ -74,7 +74,7 @@ func ValidateNamespaceHooks(obj *v1.Namespace) field.ErrorList {
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateSecret(obj *v1.Secret) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, builtin.ValidateSecret(obj)...)
 	return errs
 }
@@ -90,7 +90,7 @@ func ValidateSecretHooks(obj *v1.Secret) field.ErrorList {
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateService(obj *v1.Service) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNS1035Label, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNS1035Label, field.NewPath("metadata"))
 	errs = append(errs, validate_Service(obj, nil)...)
 	return errs
 }

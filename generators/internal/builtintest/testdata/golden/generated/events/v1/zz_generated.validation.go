@@ -5,6 +5,7 @@
 package eventsv1
 
 import (
+	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/events/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
@@ -14,7 +15,7 @@ import (
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateEvent(obj *v1.Event) field.ErrorList {
-	errs := apivalidation.ValidateObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_Event(obj, nil)...)
 	return errs
 }
