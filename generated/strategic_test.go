@@ -158,6 +158,13 @@ func TestStrategicMergePatchBuiltinKinds(t *testing.T) {
 // callRaw sends body as is (it may be malformed) and decodes the answer.
 func callRaw(t *testing.T, method, url, body, contentType string) (int, obj) {
 	t.Helper()
+	code, out, _ := callHeaders(t, method, url, body, contentType)
+	return code, out
+}
+
+// callHeaders is callRaw that also returns the response's headers.
+func callHeaders(t *testing.T, method, url, body, contentType string) (int, obj, http.Header) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +180,7 @@ func callRaw(t *testing.T, method, url, body, contentType string) (int, obj) {
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
 		t.Fatalf("%s %s: %d, body is not JSON: %v", method, url, resp.StatusCode, err)
 	}
-	return resp.StatusCode, out
+	return resp.StatusCode, out, resp.Header
 }
 
 // TestOpenAPIV2Protobuf: the whole generated API, built-in kinds included,
