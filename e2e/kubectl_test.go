@@ -118,6 +118,32 @@ touch %q
 		}
 	})
 
+	t.Run("replace --raw (a PUT as written) updates a ConfigMap without resourceVersion and refuses a Shipment without one, as kube-apiserver does", func(t *testing.T) {
+		// kubectl replace without --raw fills in the current
+		// resourceVersion itself; --raw sends the manifest as it is.
+		const name = "kc-replace"
+		dir := kubectlTempDir(t)
+		cm := func(v string) string {
+			return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `","namespace":"default"},"data":{"k":"` + v + `"}}`
+		}
+		k.ok(t, "", "delete", "configmap", name, "--ignore-not-found")
+		k.ok(t, "", "create", "-f", writeFile(t, dir, "cm1.json", cm("one"), 0o644))
+		k.ok(t, "", "replace", "--raw", "/api/v1/namespaces/default/configmaps/"+name, "-f", writeFile(t, dir, "cm2.json", cm("two"), 0o644))
+		if got := k.ok(t, "", "get", "configmap", name, "-o", "jsonpath={.data.k}|{.metadata.generation}"); got != "two|" {
+			t.Errorf("after replace: data.k|generation = %q, want \"two|\" (a ConfigMap has no generation)", got)
+		}
+
+		cleanupShipment(t, dyn, name)
+		k.ok(t, "", "create", "-f", writeFile(t, dir, "s1.yaml", shipmentManifest(name, "Berlin"), 0o644))
+		shipment := `{"apiVersion":"shipping.kubeforge.dev/v1","kind":"Shipment","metadata":{"name":"` + name + `","namespace":"default"},` +
+			`"spec":{"origin":{"street":"Hauptstr. 1","city":"Munich"},"destination":{"street":"High St 2","city":"London"},"parcels":[{"name":"box"}]}}`
+		r := k.run(t, "", "replace", "--raw", "/apis/shipping.kubeforge.dev/v1/namespaces/default/shipments/"+name,
+			"-f", writeFile(t, dir, "s2.json", shipment, 0o644))
+		if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "must be specified for an update") {
+			t.Errorf("replace --raw of a Shipment without resourceVersion: want kube's 422 for custom resources:\n%s", r)
+		}
+	})
+
 	t.Run("wait for jsonpath status.phase=Delivered set later through the status subresource", func(t *testing.T) {
 		const name = "kc-wait-phase"
 		cleanupShipment(t, dyn, name)
