@@ -239,7 +239,7 @@ func TestApplyAcrossEventGroups(t *testing.T) {
 	// A PUT through events.k8s.io/v1 and a JSON patch through core/v1 keep
 	// every entry too.
 	cur := mustCall(t, 200, "GET", base+eventsPath+"/ssa-ev", nil, "")
-	cur["action"] = "Deliver"
+	cur["metadata"].(obj)["labels"].(obj)["edited"] = "yes" // what it reports is immutable through events.k8s.io/v1
 	out = mustCall(t, 200, "PUT", base+eventsPath+"/ssa-ev?fieldManager=editor", cur, "")
 	wantEntries(t, "after the events.k8s.io PUT", out, "editor Update "+events, "labeler Update v1", "other Apply v1", "recorder Apply "+events)
 	out = mustCall(t, 200, "PATCH", base+corePath+"/ssa-ev?fieldManager=jp", []obj{{"op": "replace", "path": "/reason", "value": "Delivered"}}, "application/json-patch+json")

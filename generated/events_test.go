@@ -179,14 +179,16 @@ func TestEventsOneStore(t *testing.T) {
 
 	// An update through one group is seen through the other, and by both
 	// watches in their own form.
-	mustCall(t, 200, "PATCH", base+eventsPath+"/e1", obj{"note": "delivered", "series": obj{"count": 3}}, "application/merge-patch+json")
+	// (A note cannot change through events.k8s.io/v1: kube's
+	// ValidateEventUpdate; a series and labels can.)
+	mustCall(t, 200, "PATCH", base+eventsPath+"/e1", obj{"metadata": obj{"labels": obj{"state": "delivered"}}, "series": obj{"count": 3}}, "application/merge-patch+json")
 	core = mustCall(t, 200, "GET", base+corePath+"/e1", nil, "")
-	want(t, core, "delivered", "message")
+	want(t, core, "delivered", "metadata", "labels", "state")
 	want(t, core, 3, "series", "count")
-	if e := nextEvent(t, coreWatch); e.Type != "MODIFIED" || get(e.Object, "message") != "delivered" {
+	if e := nextEvent(t, coreWatch); e.Type != "MODIFIED" || get(e.Object, "series", "count") != float64(3) {
 		t.Errorf("core/v1 watch of an events.k8s.io/v1 patch: %s %v", e.Type, e.Object)
 	}
-	if e := nextEvent(t, eventsWatch); e.Type != "MODIFIED" || get(e.Object, "note") != "delivered" {
+	if e := nextEvent(t, eventsWatch); e.Type != "MODIFIED" || get(e.Object, "series", "count") != float64(3) {
 		t.Errorf("events.k8s.io/v1 watch: %s %v", e.Type, e.Object)
 	}
 	core["message"] = "returned"
@@ -236,15 +238,133 @@ func TestEventsValidation(t *testing.T) {
 		}
 	}
 	// An Event written through core/v1 without an eventTime can be updated
-	// through core/v1, but through events.k8s.io/v1 only with one.
+	// through core/v1; through events.k8s.io/v1 what it reports is
+	// immutable, and an eventTime would make it a new-style event, which
+	// needs an action.
 	mustCall(t, 201, "POST", base+corePath, coreEvent("legacy"), "")
 	mustCall(t, 200, "PATCH", base+corePath+"/legacy", obj{"count": 4}, "application/merge-patch+json")
-	if code, out := call(t, "PATCH", base+eventsPath+"/legacy", obj{"note": "x"}, "application/merge-patch+json"); code != http.StatusUnprocessableEntity || get(out, "details", "causes", 0, "field") != "eventTime" {
-		t.Errorf("patch a core/v1 Event without eventTime through events.k8s.io/v1: %d %v, want 422 on eventTime", code, out)
+	if code, out := call(t, "PATCH", base+eventsPath+"/legacy", obj{"note": "x"}, "application/merge-patch+json"); code != http.StatusUnprocessableEntity || get(out, "details", "causes", 0, "field") != "message" {
+		t.Errorf("patch a core/v1 Event's note through events.k8s.io/v1: %d %v, want 422 on message (immutable)", code, out)
 	}
-	ev := mustCall(t, 200, "PATCH", base+eventsPath+"/legacy", obj{"note": "x", "eventTime": "2026-01-02T03:04:05.000000Z"}, "application/merge-patch+json")
-	want(t, ev, 4, "deprecatedCount")
-	want(t, mustCall(t, 200, "GET", base+corePath+"/legacy", nil, ""), "x", "message")
+	code, out = call(t, "PATCH", base+eventsPath+"/legacy", obj{"note": "x", "eventTime": "2026-01-02T03:04:05.000000Z"}, "application/merge-patch+json")
+	if code != http.StatusUnprocessableEntity || !hasCause(out, "action", "FieldValueRequired") || !hasCause(out, "message", "FieldValueInvalid") || !hasCause(out, "eventTime", "FieldValueInvalid") {
+		t.Errorf("patch a legacy core/v1 Event through events.k8s.io/v1 with an eventTime: %d %v, want 422 on action (required), message and eventTime (immutable)", code, out)
+	}
+	// Its labels can change through events.k8s.io/v1: the create-only
+	// rules (deprecated fields unset) do not apply to an update.
+	mustCall(t, 200, "PATCH", base+eventsPath+"/legacy", obj{"metadata": obj{"labels": obj{"seen": "yes"}}}, "application/merge-patch+json")
+	want(t, mustCall(t, 200, "GET", base+corePath+"/legacy", nil, ""), "a became leader", "message")
+}
+
+// hasCause reports whether Status out has a cause of type reason on field.
+func hasCause(out obj, field, reason string) bool {
+	causes, _ := get(out, "details", "causes").([]any)
+	for _, c := range causes {
+		if get(c, "field") == field && get(c, "reason") == reason {
+			return true
+		}
+	}
+	return false
+}
+
+// TestEventsKubeValidation: kube-apiserver's hand-written Event validation
+// (ValidateEventCreate), by the version written through: core/v1 gets the
+// legacy checks only, with names that need only be path segments (as
+// client-go's recorder names events about RBAC objects); events.k8s.io/v1
+// the strict ones too. Each refused write stores nothing.
+func TestEventsKubeValidation(t *testing.T) {
+	base := startServer(t)
+	ok := coreEvent("system:node:a.17f3a")
+	mustCall(t, 201, "POST", base+corePath, ok, "")
+	want(t, mustCall(t, 200, "GET", base+eventsPath+"/system:node:a.17f3a", nil, ""), "lock", "regarding", "name")
+
+	cluster := coreEvent("cluster-scoped")
+	cluster["involvedObject"] = obj{"kind": "Node", "name": "n1"}
+	mustCall(t, 201, "POST", base+corePath, cluster, "") // no namespace: "default" will do
+
+	for _, c := range []struct {
+		name, path string
+		body       obj
+		field      string
+		reason     string
+	}{
+		{"core: involved object elsewhere", corePath, with(coreEvent("elsewhere"), "involvedObject", obj{"kind": "Pod", "namespace": "other", "name": "p"}), "involvedObject.namespace", "FieldValueInvalid"},
+		{"core: name with a slash", corePath, coreEvent("a%2Fb"), "", ""},
+		{"core: new-style without action", corePath, with(coreEvent("no-action"), "eventTime", "2026-01-02T03:04:05.000000Z"), "action", "FieldValueRequired"},
+		{"core: new-style reporter not a qualified name", corePath, with(with(coreEvent("bad-reporter"), "eventTime", "2026-01-02T03:04:05.000000Z"), "reportingComponent", "not a name!"), "reportingComponent", "FieldValueInvalid"},
+		{"events: type", eventsPath, with(eventsEvent("bad-type"), "type", "Bogus"), "type", "FieldValueInvalid"},
+		{"events: series of one", eventsPath, with(eventsEvent("one"), "series", obj{"count": 1, "lastObservedTime": "2026-01-02T03:05:06.654321Z"}), "series.count", "FieldValueInvalid"},
+		{"events: deprecated count", eventsPath, with(eventsEvent("counted"), "deprecatedCount", 3), "count", "FieldValueInvalid"},
+		{"events: deprecated source", eventsPath, with(eventsEvent("sourced"), "deprecatedSource", obj{"component": "x"}), "source", "FieldValueInvalid"},
+		{"events: no reporting controller", eventsPath, with(eventsEvent("anon"), "reportingController", ""), "reportingController", "FieldValueRequired"},
+		{"events: long reason", eventsPath, with(eventsEvent("long"), "reason", strings.Repeat("r", 129)), "reason", "FieldValueInvalid"},
+		{"events: long note", eventsPath, with(eventsEvent("note"), "note", strings.Repeat("n", 1025)), "message", "FieldValueInvalid"},
+		{"events: regarding elsewhere in a namespace", eventsPath, with(eventsEvent("cluster"), "regarding", obj{"kind": "Node", "name": "n1"}), "", ""},
+		{"events: name not a DNS subdomain", eventsPath, eventsEvent("system:x"), "metadata.name", "FieldValueInvalid"},
+	} {
+		name := get(c.body, "metadata", "name").(string)
+		code, out := call(t, "POST", base+c.path, c.body, "")
+		switch {
+		case c.name == "core: name with a slash":
+			if code < 400 || code >= 500 {
+				t.Errorf("%s: %d %v, want a 4xx", c.name, code, out)
+			}
+			continue
+		case c.field == "": // accepted by kube
+			if code != http.StatusCreated {
+				t.Errorf("%s: %d %v, want 201", c.name, code, out)
+			}
+			continue
+		}
+		if code != http.StatusUnprocessableEntity || !hasCause(out, c.field, c.reason) {
+			t.Errorf("%s: %d %v, want 422 with %s on %s", c.name, code, out, c.reason, c.field)
+		}
+		if code, _ := call(t, "GET", base+corePath+"/"+name, nil, ""); code != http.StatusNotFound {
+			t.Errorf("%s: refused event %s is stored (%d)", c.name, name, code)
+		}
+	}
+}
+
+// TestEventsKubeUpdateValidation: an update through events.k8s.io/v1 is
+// validated as kube's ValidateEventUpdate does: what the event reports is
+// immutable (eventTime to the microsecond), a changed series is checked,
+// labels and the series may change.
+func TestEventsKubeUpdateValidation(t *testing.T) {
+	base := startServer(t)
+	mustCall(t, 201, "POST", base+eventsPath, eventsEvent("e"), "")
+	merge := "application/merge-patch+json"
+	mustCall(t, 200, "PATCH", base+eventsPath+"/e", obj{"metadata": obj{"labels": obj{"x": "y"}}, "series": obj{"count": 5}}, merge)
+	mustCall(t, 200, "PATCH", base+eventsPath+"/e", obj{"eventTime": "2026-01-02T03:04:05.123456Z"}, merge)
+	for _, c := range []struct {
+		patch obj
+		field string
+	}{
+		{obj{"note": "changed"}, "message"},
+		{obj{"reason": "Other"}, "reason"},
+		{obj{"type": "Warning"}, "type"},
+		{obj{"action": "Other"}, "action"},
+		{obj{"regarding": obj{"name": "second"}}, "involvedObject"},
+		{obj{"related": nil}, "related"},
+		{obj{"reportingInstance": "shipper-2"}, "reportingInstance"},
+		{obj{"eventTime": "2026-01-02T03:04:06.123456Z"}, "eventTime"},
+		{obj{"series": obj{"count": 1}}, "series.count"},
+	} {
+		code, out := call(t, "PATCH", base+eventsPath+"/e", c.patch, merge)
+		if code != http.StatusUnprocessableEntity || !hasCause(out, c.field, "FieldValueInvalid") {
+			t.Errorf("patch %v: %d %v, want 422 on %s", c.patch, code, out, c.field)
+		}
+	}
+	ev := mustCall(t, 200, "GET", base+eventsPath+"/e", nil, "")
+	want(t, ev, "shipment first is in transit", "note")
+	want(t, ev, 5, "series", "count")
+	// Through core/v1 the legacy rules only: the message may change.
+	mustCall(t, 200, "PATCH", base+corePath+"/e", obj{"message": "changed"}, merge)
+}
+
+// with sets key of o to v and returns o.
+func with(o obj, key string, v any) obj {
+	o[key] = v
+	return o
 }
 
 // TestEventsTTL: the --event-ttl lease is the store's (core/v1 events), so

@@ -166,7 +166,7 @@ func TestBuiltinTables(t *testing.T) {
 	eventTime, observed := ago(2*time.Hour), ago(10*time.Minute)
 	mustCall(t, 201, "POST", coreEvents, obj{
 		"metadata":       obj{"name": "node.rebooted"},
-		"involvedObject": obj{"kind": "Node"},
+		"involvedObject": obj{"kind": "Node", "namespace": ns}, // kube: an event with eventTime about an object without namespace is in "default" or "kube-system"
 		"reason":         "Rebooted", "message": "node rebooted", "type": "Warning",
 		"eventTime":          metav1.NewMicroTime(eventTime),
 		"series":             obj{"count": 7, "lastObservedTime": metav1.NewMicroTime(observed)},
@@ -196,16 +196,18 @@ func TestBuiltinTables(t *testing.T) {
 		"reportingController": "example.dev/controller",
 		"reportingInstance":   "replica-1",
 	}, "")
-	mustCall(t, 201, "POST", newEvents, obj{
-		"metadata":  obj{"name": "lease.renewed"},
-		"eventTime": metav1.NewMicroTime(eventTime),
-		"series":    obj{"count": 3, "lastObservedTime": metav1.NewMicroTime(observed)},
-		"regarding": obj{"kind": "Lease", "namespace": ns, "name": "held", "fieldPath": "spec.holderIdentity"},
-		"reason":    "Renewed", "note": "renewed", "type": "Normal", "action": "Renew",
-		"reportingController":      "example.dev/controller",
-		"reportingInstance":        "replica-1",
-		"deprecatedSource":         obj{"component": "old-controller"},
-		"deprecatedFirstTimestamp": first,
+	// Written through core/v1: events.k8s.io/v1 refuses the deprecated
+	// fields on create, as kube-apiserver does.
+	mustCall(t, 201, "POST", coreEvents, obj{
+		"metadata":       obj{"name": "lease.renewed"},
+		"eventTime":      metav1.NewMicroTime(eventTime),
+		"series":         obj{"count": 3, "lastObservedTime": metav1.NewMicroTime(observed)},
+		"involvedObject": obj{"kind": "Lease", "namespace": ns, "name": "held", "fieldPath": "spec.holderIdentity"},
+		"reason":         "Renewed", "message": "renewed", "type": "Normal", "action": "Renew",
+		"reportingComponent": "example.dev/controller",
+		"reportingInstance":  "replica-1",
+		"source":             obj{"component": "old-controller"},
+		"firstTimestamp":     first,
 	}, "")
 	newTable := getTable(t, newEvents)
 	checkColumns(t, "events.k8s.io/v1 events", newTable, eventColumns)

@@ -97,7 +97,8 @@ var tracksGeneration = map[string]bool{
 // holds kube's hand-written validation the markers do not express: core
 // and RBAC kinds check finalizer names (kube's core ObjectMeta
 // validation); a Secret its type's keys; a Namespace its spec finalizers;
-// a Lease its spec.
+// a Lease its spec; an Event kube's legacy checks, and through
+// events.k8s.io/v1 its strict ones.
 var validators = map[string]string{
 	"core/ConfigMap":          "KubeFinalizerNames",
 	"core/Namespace":          "ValidateNamespace",
@@ -108,6 +109,24 @@ var validators = map[string]string{
 	"rbac/RoleBinding":        "KubeFinalizerNames",
 	"rbac/ClusterRoleBinding": "KubeFinalizerNames",
 	"coordination/Lease":      "ValidateLease",
+	"core/Event":              "ValidateCoreEvent",
+	"events/Event":            "ValidateEventsEvent",
+}
+
+// updateValidators names, per built-in kind, the runtime/builtin function
+// (func(obj, old *Kind) field.ErrorList) that replaces Validate's on
+// update, where kube validates an update differently from a create.
+var updateValidators = map[string]string{
+	"events/Event": "ValidateEventsEventUpdate",
+}
+
+// versionedValidation lists the kinds whose hand-written validation
+// depends on the version written through (kube's ValidateEventCreate):
+// an object written through another version is not checked again by
+// the storage version's.
+var versionedValidation = map[string]bool{
+	"core/Event":   true,
+	"events/Event": true,
 }
 
 // Strategy is what a kind's strategy answers.
@@ -124,6 +143,14 @@ type Strategy struct {
 	// field.ErrorList) with kube's hand-written validation of the kind,
 	// "" when its markers say it all.
 	Validate string
+	// ValidateOwnVersionOnly: Validate checks writes through the kind's
+	// own version only, not objects written through another served
+	// version and stored as this one (Validate<Kind>Hooks leaves it out).
+	ValidateOwnVersionOnly bool
+	// ValidateUpdate names the runtime/builtin function that validates an
+	// update (new and current object) in Validate's place, "" when an
+	// update is validated as a create.
+	ValidateUpdate string
 }
 
 // For returns k's strategy: kube-apiserver's for a built-in kind, a custom
@@ -141,6 +168,9 @@ func For(k *model.Kind) Strategy {
 		CreateOnUpdate:      createsOnUpdate[group+"/"+k.Name],
 		UntrackedGeneration: !tracksGeneration[group+"/*"] && !tracksGeneration[group+"/"+k.Name],
 		Validate:            validators[group+"/"+k.Name],
+
+		ValidateOwnVersionOnly: versionedValidation[group+"/"+k.Name],
+		ValidateUpdate:         updateValidators[group+"/"+k.Name],
 	}
 }
 

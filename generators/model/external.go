@@ -36,6 +36,10 @@ type externalDecl struct {
 var nameRules = map[string]string{
 	"/Namespace": NameDNSLabel,
 	"/Service":   NameDNS1035Label,
+	// kube checks a core/v1 Event's name only as a path segment (its
+	// strategy skips metadata validation for that version): client-go's
+	// recorder names events after their object, as "system:node:a.17f3".
+	"/Event": NamePathSegment,
 	// RBAC names are path segments (system:discovery), as in kube's
 	// ValidateRBACName.
 	"rbac.authorization.k8s.io/Role":               NamePathSegment,

@@ -15,6 +15,7 @@ package storage
 import (
 	"bytes"
 	"fmt"
+	"github.com/kubeforge/kubeforge/generators/builtinstrategy"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -133,9 +134,14 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 		),
 		jen.Id("Validate").Op(":").Id("Validate" + k.Name),
 		jen.Id("ValidateHooks").Op(":").Id("Validate" + k.Name + "Hooks"),
+	}
+	if builtinstrategy.For(k).ValidateUpdate != "" {
+		fields = append(fields, jen.Id("ValidateUpdate").Op(":").Id("Validate"+k.Name+"Update"))
+	}
+	fields = append(fields,
 		jen.Id("Ratchet").Op(":").Lit(!k.Version.External),
 		jen.Id("FinalizerWarnings").Op(":").Lit(!k.Version.External),
-	}
+	)
 	if k.CompilesRules() {
 		// Rules compiled once (Install compiles them, failing the start on
 		// a bad rule); the closure passes a nil old object as nil.

@@ -63,6 +63,7 @@ const FileName = "zz_generated.validation.go"
 const (
 	fieldPkg     = "k8s.io/apimachinery/pkg/util/validation/field"
 	apiValPkg    = "k8s.io/apimachinery/pkg/api/validation"
+	pathValPkg   = "k8s.io/apimachinery/pkg/api/validation/path"
 	builtinPkg   = "github.com/kubeforge/kubeforge/runtime/builtin"
 	validatePkg  = "github.com/kubeforge/kubeforge/runtime/validate"
 	metav1Pkg    = "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -226,6 +227,12 @@ func kindFuncs(k *model.Kind, g, hg *gen) []jen.Code {
 			Qual(fieldPkg, "ErrorList").Block(stmts...),
 		jen.Line(),
 	}
+	if up := builtinstrategy.For(k).ValidateUpdate; up != "" {
+		decls = append(decls, updateFunc(k, g, up)...)
+	}
+	if builtinstrategy.For(k).ValidateOwnVersionOnly {
+		builtinCheck = ""
+	}
 	hookRoot := hg.graph.Nodes[v.Package+"."+k.Type.Name]
 	hookBody := []jen.Code{jen.Return(jen.Nil())}
 	switch {
@@ -248,6 +255,29 @@ func kindFuncs(k *model.Kind, g, hg *gen) []jen.Code {
 			Qual(fieldPkg, "ErrorList").Block(hookBody...),
 		jen.Line(),
 	)
+}
+
+// updateFunc returns Validate<Kind>Update: metadata (its name only as a
+// path segment: names cannot change on update, and kube does not check
+// them again) and the kind's hand-written update check up (runtime/builtin),
+// which is the whole of kube's update validation of the kind: the markers,
+// which stand in for kube's create validation, are not checked.
+func updateFunc(k *model.Kind, g *gen, up string) []jen.Code {
+	v := g.v
+	stmts := []jen.Code{
+		jen.Id("errs").Op(":=").Qual(validatePkg, "ObjectMeta").Call(
+			jen.Op("&").Id("obj").Dot("ObjectMeta"), jen.Lit(k.Namespaced),
+			jen.Qual(pathValPkg, "ValidatePathSegmentName"), jen.Qual(fieldPkg, "NewPath").Call(jen.Lit("metadata"))),
+	}
+	stmts = append(stmts, appendAll(jen.Qual(builtinPkg, up).Call(jen.Id("obj"), jen.Id("old"))), jen.Return(jen.Id("errs")))
+	t := jen.Op("*").Qual(v.Package, k.Type.Name)
+	return []jen.Code{
+		jen.Commentf("Validate%sUpdate validates an update of %s %s as kube-apiserver does, which", k.Name, genall.Article(k.Name), k.Name),
+		jen.Comment("differs from a create: its metadata and kube's update checks (not the markers)."),
+		jen.Func().Id("Validate"+k.Name+"Update").Params(jen.Id("obj"), jen.Id("old").Add(t)).
+			Qual(fieldPkg, "ErrorList").Block(stmts...),
+		jen.Line(),
+	}
 }
 
 // nodeFuncs returns one function per type node that has something to
@@ -1022,7 +1052,7 @@ func nameFunc(k *model.Kind) jen.Code {
 	case model.NameDNS1035Label:
 		return jen.Qual(apiValPkg, "NameIsDNS1035Label")
 	case model.NamePathSegment:
-		return jen.Qual("k8s.io/apimachinery/pkg/api/validation/path", "ValidatePathSegmentName")
+		return jen.Qual(pathValPkg, "ValidatePathSegmentName")
 	}
 	return jen.Qual(apiValPkg, "NameIsDNSSubdomain")
 }

@@ -208,6 +208,11 @@ type Strategy[T Object, L ListObject] struct {
 	// what the storage version checks on an object written through another
 	// served version, which that version's own Validate checked.
 	ValidateHooks func(obj T) field.ErrorList
+	// ValidateUpdate, when set, validates an update in Validate's place:
+	// for kinds whose kube validation differs between create and update
+	// (an events.k8s.io/v1 Event's fields become immutable, and the
+	// create-only rules no longer apply).
+	ValidateUpdate func(obj, old T) field.ErrorList
 	// GetScale reads the scale subresource's values and SetReplicas writes
 	// the desired replicas (nil without +kubebuilder:subresource:scale).
 	GetScale    func(obj T) Scale

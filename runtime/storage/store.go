@@ -354,7 +354,10 @@ func checks[T resource.Object, L resource.ListObject](ctx context.Context, s *re
 	if hooksOnly {
 		check = s.ValidateHooks
 	}
-	if check != nil {
+	switch {
+	case update && !hooksOnly && s.ValidateUpdate != nil:
+		errs = s.ValidateUpdate(obj, old)
+	case check != nil:
 		errs = check(obj)
 	}
 	if s.Rules != nil && !hooksOnly {

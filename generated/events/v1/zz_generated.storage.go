@@ -42,6 +42,7 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 	},
 	Validate:          ValidateEvent,
 	ValidateHooks:     ValidateEventHooks,
+	ValidateUpdate:    ValidateEventUpdate,
 	Ratchet:           false,
 	FinalizerWarnings: false,
 	SpecChanged: func(oldObj, newObj *v1.Event) bool {

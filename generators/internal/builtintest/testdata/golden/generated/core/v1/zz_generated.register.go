@@ -86,6 +86,7 @@ var EventInfo = resource.Info{
 	},
 	PrinterColumnsWithName: true,
 	SelectableFields:       []string{"involvedObject.apiVersion", "involvedObject.fieldPath", "involvedObject.kind", "involvedObject.name", "involvedObject.namespace", "involvedObject.resourceVersion", "involvedObject.uid", "reason", "reportingComponent", "source", "type"},
+	PathSegmentNames:       true,
 	UnconditionalUpdate:    true,
 	CreateOnUpdate:         true,
 	UntrackedGeneration:    true,

@@ -12,6 +12,7 @@ import (
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	path "k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -38,11 +39,12 @@ func ValidateConfigMapHooks(obj *v1.ConfigMap) field.ErrorList {
 	return builtin.KubeFinalizerNames(obj)
 }
 
-// ValidateEvent validates an Event: its metadata (a namespaced object named as a DNS subdomain),
+// ValidateEvent validates an Event: its metadata (a namespaced object named as a path segment),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
 // object's root (spec.parcels[1].count).
 func ValidateEvent(obj *v1.Event) field.ErrorList {
-	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs := validate.ObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
+	errs = append(errs, builtin.ValidateCoreEvent(obj)...)
 	return errs
 }
 

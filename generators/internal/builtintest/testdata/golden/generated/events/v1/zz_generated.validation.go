@@ -5,9 +5,11 @@
 package eventsv1
 
 import (
+	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/events/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	path "k8s.io/apimachinery/pkg/api/validation/path"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -17,6 +19,15 @@ import (
 func ValidateEvent(obj *v1.Event) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_Event(obj, nil)...)
+	errs = append(errs, builtin.ValidateEventsEvent(obj)...)
+	return errs
+}
+
+// ValidateEventUpdate validates an update of an Event as kube-apiserver does, which
+// differs from a create: its metadata and kube's update checks (not the markers).
+func ValidateEventUpdate(obj, old *v1.Event) field.ErrorList {
+	errs := validate.ObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
+	errs = append(errs, builtin.ValidateEventsEventUpdate(obj, old)...)
 	return errs
 }
 
