@@ -300,11 +300,20 @@ func classify(n *cmpNode, rv reflect.Value) (cval, error) {
 
 func (v cval) isScalar() bool { return v.k >= vString }
 
-// cmpWalker collects into set what Compare reports as added or modified
-// (removed fields are not kept: a create's manager owns nothing before).
+// cmpWalker collects what Compare reports as added, modified and
+// removed. A create's walk shares one set for added and modified and
+// keeps no removed one (nil): its manager owns nothing before.
 type cmpWalker struct {
-	path fieldpath.Path
-	set  *fieldpath.Set
+	path     fieldpath.Path
+	added    *fieldpath.Set
+	modified *fieldpath.Set
+	removed  *fieldpath.Set // nil: removed fields are not kept
+}
+
+func (w *cmpWalker) insertRemoved(p fieldpath.Path) {
+	if w.removed != nil {
+		w.removed.Insert(p)
+	}
 }
 
 // deduce is typed.deduceAtom.
@@ -352,8 +361,13 @@ func (w *cmpWalker) compare(a smdschema.Atom, l, r cval) error {
 	if err != nil {
 		return err
 	}
-	if !leaf && l.k == vAbsent {
-		w.set.Insert(w.path)
+	if !leaf {
+		switch {
+		case l.k == vAbsent:
+			w.added.Insert(w.path)
+		case r.k == vAbsent:
+			w.insertRemoved(w.path)
+		}
 	}
 	return nil
 }
@@ -398,24 +412,25 @@ func scalarFitsVal(t smdschema.Scalar, v cval) bool {
 func (w *cmpWalker) doLeaf(l, r cval) error {
 	switch {
 	case l.k == vAbsent:
-		w.set.Insert(w.path)
+		w.added.Insert(w.path)
 	case r.k == vAbsent:
-		// removed: not kept
+		w.insertRemoved(w.path)
 	default:
-		eq, err := leafEquals(l, r)
+		eq, err := valuesEqual(l, r)
 		if err != nil {
 			return err
 		}
 		if !eq {
-			w.set.Insert(w.path)
+			w.modified.Insert(w.path)
 		}
 	}
 	return nil
 }
 
-// leafEquals is value.Equals for what the walk decides itself: scalars,
-// nulls, and maps and lists that are empty on both sides.
-func leafEquals(l, r cval) (bool, error) {
+// valuesEqual is value.Equals: scalars by JSON value (an int equals the
+// float of the same value), lists item by item, maps (structs without
+// their omitted fields) key by key.
+func valuesEqual(l, r cval) (bool, error) {
 	if l.k == vFloat || r.k == vFloat {
 		if !l.num || !r.num {
 			return false, nil
@@ -435,32 +450,103 @@ func leafEquals(l, r cval) (bool, error) {
 		if l.k != r.k {
 			return false, nil
 		}
-		if l.rv.Len() == 0 && r.rv.Len() == 0 {
-			return true, nil
-		}
-		return false, errNotFollowed
+		return listsEqual(l, r)
 	}
 	if l.k == vMap || r.k == vMap {
 		if l.k != r.k {
 			return false, nil
 		}
-		le, err := mapEmpty(l)
-		if err != nil {
-			return false, err
-		}
-		re, err := mapEmpty(r)
-		if err != nil {
-			return false, err
-		}
-		switch {
-		case le && re:
-			return true, nil
-		case le != re:
-			return false, nil
-		}
-		return false, errNotFollowed
+		return mapsEqual(l, r)
 	}
 	return l.k == r.k, nil // both null
+}
+
+func listsEqual(l, r cval) (bool, error) {
+	n := l.rv.Len()
+	if n != r.rv.Len() {
+		return false, nil
+	}
+	for i := 0; i < n; i++ {
+		lv, err := classify(l.n.listElem, l.rv.Index(i))
+		if err != nil {
+			return false, err
+		}
+		rv, err := classify(r.n.listElem, r.rv.Index(i))
+		if err != nil {
+			return false, err
+		}
+		if eq, err := valuesEqual(lv, rv); err != nil || !eq {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// mapsEqual compares two maps of the same Go type (both structs or both
+// Go maps: the two sides of a comparison share their type).
+func mapsEqual(l, r cval) (bool, error) {
+	if l.n.cls != r.n.cls || l.n.t != r.n.t {
+		return false, errNotFollowed
+	}
+	if l.n.cls == clsStruct {
+		for i := range l.n.fields {
+			f := &l.n.fields[i]
+			lf, rf := f.fe.GetFrom(l.rv), f.fe.GetFrom(r.rv)
+			lo, ro := f.fe.CanOmit(lf), f.fe.CanOmit(rf)
+			if lo || ro {
+				if lo != ro {
+					return false, nil
+				}
+				continue
+			}
+			lv, err := classify(f.child, lf)
+			if err != nil {
+				return false, err
+			}
+			rv, err := classify(f.child, rf)
+			if err != nil {
+				return false, err
+			}
+			if eq, err := valuesEqual(lv, rv); err != nil || !eq {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	if l.rv.Len() != r.rv.Len() {
+		return false, nil
+	}
+	it := r.rv.MapRange()
+	for it.Next() {
+		x := l.rv.MapIndex(it.Key())
+		if !x.IsValid() {
+			return false, nil
+		}
+		en := l.n.elemNode(it.Key().String())
+		if en == nil {
+			return false, errNotFollowed
+		}
+		lv, err := classify(en, x)
+		if err != nil {
+			return false, err
+		}
+		rv, err := classify(en, it.Value())
+		if err != nil {
+			return false, err
+		}
+		if eq, err := valuesEqual(lv, rv); err != nil || !eq {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// elemNode is the plan of a Go map's value at key.
+func (n *cmpNode) elemNode(key string) *cmpNode {
+	if c, ok := n.mapFields[key]; ok {
+		return c
+	}
+	return n.mapElem
 }
 
 func (v cval) float() float64 {
@@ -550,17 +636,11 @@ func (w *cmpWalker) visitMap(l, r cval) error {
 		k := key
 		return w.descend(fieldpath.PathElement{FieldName: &k}, en.atom, lv, rv)
 	}
-	elemNode := func(key string) *cmpNode {
-		if c, ok := n.mapFields[key]; ok {
-			return c
-		}
-		return n.mapElem
-	}
 	if r.k == vMap {
 		it := r.rv.MapRange()
 		for it.Next() {
 			key := it.Key().String()
-			en := elemNode(key)
+			en := n.elemNode(key)
 			if en == nil {
 				return errNotFollowed
 			}
@@ -588,7 +668,7 @@ func (w *cmpWalker) visitMap(l, r cval) error {
 				continue
 			}
 			key := it.Key().String()
-			en := elemNode(key)
+			en := n.elemNode(key)
 			if en == nil {
 				return errNotFollowed
 			}
@@ -622,56 +702,152 @@ func (w *cmpWalker) doList(t *smdschema.List, l, r cval) (bool, error) {
 	if t.ElementRelationship == smdschema.Atomic || lEmpty && rEmpty {
 		return true, w.doLeaf(l, r)
 	}
-	if t.ElementRelationship != smdschema.Associative || !lEmpty {
-		// Items of a live list: only a create's (empty) live object
-		// is followed.
+	if t.ElementRelationship != smdschema.Associative {
 		return false, errNotFollowed
 	}
-	return false, w.visitNewItems(t, r)
+	return false, w.visitItems(t, l, r)
 }
 
-// visitNewItems is visitListItems with no live items: each item by its
-// path element, compared with nothing; an element given by two or more
-// items is owned as a whole.
-func (w *cmpWalker) visitNewItems(t *smdschema.List, r cval) error {
-	n := r.n
-	length := r.rv.Len()
-	type item struct {
-		pe    fieldpath.PathElement
-		v     cval
-		count int
+// itemGroup is the items of both lists that give one path element: how
+// many on each side, and the first of each.
+type itemGroup struct {
+	pe     fieldpath.PathElement
+	lc, rc int
+	l, r   cval
+}
+
+// visitItems is visitListItems: items are matched by path element (keys
+// or value); a element given by one item or none on each side is
+// compared item to item; one given by two or more items on a side is
+// compared as a whole: modified when both sides have several and they
+// differ, added (or removed) when only the new (or live) list has
+// several, its single item on the other side compared with nothing.
+func (w *cmpWalker) visitItems(t *smdschema.List, l, r cval) error {
+	n := l.n
+	if l.k != vList {
+		n = r.n
 	}
-	items := make([]item, 0, length)
-	index := fieldpath.MakePathElementMap(length)
-	for i := 0; i < length; i++ {
-		v, err := classify(n.listElem, r.rv.Index(i))
-		if err != nil {
-			return err
-		}
-		pe, err := w.itemElement(t, n, v)
-		if err != nil {
-			return err
-		}
-		if at, ok := index.Get(pe); ok {
-			items[at.(int)].count++
-			continue
-		}
-		index.Insert(pe, len(items))
-		items = append(items, item{pe: pe, v: v, count: 1})
+	ln, rn := 0, 0
+	if l.k == vList {
+		ln = l.rv.Len()
 	}
-	for i := range items {
-		it := &items[i]
-		if it.count >= 2 {
-			w.path = append(w.path, it.pe)
-			w.set.Insert(w.path)
-			w.path = w.path[:len(w.path)-1]
-			continue
+	if r.k == vList {
+		rn = r.rv.Len()
+	}
+	groups := make([]itemGroup, 0, max(ln, rn))
+	index := fieldpath.MakePathElementMap(max(ln, rn))
+	for side, length := range [2]int{ln, rn} {
+		list := l.rv
+		if side == 1 {
+			list = r.rv
 		}
-		if err := w.descend(it.pe, n.listElem.atom, cval{}, it.v); err != nil {
-			return err
+		for i := 0; i < length; i++ {
+			v, err := classify(n.listElem, list.Index(i))
+			if err != nil {
+				return err
+			}
+			pe, err := w.itemElement(t, n, v)
+			if err != nil {
+				return err
+			}
+			gi := len(groups)
+			if at, ok := index.Get(pe); ok {
+				gi = at.(int)
+			} else {
+				index.Insert(pe, gi)
+				groups = append(groups, itemGroup{pe: pe})
+			}
+			g := &groups[gi]
+			if side == 0 {
+				if g.lc == 0 {
+					g.l = v
+				}
+				g.lc++
+			} else {
+				if g.rc == 0 {
+					g.r = v
+				}
+				g.rc++
+			}
+		}
+	}
+	for gi := range groups {
+		g := &groups[gi]
+		switch {
+		case g.lc <= 1 && g.rc <= 1:
+			if err := w.descend(g.pe, n.listElem.atom, g.l, g.r); err != nil {
+				return err
+			}
+		case g.lc >= 2 && g.rc >= 2:
+			eq, err := w.groupsEqual(t, n, l, r, g.pe)
+			if err != nil {
+				return err
+			}
+			if !eq {
+				w.insertAt(w.modified, g.pe)
+			}
+		case g.lc >= 2:
+			if g.rc != 0 {
+				if err := w.descend(g.pe, n.listElem.atom, cval{}, g.r); err != nil {
+					return err
+				}
+			}
+			if w.removed != nil {
+				w.insertAt(w.removed, g.pe)
+			}
+		default:
+			if g.lc != 0 {
+				if err := w.descend(g.pe, n.listElem.atom, g.l, cval{}); err != nil {
+					return err
+				}
+			}
+			w.insertAt(w.added, g.pe)
 		}
 	}
 	return nil
+}
+
+// insertAt inserts w.path + pe into set.
+func (w *cmpWalker) insertAt(set *fieldpath.Set, pe fieldpath.PathElement) {
+	w.path = append(w.path, pe)
+	set.Insert(w.path)
+	w.path = w.path[:len(w.path)-1]
+}
+
+// groupsEqual: the items of the live list that give pe equal those of
+// the new list, in order. (Rare: their path elements are found again.)
+func (w *cmpWalker) groupsEqual(t *smdschema.List, n *cmpNode, l, r cval, pe fieldpath.PathElement) (bool, error) {
+	items := func(list reflect.Value) ([]cval, error) {
+		var out []cval
+		for i := 0; i < list.Len(); i++ {
+			v, err := classify(n.listElem, list.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			ipe, err := w.itemElement(t, n, v)
+			if err != nil {
+				return nil, err
+			}
+			if ipe.Equals(pe) {
+				out = append(out, v)
+			}
+		}
+		return out, nil
+	}
+	li, err := items(l.rv)
+	if err != nil {
+		return false, err
+	}
+	ri, err := items(r.rv)
+	if err != nil || len(li) != len(ri) {
+		return false, err
+	}
+	for i := range li {
+		if eq, err := valuesEqual(li[i], ri[i]); err != nil || !eq {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // itemElement is listItemToPathElement; its errors are not followed.
@@ -761,17 +937,32 @@ func (v cval) value() value.Value {
 // compareSet is Compare(live, obj)'s added and modified fields (both
 // pointers to root's Go type), or errNotFollowed.
 func compareSet(root *cmpNode, live, obj reflect.Value) (*fieldpath.Set, error) {
+	set := fieldpath.NewSet()
+	w := cmpWalker{path: make(fieldpath.Path, 0, 8), added: set, modified: set}
+	if err := w.walk(root, live, obj); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// comparison is Compare(live, obj) (both pointers to root's Go type), or
+// errNotFollowed.
+func comparison(root *cmpNode, live, obj reflect.Value) (added, modified, removed *fieldpath.Set, err error) {
+	w := cmpWalker{path: make(fieldpath.Path, 0, 8), added: fieldpath.NewSet(), modified: fieldpath.NewSet(), removed: fieldpath.NewSet()}
+	if err := w.walk(root, live, obj); err != nil {
+		return nil, nil, nil, err
+	}
+	return w.added, w.modified, w.removed, nil
+}
+
+func (w *cmpWalker) walk(root *cmpNode, live, obj reflect.Value) error {
 	l, err := classify(root, live)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r, err := classify(root, obj)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	w := cmpWalker{path: make(fieldpath.Path, 0, 8), set: fieldpath.NewSet()}
-	if err := w.compare(root.atom, l, r); err != nil {
-		return nil, err
-	}
-	return w.set, nil
+	return w.compare(root.atom, l, r)
 }

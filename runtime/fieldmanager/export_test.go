@@ -82,3 +82,32 @@ func FollowsCreate(fm *FieldManager, live, obj runtime.Object) bool {
 	_, ok := fm.create.track(live.DeepCopyObject(), obj.DeepCopyObject(), "probe")
 	return ok
 }
+
+// Comparisons is what the update path's walk makes of live and obj
+// (followed false when it leaves the write to apimachinery), and
+// structured-merge-diff's Compare of the two typed objects (err its
+// error).
+func Comparisons(r *Registry, k Kind, live, obj runtime.Object) (got [3]*fieldpath.Set, followed bool, want [3]*fieldpath.Set, err error) {
+	r.mu.Lock()
+	tc := r.tc.forKind(k.GVK, k.New())
+	r.mu.Unlock()
+	c := newCreatePath(tc, "", nil)
+	if c == nil {
+		return got, false, want, fmt.Errorf("%s: no create path", k.GVK)
+	}
+	a, m, rm, cerr := comparison(c.root, reflect.ValueOf(live), reflect.ValueOf(obj))
+	got = [3]*fieldpath.Set{a, m, rm}
+	lt, err := tc.ObjectToTyped(live, typed.AllowDuplicates)
+	if err != nil {
+		return got, cerr == nil, want, err
+	}
+	nt, err := tc.ObjectToTyped(obj, typed.AllowDuplicates)
+	if err != nil {
+		return got, cerr == nil, want, err
+	}
+	cmp, err := lt.Compare(nt)
+	if err != nil {
+		return got, cerr == nil, want, err
+	}
+	return got, cerr == nil, [3]*fieldpath.Set{cmp.Added, cmp.Modified, cmp.Removed}, nil
+}
