@@ -14,16 +14,20 @@ import (
 
 // FieldManager is the apimachinery field manager (Update records the
 // fields a non-apply write changed, Apply merges an applied
-// configuration), with the managedFields of a create of a proven kind
-// computed directly (createPath).
+// configuration), with the managedFields of a create (createPath) and
+// of an update (updatePath) of a proven kind computed directly.
 type FieldManager struct {
 	*managedfields.FieldManager
 	create *createPath // nil: every write goes to the apimachinery field manager
+	update *updatePath // nil: every non-create write does
 }
 
 // Update is managedfields.FieldManager.Update.
 func (f *FieldManager) Update(liveObj, newObj runtime.Object, manager string) (runtime.Object, error) {
 	if out, ok := f.create.track(liveObj, newObj, manager); ok {
+		return out, nil
+	}
+	if out, ok := f.update.track(liveObj, newObj, manager); ok {
 		return out, nil
 	}
 	return f.FieldManager.Update(liveObj, newObj, manager)
@@ -32,6 +36,9 @@ func (f *FieldManager) Update(liveObj, newObj runtime.Object, manager string) (r
 // UpdateNoErrors is managedfields.FieldManager.UpdateNoErrors.
 func (f *FieldManager) UpdateNoErrors(liveObj, newObj runtime.Object, manager string) runtime.Object {
 	if out, ok := f.create.track(liveObj, newObj, manager); ok {
+		return out
+	}
+	if out, ok := f.update.track(liveObj, newObj, manager); ok {
 		return out
 	}
 	return f.FieldManager.UpdateNoErrors(liveObj, newObj, manager)

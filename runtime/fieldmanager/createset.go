@@ -428,7 +428,7 @@ func (w *cmpWalker) doLeaf(l, r cval) error {
 }
 
 // valuesEqual is value.Equals: scalars by JSON value (an int equals the
-// float of the same value), lists item by item, maps (structs without
+// float of the same value), lists as listsEqual, maps (structs without
 // their omitted fields) key by key.
 func valuesEqual(l, r cval) (bool, error) {
 	if l.k == vFloat || r.k == vFloat {
@@ -461,25 +461,15 @@ func valuesEqual(l, r cval) (bool, error) {
 	return l.k == r.k, nil // both null
 }
 
+// listsEqual: structured-merge-diff's reflected lists of one Go type
+// are equal when reflect.DeepEqual says so (listReflect.EqualsUsing),
+// not item by item: nil and empty slices inside differ, as do
+// IntOrStrings that differ only in the unused half.
 func listsEqual(l, r cval) (bool, error) {
-	n := l.rv.Len()
-	if n != r.rv.Len() {
-		return false, nil
+	if l.n.t != r.n.t {
+		return false, errNotFollowed
 	}
-	for i := 0; i < n; i++ {
-		lv, err := classify(l.n.listElem, l.rv.Index(i))
-		if err != nil {
-			return false, err
-		}
-		rv, err := classify(r.n.listElem, r.rv.Index(i))
-		if err != nil {
-			return false, err
-		}
-		if eq, err := valuesEqual(lv, rv); err != nil || !eq {
-			return false, err
-		}
-	}
-	return true, nil
+	return reflect.DeepEqual(l.rv.Interface(), r.rv.Interface()), nil
 }
 
 // mapsEqual compares two maps of the same Go type (both structs or both

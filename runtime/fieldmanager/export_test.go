@@ -111,3 +111,10 @@ func Comparisons(r *Registry, k Kind, live, obj runtime.Object) (got [3]*fieldpa
 	}
 	return got, cerr == nil, [3]*fieldpath.Set{cmp.Added, cmp.Modified, cmp.Removed}, nil
 }
+
+// FollowsUpdate: the update path records a write of obj over live by
+// manager itself.
+func FollowsUpdate(fm *FieldManager, live, obj runtime.Object, manager string) bool {
+	_, ok := fm.update.track(live.DeepCopyObject(), obj.DeepCopyObject(), manager)
+	return ok
+}

@@ -202,6 +202,7 @@ func (r *Registry) buildWith(k Kind, subresource string, alwaysCopy bool, tc man
 	out := &FieldManager{FieldManager: fm}
 	if ktc, ok := tc.(*kindTypeConverter); ok {
 		out.create = newCreatePath(ktc, subresource, reset)
+		out.update = newUpdatePath(ktc, subresource, reset)
 	}
 	return out, nil
 }

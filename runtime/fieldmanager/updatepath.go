@@ -1,0 +1,370 @@
+package fieldmanager
+
+import (
+	"bytes"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
+
+// updatePath records the managedFields of a non-apply write (update,
+// patch) of a proven kind, through the main resource or the status
+// subresource, as apimachinery's field manager records them, without
+// its chain.
+//
+// apimachinery's field manager goes, for an Update:
+//
+//   - FieldManager.Update decodes the managedFields of the new object,
+//     or the live object's when the new one sends none (or cannot be
+//     decoded), none when it sends a reset (an empty list, or one empty
+//     entry); a subresource always takes the live object's. The new
+//     object's managedFields are then cleared: Compare sees them removed;
+//   - versionCheck, lastAppliedUpdater and lastAppliedManager do nothing
+//     on Update;
+//   - skipNonApplied: no decoded entry and a live object with a uid
+//     records nothing (managedFields nil);
+//   - capManagers, after the rest: more than 10 Update entries merge the
+//     oldest into "ancient-changes" (not reproduced: left to apimachinery);
+//   - buildManagerInfo names the writer (JSON of manager or "unknown",
+//     operation Update, apiVersion, subresource);
+//   - managedFieldsUpdater runs the rest as "current-operation" and then,
+//     when that manager kept a set, merges it into the writer's (after the
+//     writer lost what everyone lost) with the time now;
+//   - stripMeta takes the metadata fields no one owns out of
+//     "current-operation"'s set;
+//   - structuredMerge's Updater: reconciles every set with the schema
+//     (a no-op for sets written under it: checked once per decoded set);
+//     Compare of live and new; every other manager (the writer included)
+//     loses the added, modified and removed fields, filtered by the
+//     version's reset fields; "current-operation" gets added and
+//     modified, filtered; empty sets are dropped;
+//   - the entries are encoded (each set's JSON) and sorted by operation,
+//     time in seconds, manager, apiVersion and subresource.
+//
+// The path follows that with comparison (the walk of the create path,
+// two-sided), every entry of the kind's own apiVersion (another would be
+// converted: left to apimachinery), decoded sets cached by their JSON
+// (an unchanged set is not decoded again, and its JSON is reused, as a
+// set's JSON decodes and encodes back to the same bytes: checked when
+// cached).
+type updatePath struct {
+	cmp         *createPath
+	subresource string
+	empty       *typed.TypedValue // an empty object, for schema reconciliation
+	sets        setCache
+}
+
+// maxUpdateManagers is managedfields' DefaultMaxUpdateManagers.
+const maxUpdateManagers = 10
+
+// newUpdatePath is the update path of a proven kind's field manager for
+// subresource ("" or "status"), or nil.
+func newUpdatePath(tc *kindTypeConverter, subresource string, reset map[fieldpath.APIVersion]fieldpath.Filter) *updatePath {
+	if subresource != "" && subresource != "status" {
+		return nil
+	}
+	c := newCreatePath(tc, "", reset)
+	if c == nil {
+		return nil
+	}
+	p := tc.types.types[tc.gvk]
+	empty, err := p.FromUnstructured(map[string]any{})
+	if err != nil {
+		return nil
+	}
+	return &updatePath{cmp: c, subresource: subresource, empty: empty}
+}
+
+// managerEntry is one decoded managedFields entry.
+type managerEntry struct {
+	src     *metav1.ManagedFieldsEntry
+	set     *fieldpath.Set
+	changed bool // set differs from the entry's
+}
+
+// track records newObj's managedFields when the path follows the write
+// (ok), and leaves both objects untouched otherwise.
+func (u *updatePath) track(liveObj, newObj runtime.Object, manager string) (runtime.Object, bool) {
+	if u == nil {
+		return nil, false
+	}
+	c := u.cmp
+	if reflect.TypeOf(liveObj) != c.typ || reflect.TypeOf(newObj) != c.typ ||
+		liveObj.GetObjectKind().GroupVersionKind() != c.gvk || newObj.GetObjectKind().GroupVersionKind() != c.gvk {
+		return nil, false
+	}
+	live, ok := liveObj.(metav1.Object)
+	obj, ok2 := newObj.(metav1.Object)
+	if !ok || !ok2 || !utf8.ValidString(manager) {
+		return nil, false
+	}
+	sent := obj.GetManagedFields()
+	src := live.GetManagedFields()
+	switch {
+	case u.subresource != "":
+	case isReset(sent):
+		src = nil
+	case len(sent) > 0:
+		src = sent
+	}
+	if !entriesAreObjects(liveObj) || !entriesAreObjects(newObj) {
+		return nil, false
+	}
+	if len(src) == 0 && live.GetUID() != "" {
+		// skipNonApplied: nothing was tracked, nothing is.
+		obj.SetManagedFields(nil)
+		return newObj, true
+	}
+	if manager == "" {
+		manager = "unknown"
+	}
+	entries, ok := u.decode(src)
+	if !ok {
+		return nil, false
+	}
+
+	obj.SetManagedFields(nil)
+	added, modified, removed, err := comparison(c.root, reflect.ValueOf(liveObj), reflect.ValueOf(newObj))
+	if err != nil {
+		obj.SetManagedFields(sent)
+		return nil, false
+	}
+	// Every manager but "current-operation" loses what changed, filtered
+	// by the version's reset fields; empty sets are dropped.
+	fAdded, fModified, fRemoved := added, modified, removed
+	if c.reset != nil {
+		fAdded, fModified, fRemoved = c.reset.Filter(added), c.reset.Filter(modified), c.reset.Filter(removed)
+	}
+	var changes *fieldpath.Set
+	kept := entries[:0]
+	for _, e := range entries {
+		if owns(e.set, fAdded) || owns(e.set, fModified) || owns(e.set, fRemoved) {
+			if changes == nil {
+				changes = fAdded.Union(fModified).Union(fRemoved)
+			}
+			e.set, e.changed = e.set.Difference(changes), true
+		}
+		if !e.set.Empty() {
+			kept = append(kept, e)
+		}
+	}
+	entries = kept
+	self := slices.IndexFunc(entries, func(e managerEntry) bool { return isWriter(e.src, manager, c.apiVersion, u.subresource) })
+	// "current-operation": added and modified, filtered, stripped.
+	written := added.Union(modified)
+	if c.reset != nil {
+		written = c.reset.Filter(written)
+	}
+	written = written.Difference(stripSet)
+	now := false
+	if !written.Empty() {
+		now = true
+		if self >= 0 {
+			entries[self].set, entries[self].changed = written.Union(entries[self].set), true
+		} else {
+			entries = append(entries, managerEntry{set: written, changed: true})
+			self = len(entries) - 1
+		}
+	}
+	updaters := 0
+	for _, e := range entries {
+		if e.src == nil || e.src.Operation == metav1.ManagedFieldsOperationUpdate {
+			updaters++
+		}
+	}
+	if updaters > maxUpdateManagers {
+		obj.SetManagedFields(sent)
+		return nil, false
+	}
+	if len(entries) == 0 {
+		return newObj, true
+	}
+	out := make([]metav1.ManagedFieldsEntry, len(entries))
+	for i, e := range entries {
+		var o metav1.ManagedFieldsEntry
+		if e.src != nil {
+			o = metav1.ManagedFieldsEntry{Manager: e.src.Manager, Operation: e.src.Operation, APIVersion: e.src.APIVersion,
+				Time: e.src.Time, FieldsType: "FieldsV1", Subresource: e.src.Subresource}
+		} else {
+			o = metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate,
+				APIVersion: c.apiVersion, FieldsType: "FieldsV1", Subresource: u.subresource}
+		}
+		if now && i == self {
+			o.Time = &metav1.Time{Time: time.Now().UTC()}
+		}
+		if e.changed {
+			raw, err := e.set.ToJSON()
+			if err != nil {
+				obj.SetManagedFields(sent)
+				return nil, false
+			}
+			o.FieldsV1 = &metav1.FieldsV1{Raw: raw}
+		} else {
+			o.FieldsV1 = &metav1.FieldsV1{Raw: fieldsRaw(e.src)}
+		}
+		out[i] = o
+	}
+	slices.SortFunc(out, compareEntries)
+	obj.SetManagedFields(out)
+	return newObj, true
+}
+
+// decode is DecodeManagedFields of src, the sets from the cache; not ok
+// when an entry would not decode, is of another apiVersion, repeats a
+// manager, or holds a set that would not reconcile unchanged or encode
+// back to its JSON.
+func (u *updatePath) decode(src []metav1.ManagedFieldsEntry) ([]managerEntry, bool) {
+	entries := make([]managerEntry, len(src), len(src)+1)
+	for i := range src {
+		e := &src[i]
+		switch {
+		case e.Operation != metav1.ManagedFieldsOperationApply && e.Operation != metav1.ManagedFieldsOperationUpdate,
+			e.APIVersion != u.cmp.apiVersion, e.FieldsType != "FieldsV1",
+			!utf8.ValidString(e.Manager), !utf8.ValidString(e.Subresource):
+			return nil, false
+		}
+		for j := range i {
+			if sameManager(&src[j], e) {
+				return nil, false
+			}
+		}
+		set, ok := u.sets.get(fieldsRaw(e), u.empty)
+		if !ok {
+			return nil, false
+		}
+		entries[i] = managerEntry{src: e, set: set}
+	}
+	return entries, true
+}
+
+// owns: set holds one of the paths of changes.
+func owns(set, changes *fieldpath.Set) bool {
+	found := false
+	changes.Iterate(func(p fieldpath.Path) {
+		if !found && set.Has(p) {
+			found = true
+		}
+	})
+	return found
+}
+
+// sameManager: a and b have the same manager identifier (an applier's
+// leaves out the apiVersion; both are of one apiVersion here anyway).
+func sameManager(a, b *metav1.ManagedFieldsEntry) bool {
+	return a.Manager == b.Manager && a.Operation == b.Operation && a.Subresource == b.Subresource
+}
+
+func isWriter(e *metav1.ManagedFieldsEntry, manager, apiVersion, subresource string) bool {
+	return e != nil && e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationUpdate &&
+		e.APIVersion == apiVersion && e.Subresource == subresource
+}
+
+// fieldsRaw is the JSON of an entry's set: managedfields reads a missing
+// FieldsV1 as an empty set.
+func fieldsRaw(e *metav1.ManagedFieldsEntry) []byte {
+	if e.FieldsV1 == nil {
+		return emptyFields
+	}
+	return e.FieldsV1.Raw
+}
+
+var emptyFields = []byte("{}")
+
+// isReset is managedfields' isResetManagedFields: an empty list, or one
+// empty entry, resets managedFields.
+func isReset(mf []metav1.ManagedFieldsEntry) bool {
+	if len(mf) == 0 {
+		return mf != nil
+	}
+	return len(mf) == 1 && reflect.DeepEqual(mf[0], metav1.ManagedFieldsEntry{})
+}
+
+// compareEntries is managedfields' sortEncodedManagedFields order.
+func compareEntries(p, q metav1.ManagedFieldsEntry) int {
+	if p.Operation != q.Operation {
+		return strings.Compare(string(p.Operation), string(q.Operation))
+	}
+	var ps, qs int64
+	if p.Time != nil {
+		ps = p.Time.Unix()
+	}
+	if q.Time != nil {
+		qs = q.Time.Unix()
+	}
+	if ps != qs {
+		if ps < qs {
+			return -1
+		}
+		return 1
+	}
+	if p.Manager != q.Manager {
+		return strings.Compare(p.Manager, q.Manager)
+	}
+	if p.APIVersion != q.APIVersion {
+		return strings.Compare(p.APIVersion, q.APIVersion)
+	}
+	return strings.Compare(p.Subresource, q.Subresource)
+}
+
+// setCache holds decoded managedFields sets by their JSON, up to
+// maxCachedBytes of JSON (then it starts over). Cached sets are never
+// changed: the update path only builds new sets from them.
+type setCache struct {
+	mu    sync.RWMutex
+	sets  map[string]cachedSet
+	bytes int
+}
+
+type cachedSet struct {
+	set *fieldpath.Set
+	ok  bool // decodes, reconciles unchanged, encodes back to its JSON
+}
+
+const maxCachedBytes = 256 << 10
+
+// get is the set of raw, decoded (and checked) on a miss.
+func (c *setCache) get(raw []byte, empty *typed.TypedValue) (*fieldpath.Set, bool) {
+	c.mu.RLock()
+	e, hit := c.sets[string(raw)]
+	c.mu.RUnlock()
+	if hit {
+		return e.set, e.ok
+	}
+	e = checkSet(raw, empty)
+	if len(raw) > maxCachedBytes/4 {
+		return e.set, e.ok
+	}
+	c.mu.Lock()
+	if c.sets == nil || c.bytes+len(raw) > maxCachedBytes {
+		c.sets, c.bytes = map[string]cachedSet{}, 0
+	}
+	if _, dup := c.sets[string(raw)]; !dup {
+		c.sets[string(raw)] = e
+		c.bytes += len(raw)
+	}
+	c.mu.Unlock()
+	return e.set, e.ok
+}
+
+func checkSet(raw []byte, empty *typed.TypedValue) cachedSet {
+	set := &fieldpath.Set{}
+	if err := set.FromJSON(bytes.NewReader(raw)); err != nil {
+		return cachedSet{}
+	}
+	if reconciled, err := typed.ReconcileFieldSetWithSchema(set, empty); err != nil || reconciled != nil {
+		return cachedSet{}
+	}
+	back, err := set.ToJSON()
+	if err != nil || !bytes.Equal(back, raw) {
+		return cachedSet{}
+	}
+	return cachedSet{set: set, ok: true}
+}
