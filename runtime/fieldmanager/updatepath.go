@@ -137,18 +137,29 @@ func (u *updatePath) track(liveObj, newObj runtime.Object, manager string) (runt
 		obj.SetManagedFields(sent)
 		return nil, false
 	}
-	// Every manager but "current-operation" loses what changed, filtered
-	// by the version's reset fields; empty sets are dropped.
-	fAdded, fModified, fRemoved := added, modified, removed
-	if c.reset != nil {
-		fAdded, fModified, fRemoved = c.reset.Filter(added), c.reset.Filter(modified), c.reset.Filter(removed)
+	// "current-operation" gets what was added and modified, filtered by
+	// the version's reset fields, stripped.
+	fAdded, fModified, fRemoved := u.filter(added), u.filter(modified), u.filter(removed)
+	written := union(fAdded, fModified)
+	if ownsAny(written, stripSet) {
+		written = written.Difference(stripSet)
 	}
+	// Every other manager, the writer included, loses what changed
+	// (filtered); empty sets are dropped. What the writer loses of the
+	// added and modified fields comes back to it with written unless
+	// stripped: then its set need not be rebuilt.
 	var changes *fieldpath.Set
 	kept := entries[:0]
 	for _, e := range entries {
-		if owns(e.set, fAdded) || owns(e.set, fModified) || owns(e.set, fRemoved) {
+		lost := owns(e.set, fRemoved)
+		touched := lost || owns(e.set, fAdded) || owns(e.set, fModified)
+		if touched && !lost && !written.Empty() && isWriter(e.src, manager, c.apiVersion, u.subresource) &&
+			!ownsStripped(e.set, fAdded) && !ownsStripped(e.set, fModified) {
+			touched = false
+		}
+		if touched {
 			if changes == nil {
-				changes = fAdded.Union(fModified).Union(fRemoved)
+				changes = union(union(fAdded, fModified), fRemoved)
 			}
 			e.set, e.changed = e.set.Difference(changes), true
 		}
@@ -158,20 +169,15 @@ func (u *updatePath) track(liveObj, newObj runtime.Object, manager string) (runt
 	}
 	entries = kept
 	self := slices.IndexFunc(entries, func(e managerEntry) bool { return isWriter(e.src, manager, c.apiVersion, u.subresource) })
-	// "current-operation": added and modified, filtered, stripped.
-	written := added.Union(modified)
-	if c.reset != nil {
-		written = c.reset.Filter(written)
-	}
-	written = written.Difference(stripSet)
 	now := false
 	if !written.Empty() {
 		now = true
-		if self >= 0 {
-			entries[self].set, entries[self].changed = written.Union(entries[self].set), true
-		} else {
+		switch {
+		case self < 0:
 			entries = append(entries, managerEntry{set: written, changed: true})
 			self = len(entries) - 1
+		case !ownsAll(entries[self].set, written):
+			entries[self].set, entries[self].changed = written.Union(entries[self].set), true
 		}
 	}
 	updaters := 0
@@ -243,6 +249,51 @@ func (u *updatePath) decode(src []metav1.ManagedFieldsEntry) ([]managerEntry, bo
 		entries[i] = managerEntry{src: e, set: set}
 	}
 	return entries, true
+}
+
+// filter is the version's reset fields filter.
+func (u *updatePath) filter(s *fieldpath.Set) *fieldpath.Set {
+	if u.cmp.reset == nil || s.Empty() {
+		return s
+	}
+	return u.cmp.reset.Filter(s)
+}
+
+// union is a.Union(b), without building a set when one is empty.
+func union(a, b *fieldpath.Set) *fieldpath.Set {
+	switch {
+	case a.Empty():
+		return b
+	case b.Empty():
+		return a
+	}
+	return a.Union(b)
+}
+
+// ownsAny: set holds one of the paths of other.
+func ownsAny(set, other *fieldpath.Set) bool { return owns(other, set) }
+
+// ownsAll: set holds every path of other.
+func ownsAll(set, other *fieldpath.Set) bool {
+	all := true
+	other.Iterate(func(p fieldpath.Path) {
+		if all && !set.Has(p) {
+			all = false
+		}
+	})
+	return all
+}
+
+// ownsStripped: set holds one of the paths of changes that stripMeta
+// takes out of a writer's set.
+func ownsStripped(set, changes *fieldpath.Set) bool {
+	found := false
+	changes.Iterate(func(p fieldpath.Path) {
+		if !found && set.Has(p) && stripSet.Has(p) {
+			found = true
+		}
+	})
+	return found
 }
 
 // owns: set holds one of the paths of changes.

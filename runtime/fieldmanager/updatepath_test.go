@@ -3,6 +3,7 @@ package fieldmanager_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -139,7 +140,20 @@ func updateSequence(t *testing.T, k fieldmanager.Kind, fms [2][2]*fieldmanager.F
 			sent = "edited"
 			om := obj.(metav1.Object)
 			mf := om.GetManagedFields()
-			switch pick(6) {
+			switch pick(7) {
+			case 5:
+				// The writer's own entry holding fields stripMeta strips,
+				// one of them changed.
+				who := manager
+				if who == "" {
+					who = "unknown"
+				}
+				mf = slices.DeleteFunc(slices.Clone(mf), func(e metav1.ManagedFieldsEntry) bool {
+					return e.Manager == who && e.Operation == metav1.ManagedFieldsOperationUpdate
+				})
+				mf = append(mf, metav1.ManagedFieldsEntry{Manager: who, Operation: metav1.ManagedFieldsOperationUpdate,
+					APIVersion: gv, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:generation":{},"f:name":{}}}`)}})
+				om.SetName(fmt.Sprintf("renamed-%d", i))
 			case 0:
 				if len(mf) > 0 {
 					mf = append(mf[:0:0], mf[1:]...)
