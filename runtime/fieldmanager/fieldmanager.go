@@ -187,9 +187,13 @@ func (r *Registry) buildWith(k Kind, subresource string, alwaysCopy bool, tc man
 	// converts between any two versions of the kind through the real hub.
 	gv := k.GVK.GroupVersion()
 	reset := map[fieldpath.APIVersion]fieldpath.Filter{}
+	var ownReset *fieldpath.Set // the kind's own version's
 	for gvk, v := range conv.versions {
-		if f := resetFields(k.HasStatus, subresource, r.schemas[r.names[gvk]], !v.isHub()); f != nil {
-			reset[fieldpath.APIVersion(gvk.GroupVersion().String())] = f
+		if set := resetFields(k.HasStatus, subresource, r.schemas[r.names[gvk]], !v.isHub()); set != nil {
+			reset[fieldpath.APIVersion(gvk.GroupVersion().String())] = fieldpath.NewExcludeSetFilter(set)
+			if gvk == k.GVK {
+				ownReset = set
+			}
 		}
 	}
 	if len(reset) == 0 {
@@ -202,7 +206,7 @@ func (r *Registry) buildWith(k Kind, subresource string, alwaysCopy bool, tc man
 	out := &FieldManager{FieldManager: fm}
 	if ktc, ok := tc.(*kindTypeConverter); ok {
 		out.create = newCreatePath(ktc, subresource, reset)
-		out.update = newUpdatePath(ktc, subresource, reset)
+		out.update = newUpdatePath(ktc, subresource, reset, ownReset)
 	}
 	return out, nil
 }
@@ -214,7 +218,7 @@ func (r *Registry) buildWith(k Kind, subresource string, alwaysCopy bool, tc man
 // kubeforge.dev/conversion-data annotation, which only carries fields of
 // the storage version (owned there, in their own version) and changes with
 // them.
-func resetFields(hasStatus bool, subresource string, s *spec.Schema, converted bool) fieldpath.Filter {
+func resetFields(hasStatus bool, subresource string, s *spec.Schema, converted bool) *fieldpath.Set {
 	var paths []fieldpath.Path
 	switch {
 	case subresource == "status":
@@ -243,7 +247,7 @@ func resetFields(hasStatus bool, subresource string, s *spec.Schema, converted b
 	if len(paths) == 0 {
 		return nil
 	}
-	return fieldpath.NewExcludeSetFilter(fieldpath.NewSet(paths...))
+	return fieldpath.NewSet(paths...)
 }
 
 // schemaGVKs reads x-kubernetes-group-version-kind (an array in v3

@@ -59,6 +59,7 @@ type updatePath struct {
 	cmp         *createPath
 	subresource string
 	empty       *typed.TypedValue // an empty object, for schema reconciliation
+	resetSet    *fieldpath.Set    // what cmp.reset excludes; nil when none
 	sets        setCache
 }
 
@@ -67,7 +68,7 @@ const maxUpdateManagers = 10
 
 // newUpdatePath is the update path of a proven kind's field manager for
 // subresource ("" or "status"), or nil.
-func newUpdatePath(tc *kindTypeConverter, subresource string, reset map[fieldpath.APIVersion]fieldpath.Filter) *updatePath {
+func newUpdatePath(tc *kindTypeConverter, subresource string, reset map[fieldpath.APIVersion]fieldpath.Filter, resetSet *fieldpath.Set) *updatePath {
 	if subresource != "" && subresource != "status" {
 		return nil
 	}
@@ -80,7 +81,10 @@ func newUpdatePath(tc *kindTypeConverter, subresource string, reset map[fieldpat
 	if err != nil {
 		return nil
 	}
-	return &updatePath{cmp: c, subresource: subresource, empty: empty}
+	if (c.reset == nil) != (resetSet == nil) {
+		return nil
+	}
+	return &updatePath{cmp: c, subresource: subresource, empty: empty, resetSet: resetSet}
 }
 
 // managerEntry is one decoded managedFields entry.
@@ -251,12 +255,55 @@ func (u *updatePath) decode(src []metav1.ManagedFieldsEntry) ([]managerEntry, bo
 	return entries, true
 }
 
-// filter is the version's reset fields filter.
+// filter is the version's reset fields filter (a copy only when it takes
+// something out).
 func (u *updatePath) filter(s *fieldpath.Set) *fieldpath.Set {
-	if u.cmp.reset == nil || s.Empty() {
+	if u.cmp.reset == nil || s.Empty() || !excludes(u.resetSet, s) {
 		return s
 	}
 	return u.cmp.reset.Filter(s)
+}
+
+// excludes: s.RecursiveDifference(excl) takes something out of s (a path
+// of excl or under one).
+func excludes(excl, s *fieldpath.Set) bool {
+	found := false
+	s.Members.Iterate(func(pe fieldpath.PathElement) {
+		found = found || excl.Members.Has(pe)
+	})
+	s.Children.Iterate(func(pe fieldpath.PathElement) {
+		if found {
+			return
+		}
+		if excl.Members.Has(pe) {
+			found = true
+			return
+		}
+		if ec, ok := excl.Children.Get(pe); ok {
+			sc, _ := s.Children.Get(pe)
+			found = excludes(ec, sc)
+		}
+	})
+	return found
+}
+
+// owns: set holds one of the paths of changes. (The walks below use
+// Iterate: fieldpath's All iterators do not stop when asked to.)
+func owns(set, changes *fieldpath.Set) bool {
+	found := false
+	changes.Members.Iterate(func(pe fieldpath.PathElement) {
+		found = found || set.Members.Has(pe)
+	})
+	changes.Children.Iterate(func(pe fieldpath.PathElement) {
+		if found {
+			return
+		}
+		if sc, ok := set.Children.Get(pe); ok {
+			cc, _ := changes.Children.Get(pe)
+			found = owns(sc, cc)
+		}
+	})
+	return found
 }
 
 // union is a.Union(b), without building a set when one is empty.
@@ -271,14 +318,23 @@ func union(a, b *fieldpath.Set) *fieldpath.Set {
 }
 
 // ownsAny: set holds one of the paths of other.
-func ownsAny(set, other *fieldpath.Set) bool { return owns(other, set) }
+func ownsAny(set, other *fieldpath.Set) bool { return owns(set, other) }
 
 // ownsAll: set holds every path of other.
 func ownsAll(set, other *fieldpath.Set) bool {
 	all := true
-	other.Iterate(func(p fieldpath.Path) {
-		if all && !set.Has(p) {
-			all = false
+	other.Members.Iterate(func(pe fieldpath.PathElement) {
+		all = all && set.Members.Has(pe)
+	})
+	other.Children.Iterate(func(pe fieldpath.PathElement) {
+		if !all {
+			return
+		}
+		oc, _ := other.Children.Get(pe)
+		if sc, ok := set.Children.Get(pe); ok {
+			all = ownsAll(sc, oc)
+		} else {
+			all = oc.Empty()
 		}
 	})
 	return all
@@ -287,21 +343,24 @@ func ownsAll(set, other *fieldpath.Set) bool {
 // ownsStripped: set holds one of the paths of changes that stripMeta
 // takes out of a writer's set.
 func ownsStripped(set, changes *fieldpath.Set) bool {
-	found := false
-	changes.Iterate(func(p fieldpath.Path) {
-		if !found && set.Has(p) && stripSet.Has(p) {
-			found = true
-		}
-	})
-	return found
+	return ownsIn(set, changes, stripSet)
 }
 
-// owns: set holds one of the paths of changes.
-func owns(set, changes *fieldpath.Set) bool {
+// ownsIn: set holds one of the paths of changes that are in also.
+func ownsIn(set, changes, also *fieldpath.Set) bool {
 	found := false
-	changes.Iterate(func(p fieldpath.Path) {
-		if !found && set.Has(p) {
-			found = true
+	changes.Members.Iterate(func(pe fieldpath.PathElement) {
+		found = found || set.Members.Has(pe) && also.Members.Has(pe)
+	})
+	changes.Children.Iterate(func(pe fieldpath.PathElement) {
+		if found {
+			return
+		}
+		sc, ok := set.Children.Get(pe)
+		ac, ok2 := also.Children.Get(pe)
+		if ok && ok2 {
+			cc, _ := changes.Children.Get(pe)
+			found = ownsIn(sc, cc, ac)
 		}
 	})
 	return found
