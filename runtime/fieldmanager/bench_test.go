@@ -80,3 +80,66 @@ func BenchmarkUpdateUpdate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkUpdatePaths is the managedFields work of updates of a
+// Shipment through the update path ("path") and through apimachinery's
+// field manager alone ("kube"): by the creator changing one field, by
+// another manager changing it (the creator loses it), and a status
+// update.
+func BenchmarkUpdatePaths(b *testing.B) {
+	reg := shippingRegistry(&testing.T{}, true)
+	s := shippingv1.ShipmentStrategy
+	kind := fieldmanager.Kind{
+		GVK:       s.Info.GroupVersionKind(),
+		New:       func() runtime.Object { return s.New() },
+		Default:   func(obj runtime.Object) { s.Default(obj.(*typesv1.Shipment)) },
+		HasStatus: s.Info.HasStatus(),
+	}
+	main, err := reg.FieldManager(kind, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	status, err := reg.FieldManager(kind, "status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	live := s.New()
+	live.SetGroupVersionKind(shippingv1.ShipmentInfo.GroupVersionKind())
+	created, err := main.Update(live, benchShipment(), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cur := created.(*typesv1.Shipment)
+	cur.UID, cur.ResourceVersion = "u", "2"
+	cur.CreationTimestamp = metav1.Now()
+	next := cur.DeepCopy()
+	next.Spec.Priority = "Urgent"
+	withStatus := cur.DeepCopy()
+	withStatus.Status.Phase = typesv1.PhaseDelivered
+	cases := []struct {
+		name    string
+		fm      *fieldmanager.FieldManager
+		obj     *typesv1.Shipment
+		manager string
+	}{
+		{"creator", main, next, "bench"},
+		{"other", main, next, "other"},
+		{"status", status, withStatus, "controller"},
+	}
+	for _, c := range cases {
+		for _, via := range []string{"path", "kube"} {
+			b.Run(c.name+"/"+via, func(b *testing.B) {
+				update := c.fm.Update
+				if via == "kube" {
+					update = c.fm.FieldManager.Update
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := update(cur, c.obj.DeepCopy(), c.manager); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

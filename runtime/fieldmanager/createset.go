@@ -18,6 +18,8 @@ import (
 // per Go type and schema type, and gives the same set, or reports that it
 // cannot (anything Compare would refuse, and the few shapes it does not
 // follow itself), in which case the field manager's own Update runs.
+// comparison is the same walk for an update: added, modified and removed
+// fields, as Compare reports them.
 //
 // Values are classified exactly as structured-merge-diff's reflection
 // classifies them (value.valueReflect.reuse): a type that converts itself
@@ -27,7 +29,9 @@ import (
 // inlined structs and omission rules), a nil map or slice is null, a byte
 // slice a string, the rest scalars. Compare's walk (typed.compareWalker)
 // is followed step by step: deduced atoms, leaves (atomic and empty
-// containers, scalars), map zips and keyed lists and sets by path element.
+// containers, scalars, compared as value.Equals compares them), map zips
+// and keyed lists and sets by path element (items of the two lists
+// matched by it, duplicates handled as visitListItems handles them).
 
 // cmpNode is the plan of one Go type under one schema type.
 type cmpNode struct {
