@@ -54,7 +54,9 @@ import (
 // converted: left to apimachinery), decoded sets cached by their JSON
 // (an unchanged set is not decoded again, and its JSON is reused, as a
 // set's JSON decodes and encodes back to the same bytes: checked when
-// cached).
+// cached). An unchanged entry's FieldsV1 shares its bytes with the entry
+// it comes from (the live object's or the request's), as apimachinery's
+// output shares the entries' Time pointers: neither is written in place.
 type updatePath struct {
 	cmp         *createPath
 	subresource string
