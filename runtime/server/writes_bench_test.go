@@ -42,38 +42,46 @@ func BenchmarkWritesTLS(b *testing.B) {
 			tb.Fatalf("create %s: %d", name, code)
 		}
 	}
+	// run numbers every run of a sub-benchmark: with -count or a fixed
+	// -benchtime, b.N repeats, and names made of it alone would collide
+	// with the objects of an earlier run.
+	run := 0
 	b.Run("create", func(b *testing.B) {
+		run++
 		b.ReportAllocs()
 		start := cpuTime(b)
 		for i := 0; i < b.N; i++ {
-			create(b, fmt.Sprintf("c-%d-%d", b.N, i))
+			create(b, fmt.Sprintf("c-%d-%d", run, i))
 		}
 		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("update", func(b *testing.B) {
-		create(b, fmt.Sprintf("u-%d", b.N))
-		url := coll + fmt.Sprintf("/u-%d", b.N)
+		run++
+		name := fmt.Sprintf("u-%d", run)
+		create(b, name)
+		url := coll + "/" + name
 		priorities := [2]string{"Urgent", "Normal"} // each PUT changes the object
 		b.ReportAllocs()
 		b.ResetTimer()
 		start := cpuTime(b)
 		for i := 0; i < b.N; i++ {
 			rv := resourceVersionOf(b, s.admin, url)
-			if code := callAccept(b, s.admin, "PUT", url, shipmentBodyWith(fmt.Sprintf("u-%d", b.N), rv, priorities[i%2]), "application/json"); code != http.StatusOK {
+			if code := callAccept(b, s.admin, "PUT", url, shipmentBodyWith(name, rv, priorities[i%2]), "application/json"); code != http.StatusOK {
 				b.Fatalf("update: %d", code)
 			}
 		}
 		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("delete", func(b *testing.B) {
+		run++
 		for i := 0; i < b.N; i++ {
-			create(b, fmt.Sprintf("d-%d-%d", b.N, i))
+			create(b, fmt.Sprintf("d-%d-%d", run, i))
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
 		start := cpuTime(b)
 		for i := 0; i < b.N; i++ {
-			if code := callAccept(b, s.admin, "DELETE", coll+fmt.Sprintf("/d-%d-%d", b.N, i), "", "application/json"); code != http.StatusOK {
+			if code := callAccept(b, s.admin, "DELETE", coll+fmt.Sprintf("/d-%d-%d", run, i), "", "application/json"); code != http.StatusOK {
 				b.Fatalf("delete: %d", code)
 			}
 		}
