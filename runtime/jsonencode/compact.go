@@ -9,11 +9,11 @@ func appendCompact(dst, src []byte) (out []byte, ok bool) {
 	c := compactor{src: src, dst: dst}
 	c.space()
 	if !c.value(0) {
-		return dst, false
+		return c.dst, false
 	}
 	c.space()
 	if c.i != len(src) {
-		return dst, false
+		return c.dst, false
 	}
 	return c.dst, true
 }
@@ -122,6 +122,10 @@ func (c *compactor) str() bool {
 	start := c.i
 	for i < len(s) {
 		b := s[i]
+		if inString[b] {
+			i++
+			continue
+		}
 		switch {
 		case b == '"':
 			c.dst = append(c.dst, s[start:i+1]...)
@@ -160,6 +164,16 @@ func (c *compactor) str() bool {
 	}
 	return false
 }
+
+// inString marks the bytes a string copies without a look: not the
+// quote, the backslash, control characters, <, >, & or the first byte
+// of U+2028 and U+2029.
+var inString = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' && c != 0xE2
+	}
+	return t
+}()
 
 func isHex(b byte) bool {
 	return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F'

@@ -31,14 +31,15 @@ func Counts() (fast, fallback uint64) { return encoded.Load(), fellBack.Load() }
 // Marshal returns encoding/json.Marshal(v).
 func Marshal(v any) ([]byte, error) {
 	e := encoders.Get().(*encoder)
-	e.buf = e.buf[:0]
-	if !e.top(v) {
+	buf, ok := e.top(e.buf[:0], v)
+	if !ok {
 		e.release()
 		return fallback(v)
 	}
 	encoded.Add(1)
-	out := make([]byte, len(e.buf))
-	copy(out, e.buf)
+	out := make([]byte, len(buf))
+	copy(out, buf)
+	e.buf = buf
 	e.release()
 	return out, nil
 }
@@ -47,11 +48,7 @@ func Marshal(v any) ([]byte, error) {
 // is returned unchanged.
 func AppendMarshal(dst []byte, v any) ([]byte, error) {
 	e := encoders.Get().(*encoder)
-	saved := e.buf
-	e.buf = dst
-	ok := e.top(v)
-	out := e.buf
-	e.buf = saved
+	out, ok := e.top(dst, v)
 	e.release()
 	if !ok {
 		data, err := fallback(v)
@@ -74,10 +71,12 @@ func fallback(v any) ([]byte, error) {
 // and a deeper value is left to it.
 const maxDepth = 1000
 
-// encoder is the state of one Marshal. Every method returns false when
-// the value is to be left to encoding/json; e.buf is then garbage.
+// encoder is the state of one Marshal. Its methods append to the buffer
+// they are given and return it, which keeps the buffer out of the heap
+// object (no write barrier per append), and false when the value is to
+// be left to encoding/json (the buffer is then garbage).
 type encoder struct {
-	buf   []byte
+	buf   []byte // Marshal's buffer, kept between calls
 	depth int
 	// keys is scratch for sorting map keys, reused across maps.
 	keys []mapEntry
@@ -106,148 +105,143 @@ func (e *encoder) release() {
 
 // top writes Marshal's argument, which encoding/json holds as a value
 // that is not addressable (what a pointer points to is).
-func (e *encoder) top(v any) bool {
+func (e *encoder) top(b []byte, v any) ([]byte, bool) {
 	if v == nil {
-		e.buf = append(e.buf, "null"...)
-		return true
+		return append(b, "null"...), true
 	}
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {
-			e.buf = append(e.buf, "null"...)
-			return true
+			return append(b, "null"...), true
 		}
-		return e.value(planFor(rv.Type().Elem(), true), rv.UnsafePointer())
+		return e.value(b, planFor(rv.Type().Elem(), true), rv.UnsafePointer())
 	}
 	if s, ok := v.(string); ok {
-		e.buf = appendString(e.buf, s)
-		return true
+		return appendString(b, s), true
 	}
 	cp := reflect.New(rv.Type())
 	cp.Elem().Set(rv)
-	return e.value(planFor(rv.Type(), false), cp.UnsafePointer())
+	return e.value(b, planFor(rv.Type(), false), cp.UnsafePointer())
 }
 
 // value writes the value of p's type at ptr.
-func (e *encoder) value(p *plan, ptr unsafe.Pointer) bool {
+func (e *encoder) value(b []byte, p *plan, ptr unsafe.Pointer) ([]byte, bool) {
 	switch p.op {
 	case opString:
 		if p.quoted {
 			// encoding/json writes the string, then that as a string.
 			inner := appendString(nil, *(*string)(ptr))
-			e.buf = appendString(e.buf, unsafe.String(unsafe.SliceData(inner), len(inner)))
-			return true
+			return appendString(b, unsafe.String(unsafe.SliceData(inner), len(inner))), true
 		}
-		e.buf = appendString(e.buf, *(*string)(ptr))
+		return appendString(b, *(*string)(ptr)), true
 	case opStruct:
-		return e.structValue(p, ptr)
+		return e.structValue(b, p, ptr)
 	case opPtr:
 		elem := *(*unsafe.Pointer)(ptr)
 		if elem == nil {
-			e.buf = append(e.buf, "null"...)
-			return true
+			return append(b, "null"...), true
 		}
 		if e.depth++; e.depth > maxDepth {
-			return false
+			return b, false
 		}
-		ok := e.value(p.elem, elem)
+		b, ok := e.value(b, p.elem, elem)
 		e.depth--
-		return ok
+		return b, ok
 	case opSlice:
-		return e.slice(p, ptr)
+		return e.slice(b, p, ptr)
 	case opMapStringString:
-		return e.mapStringString(*(*map[string]string)(ptr))
+		return e.mapStringString(b, *(*map[string]string)(ptr))
 	case opMap:
-		return e.mapValue(p, ptr)
+		return e.mapValue(b, p, ptr)
 	case opBool:
-		e.quote(p)
-		e.buf = strconv.AppendBool(e.buf, *(*bool)(ptr))
-		e.quote(p)
+		b = quote(b, p)
+		b = strconv.AppendBool(b, *(*bool)(ptr))
+		b = quote(b, p)
 	case opInt:
-		e.quote(p)
-		e.buf = strconv.AppendInt(e.buf, loadInt(ptr, p.bits), 10)
-		e.quote(p)
+		b = quote(b, p)
+		b = strconv.AppendInt(b, loadInt(ptr, p.bits), 10)
+		b = quote(b, p)
 	case opUint:
-		e.quote(p)
-		e.buf = strconv.AppendUint(e.buf, loadUint(ptr, p.bits), 10)
-		e.quote(p)
+		b = quote(b, p)
+		b = strconv.AppendUint(b, loadUint(ptr, p.bits), 10)
+		b = quote(b, p)
 	case opFloat:
 		f := float64(*(*float32)(ptr))
 		if p.bits == 64 {
 			f = *(*float64)(ptr)
 		}
 		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return false
+			return b, false // encoding/json's UnsupportedValueError
 		}
-		e.quote(p)
-		e.buf = appendFloat(e.buf, f, p.bits)
-		e.quote(p)
+		b = quote(b, p)
+		b = appendFloat(b, f, p.bits)
+		b = quote(b, p)
 	case opNumber:
 		n := *(*string)(ptr)
 		if n == "" {
 			n = "0" // encoding/json writes the zero Number as 0
 		}
 		if !validNumber(n) {
-			return false
+			return b, false
 		}
-		e.quote(p)
-		e.buf = append(e.buf, n...)
-		e.quote(p)
+		b = quote(b, p)
+		b = append(b, n...)
+		b = quote(b, p)
 	case opBytes:
-		b := *(*[]byte)(ptr)
-		if b == nil {
-			e.buf = append(e.buf, "null"...)
-			return true
+		data := *(*[]byte)(ptr)
+		if data == nil {
+			return append(b, "null"...), true
 		}
-		e.buf = append(e.buf, '"')
-		e.buf = base64.StdEncoding.AppendEncode(e.buf, b)
-		e.buf = append(e.buf, '"')
+		b = append(b, '"')
+		b = base64.StdEncoding.AppendEncode(b, data)
+		b = append(b, '"')
 	case opArray:
-		e.buf = append(e.buf, '[')
+		b = append(b, '[')
 		for i := range p.length {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				b = append(b, ',')
 			}
-			if !e.value(p.elem, unsafe.Add(ptr, uintptr(i)*p.elemSize)) {
-				return false
+			var ok bool
+			if b, ok = e.value(b, p.elem, unsafe.Add(ptr, uintptr(i)*p.elemSize)); !ok {
+				return b, false
 			}
 		}
-		e.buf = append(e.buf, ']')
+		b = append(b, ']')
 	case opInterface:
-		return e.iface(p, ptr)
+		return e.iface(b, p, ptr)
 	case opMarshaler:
 		m, ok := reflect.NewAt(p.typ, ptr).Interface().(json.Marshaler)
 		if !ok {
-			return false
+			return b, false
 		}
 		out, err := m.MarshalJSON()
 		if err != nil {
-			return false
+			return b, false // encoding/json's MarshalerError
 		}
-		e.buf, ok = appendCompact(e.buf, out)
-		return ok
+		return appendCompact(b, out)
 	case opTextMarshaler:
 		m, ok := reflect.NewAt(p.typ, ptr).Interface().(encoding.TextMarshaler)
 		if !ok {
-			return false
+			return b, false
 		}
 		out, err := m.MarshalText()
 		if err != nil {
-			return false
+			return b, false
 		}
-		e.buf = appendString(e.buf, unsafe.String(unsafe.SliceData(out), len(out)))
+		b = appendString(b, unsafe.String(unsafe.SliceData(out), len(out)))
 	case opTime, opMicroTime, opDuration, opIntOrString:
-		return e.known(p.op, ptr)
+		return appendKnown(b, p.op, ptr)
 	default:
-		return false
+		return b, false
 	}
-	return true
+	return b, true
 }
 
-func (e *encoder) quote(p *plan) {
+func quote(b []byte, p *plan) []byte {
 	if p.quoted {
-		e.buf = append(e.buf, '"')
+		b = append(b, '"')
 	}
+	return b
 }
 
 func loadInt(ptr unsafe.Pointer, bits int) int64 {
@@ -274,9 +268,9 @@ func loadUint(ptr unsafe.Pointer, bits int) uint64 {
 	return *(*uint64)(ptr)
 }
 
-func (e *encoder) structValue(p *plan, ptr unsafe.Pointer) bool {
+func (e *encoder) structValue(b []byte, p *plan, ptr unsafe.Pointer) ([]byte, bool) {
 	first := true
-	e.buf = append(e.buf, '{')
+	b = append(b, '{')
 fields:
 	for i := range p.fields {
 		f := &p.fields[i]
@@ -292,46 +286,44 @@ fields:
 			continue
 		}
 		if !first {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
 		first = false
-		e.buf = append(e.buf, f.name...)
-		if !e.value(f.plan, fp) {
-			return false
+		b = append(b, f.name...)
+		var ok bool
+		if b, ok = e.value(b, f.plan, fp); !ok {
+			return b, false
 		}
 	}
-	e.buf = append(e.buf, '}')
-	return true
+	return append(b, '}'), true
 }
 
-func (e *encoder) slice(p *plan, ptr unsafe.Pointer) bool {
+func (e *encoder) slice(b []byte, p *plan, ptr unsafe.Pointer) ([]byte, bool) {
 	h := (*sliceHeader)(ptr)
 	if h.data == nil {
-		e.buf = append(e.buf, "null"...)
-		return true
+		return append(b, "null"...), true
 	}
 	if e.depth++; e.depth > maxDepth {
-		return false
+		return b, false
 	}
-	e.buf = append(e.buf, '[')
+	b = append(b, '[')
 	for i := range h.len {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		if !e.value(p.elem, unsafe.Add(h.data, uintptr(i)*p.elemSize)) {
-			return false
+		var ok bool
+		if b, ok = e.value(b, p.elem, unsafe.Add(h.data, uintptr(i)*p.elemSize)); !ok {
+			return b, false
 		}
 	}
-	e.buf = append(e.buf, ']')
 	e.depth--
-	return true
+	return append(b, ']'), true
 }
 
 // mapStringString writes a map[string]string without reflect.
-func (e *encoder) mapStringString(m map[string]string) bool {
+func (e *encoder) mapStringString(b []byte, m map[string]string) ([]byte, bool) {
 	if m == nil {
-		e.buf = append(e.buf, "null"...)
-		return true
+		return append(b, "null"...), true
 	}
 	start := len(e.keys)
 	for k, v := range m {
@@ -339,32 +331,30 @@ func (e *encoder) mapStringString(m map[string]string) bool {
 	}
 	entries := e.keys[start:]
 	slices.SortFunc(entries, func(a, b mapEntry) int { return strings.Compare(a.key, b.key) })
-	e.buf = append(e.buf, '{')
+	b = append(b, '{')
 	for i := range entries {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.buf = appendString(e.buf, entries[i].key)
-		e.buf = append(e.buf, ':')
-		e.buf = appendString(e.buf, entries[i].str)
+		b = appendString(b, entries[i].key)
+		b = append(b, ':')
+		b = appendString(b, entries[i].str)
 	}
-	e.buf = append(e.buf, '}')
 	clear(entries)
 	e.keys = e.keys[:start]
-	return true
+	return append(b, '}'), true
 }
 
 // mapValue writes any other map: keys named as encoding/json names them
 // (the string, the integer, or MarshalText), sorted, and values that are
 // not addressable, copied out of the map.
-func (e *encoder) mapValue(p *plan, ptr unsafe.Pointer) bool {
+func (e *encoder) mapValue(b []byte, p *plan, ptr unsafe.Pointer) ([]byte, bool) {
 	m := reflect.NewAt(p.typ, ptr).Elem()
 	if m.IsNil() {
-		e.buf = append(e.buf, "null"...)
-		return true
+		return append(b, "null"...), true
 	}
 	if e.depth++; e.depth > maxDepth {
-		return false
+		return b, false
 	}
 	n := m.Len()
 	vals := reflect.MakeSlice(reflect.SliceOf(p.typ.Elem()), n, n)
@@ -374,35 +364,33 @@ func (e *encoder) mapValue(p *plan, ptr unsafe.Pointer) bool {
 	it := m.MapRange()
 	for i := 0; it.Next(); i++ {
 		if i >= n {
-			return false // the map grew under us
+			return b, false // the map grew under us
 		}
 		name, ok := mapKeyName(p.keyOp, it.Key())
 		if !ok {
-			return false
+			return b, false
 		}
 		vals.Index(i).SetIterValue(it)
 		e.keys = append(e.keys, mapEntry{key: name, val: unsafe.Add(valsPtr, uintptr(i)*elemSize)})
 	}
 	entries := e.keys[start:]
 	slices.SortFunc(entries, func(a, b mapEntry) int { return strings.Compare(a.key, b.key) })
-	e.buf = append(e.buf, '{')
+	b = append(b, '{')
 	ok := true
 	for i := range entries {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.buf = appendString(e.buf, entries[i].key)
-		e.buf = append(e.buf, ':')
-		if !e.value(p.elem, entries[i].val) {
-			ok = false
+		b = appendString(b, entries[i].key)
+		b = append(b, ':')
+		if b, ok = e.value(b, p.elem, entries[i].val); !ok {
 			break
 		}
 	}
-	e.buf = append(e.buf, '}')
 	clear(entries)
 	e.keys = e.keys[:start]
 	e.depth--
-	return ok
+	return append(b, '}'), ok
 }
 
 // mapKeyName names a map key as encoding/json's resolveKeyName does.
@@ -426,52 +414,45 @@ func mapKeyName(keyOp op, k reflect.Value) (string, bool) {
 // iface writes an interface's contents, which encoding/json holds as a
 // value that is not addressable. The types of decoded JSON are written
 // without reflect.
-func (e *encoder) iface(p *plan, ptr unsafe.Pointer) bool {
+func (e *encoder) iface(b []byte, p *plan, ptr unsafe.Pointer) ([]byte, bool) {
 	var x any
 	if p.typ.NumMethod() == 0 {
 		x = *(*any)(ptr)
 	} else {
 		v := reflect.NewAt(p.typ, ptr).Elem()
 		if v.IsNil() {
-			e.buf = append(e.buf, "null"...)
-			return true
+			return append(b, "null"...), true
 		}
 		x = v.Elem().Interface()
 	}
 	switch x := x.(type) {
 	case nil:
-		e.buf = append(e.buf, "null"...)
-		return true
+		return append(b, "null"...), true
 	case string:
-		e.buf = appendString(e.buf, x)
-		return true
+		return appendString(b, x), true
 	case bool:
-		e.buf = strconv.AppendBool(e.buf, x)
-		return true
+		return strconv.AppendBool(b, x), true
 	case float64:
 		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return false
+			return b, false
 		}
-		e.buf = appendFloat(e.buf, x, 64)
-		return true
+		return appendFloat(b, x, 64), true
 	case int64:
-		e.buf = strconv.AppendInt(e.buf, x, 10)
-		return true
+		return strconv.AppendInt(b, x, 10), true
 	}
 	rv := reflect.ValueOf(x)
 	if rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {
-			e.buf = append(e.buf, "null"...)
-			return true
+			return append(b, "null"...), true
 		}
 		if e.depth++; e.depth > maxDepth {
-			return false
+			return b, false
 		}
-		ok := e.value(planFor(rv.Type().Elem(), true), rv.UnsafePointer())
+		b, ok := e.value(b, planFor(rv.Type().Elem(), true), rv.UnsafePointer())
 		e.depth--
-		return ok
+		return b, ok
 	}
 	cp := reflect.New(rv.Type())
 	cp.Elem().Set(rv)
-	return e.value(planFor(rv.Type(), false), cp.UnsafePointer())
+	return e.value(b, planFor(rv.Type(), false), cp.UnsafePointer())
 }

@@ -5,9 +5,9 @@ package jsonencode
 func Fast(v any) (out []byte, ok bool) {
 	e := encoders.Get().(*encoder)
 	defer e.release()
-	e.buf = e.buf[:0]
-	if !e.top(v) {
+	b, ok := e.top(nil, v)
+	if !ok {
 		return nil, false
 	}
-	return append([]byte(nil), e.buf...), true
+	return b, true
 }

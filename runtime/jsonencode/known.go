@@ -9,12 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// known writes a value of a type of knownOps as its MarshalJSON
+// appendKnown writes a value of a type of knownOps as its MarshalJSON
 // (apimachinery's, quoted below) and encoding/json's compaction of it
 // would: the methods write a JSON string with json.Marshal (so escaped
 // exactly as appendString escapes) or a time in a layout of digits and
 // punctuation that needs no escaping.
-func (e *encoder) known(o op, ptr unsafe.Pointer) bool {
+func appendKnown(b []byte, o op, ptr unsafe.Pointer) ([]byte, bool) {
 	switch o {
 	case opTime:
 		// func (t Time) MarshalJSON() ([]byte, error) {
@@ -27,12 +27,12 @@ func (e *encoder) known(o op, ptr unsafe.Pointer) bool {
 		//	buf = append(buf, '"')
 		t := (*metav1.Time)(ptr)
 		if t.IsZero() {
-			e.buf = append(e.buf, "null"...)
-			return true
+			b = append(b, "null"...)
+			return b, true
 		}
-		e.buf = append(e.buf, '"')
-		e.buf = t.UTC().AppendFormat(e.buf, time.RFC3339)
-		e.buf = append(e.buf, '"')
+		b = append(b, '"')
+		b = t.UTC().AppendFormat(b, time.RFC3339)
+		b = append(b, '"')
 	case opMicroTime:
 		// func (t MicroTime) MarshalJSON() ([]byte, error) {
 		//	if t.IsZero() {
@@ -41,16 +41,16 @@ func (e *encoder) known(o op, ptr unsafe.Pointer) bool {
 		//	return json.Marshal(t.UTC().Format(RFC3339Micro))
 		t := (*metav1.MicroTime)(ptr)
 		if t.IsZero() {
-			e.buf = append(e.buf, "null"...)
-			return true
+			b = append(b, "null"...)
+			return b, true
 		}
-		e.buf = append(e.buf, '"')
-		e.buf = t.UTC().AppendFormat(e.buf, metav1.RFC3339Micro)
-		e.buf = append(e.buf, '"')
+		b = append(b, '"')
+		b = t.UTC().AppendFormat(b, metav1.RFC3339Micro)
+		b = append(b, '"')
 	case opDuration:
 		// func (d Duration) MarshalJSON() ([]byte, error) {
 		//	return json.Marshal(d.Duration.String())
-		e.buf = appendString(e.buf, (*metav1.Duration)(ptr).Duration.String())
+		b = appendString(b, (*metav1.Duration)(ptr).Duration.String())
 	case opIntOrString:
 		// func (intstr IntOrString) MarshalJSON() ([]byte, error) {
 		//	switch intstr.Type {
@@ -63,12 +63,12 @@ func (e *encoder) known(o op, ptr unsafe.Pointer) bool {
 		x := (*intstr.IntOrString)(ptr)
 		switch x.Type {
 		case intstr.Int:
-			e.buf = strconv.AppendInt(e.buf, int64(x.IntVal), 10)
+			b = strconv.AppendInt(b, int64(x.IntVal), 10)
 		case intstr.String:
-			e.buf = appendString(e.buf, x.StrVal)
+			b = appendString(b, x.StrVal)
 		default:
-			return false // the method's error, from encoding/json
+			return b, false // the method's error, from encoding/json
 		}
 	}
-	return true
+	return b, true
 }

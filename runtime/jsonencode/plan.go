@@ -105,13 +105,27 @@ var (
 
 	plans  sync.Map // planKey → *plan, complete plans only
 	planMu sync.Mutex
+	// byType: plans (not quoted) for values that are not addressable
+	// ([0]) and for those that are ([1]), by reflect.Type: a lookup
+	// cheaper than by planKey, done for every Marshal.
+	byType [2]sync.Map
 )
 
 // planFor returns the compiled plan of t.
 func planFor(t reflect.Type, addr bool) *plan {
-	if p, ok := plans.Load(planKey{t: t, addr: addr}); ok {
+	i := 0
+	if addr {
+		i = 1
+	}
+	if p, ok := byType[i].Load(t); ok {
 		return p.(*plan)
 	}
+	p := buildPlan(t, addr)
+	byType[i].Store(t, p)
+	return p
+}
+
+func buildPlan(t reflect.Type, addr bool) *plan {
 	planMu.Lock()
 	defer planMu.Unlock()
 	building := map[planKey]*plan{}
