@@ -11,6 +11,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
 const (
@@ -267,7 +269,7 @@ func encode(f outputFormat, v any) ([]byte, error) {
 	if f.pretty {
 		out, err = json.MarshalIndent(v, "", "  ")
 	} else {
-		out, err = json.Marshal(v)
+		out, err = jsonencode.Marshal(v) // with room for the newline
 	}
 	if err != nil {
 		return nil, fmt.Errorf("encode response as json: %w", err)

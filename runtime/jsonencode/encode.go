@@ -37,7 +37,8 @@ func Marshal(v any) ([]byte, error) {
 		return fallback(v)
 	}
 	encoded.Add(1)
-	out := make([]byte, len(buf))
+	// One byte to spare: a response body gets a newline appended.
+	out := make([]byte, len(buf), len(buf)+1)
 	copy(out, buf)
 	e.buf = buf
 	e.release()
@@ -210,7 +211,11 @@ func (e *encoder) value(b []byte, p *plan, ptr unsafe.Pointer) ([]byte, bool) {
 	case opInterface:
 		return e.iface(b, p, ptr)
 	case opMarshaler:
-		m, ok := reflect.NewAt(p.typ, ptr).Interface().(json.Marshaler)
+		mv, null := p.methodValue(ptr)
+		if null {
+			return append(b, "null"...), true
+		}
+		m, ok := mv.(json.Marshaler)
 		if !ok {
 			return b, false
 		}
@@ -220,7 +225,11 @@ func (e *encoder) value(b []byte, p *plan, ptr unsafe.Pointer) ([]byte, bool) {
 		}
 		return appendCompact(b, out)
 	case opTextMarshaler:
-		m, ok := reflect.NewAt(p.typ, ptr).Interface().(encoding.TextMarshaler)
+		mv, null := p.methodValue(ptr)
+		if null {
+			return append(b, "null"...), true
+		}
+		m, ok := mv.(encoding.TextMarshaler)
 		if !ok {
 			return b, false
 		}
@@ -235,6 +244,20 @@ func (e *encoder) value(b []byte, p *plan, ptr unsafe.Pointer) ([]byte, bool) {
 		return b, false
 	}
 	return b, true
+}
+
+// methodValue returns what to call p's MarshalJSON or MarshalText on: a
+// pointer to the value (whose method set has the value's methods too),
+// or an interface's contents; null when that is a nil interface.
+func (p *plan) methodValue(ptr unsafe.Pointer) (v any, null bool) {
+	if !p.iface {
+		return reflect.NewAt(p.typ, ptr).Interface(), false
+	}
+	iv := reflect.NewAt(p.typ, ptr).Elem()
+	if iv.IsNil() {
+		return nil, true
+	}
+	return iv.Elem().Interface(), false
 }
 
 func quote(b []byte, p *plan) []byte {

@@ -56,6 +56,9 @@ type plan struct {
 	typ    reflect.Type
 	bits   int  // opInt, opUint, opFloat: the type's size in bits
 	quoted bool // primitives: written inside a JSON string
+	// iface: opMarshaler, opTextMarshaler of an interface type, whose
+	// contents have the method.
+	iface bool
 
 	elem     *plan   // opPtr, opSlice, opArray, opMap: the element's plan
 	elemSize uintptr // opSlice, opArray
@@ -166,10 +169,16 @@ func buildInto(p *plan, k planKey, building map[planKey]*plan) {
 		return
 	}
 	if t.Kind() == reflect.Interface {
-		if t.Implements(marshalerType) || t.Implements(textMarshalerType) {
-			return // encoding/json calls the method even on a nil pointer inside
+		// An interface with encoding/json's methods has them called on
+		// its contents, even on a nil pointer (null for a nil interface).
+		switch {
+		case t.Implements(marshalerType):
+			p.op, p.iface = opMarshaler, true
+		case t.Implements(textMarshalerType):
+			p.op, p.iface = opTextMarshaler, true
+		default:
+			p.op = opInterface
 		}
-		p.op = opInterface
 		return
 	}
 	pt := reflect.PointerTo(t)
