@@ -44,6 +44,11 @@ type hidden struct {
 }
 type deep struct{ conflictA }
 
+// embA and embB embed inner at one depth, which makes its fields
+// ambiguous there.
+type embA struct{ inner }
+type embB struct{ inner }
+
 // ptrMarshaler has MarshalJSON on the pointer only: encoding/json calls
 // it for addressable values and writes the struct otherwise.
 type ptrMarshaler struct{ V string }
@@ -376,6 +381,11 @@ func TestEdgeCases(t *testing.T) {
 		struct{ *ptrInner }{},
 		struct{ *ptrInner }{&ptrInner{P: "x", Q: &one}},
 		struct{ hidden }{hidden{Exported: "e"}},
+		struct {
+			embA
+			embB
+			C int
+		}{embA{inner{A: "x"}}, embB{inner{A: "y"}}, 1},
 	} {
 		same(t, v, false)
 	}
