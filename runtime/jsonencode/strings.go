@@ -1,8 +1,10 @@
 package jsonencode
 
 import (
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 const hex = "0123456789abcdef"
@@ -31,6 +33,12 @@ func appendString(dst []byte, s string) []byte {
 func appendStringContent(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight plain bytes at a time: most strings have nothing to
+		// escape.
+		if len(s)-i >= 8 && plain8(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
+			i += 8
+			continue
+		}
 		c := s[i]
 		if plain[c] {
 			i++
@@ -75,6 +83,23 @@ func appendStringContent(dst []byte, s string) []byte {
 	}
 	return append(dst, s[start:]...)
 }
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plain8 reports whether the eight bytes of x are all plain: none is
+// below the space, at or above 0x80, or one of " \ < > &. (A borrow in
+// hasZero and below can mark a byte wrongly only when a lower byte is
+// marked rightly, so that "none marked" is exact.)
+func plain8(x uint64) bool {
+	below := (x - ones*0x20) &^ x
+	return (below|x|hasZero(x^(ones*'"'))|hasZero(x^(ones*'\\'))|
+		hasZero(x^(ones*'<'))|hasZero(x^(ones*'>'))|hasZero(x^(ones*'&')))&highs == 0
+}
+
+func hasZero(x uint64) uint64 { return (x - ones) &^ x }
 
 // appendFloat writes f as encoding/json does: ES6 number formatting, the
 // shortest decimal that reads back as the same float of its size, in
