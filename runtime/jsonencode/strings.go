@@ -2,6 +2,7 @@ package jsonencode
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -33,11 +34,15 @@ func appendString(dst []byte, s string) []byte {
 func appendStringContent(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
-		// Eight plain bytes at a time: most strings have nothing to
-		// escape.
-		if len(s)-i >= 8 && plain8(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
-			i += 8
-			continue
+		// Eight bytes at a time up to the next one that is not plain:
+		// most strings have few or none.
+		if len(s)-i >= 8 {
+			m := special8(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8)))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
 		}
 		c := s[i]
 		if plain[c] {
@@ -89,14 +94,15 @@ const (
 	highs = 0x8080808080808080
 )
 
-// plain8 reports whether the eight bytes of x are all plain: none is
-// below the space, at or above 0x80, or one of " \ < > &. (A borrow in
-// hasZero and below can mark a byte wrongly only when a lower byte is
-// marked rightly, so that "none marked" is exact.)
-func plain8(x uint64) bool {
+// special8 marks (with its high bit) each of the eight bytes of x, in
+// little-endian order, that is not plain: below the space, at or above
+// 0x80, or one of " \\ < > &. A borrow in the subtractions can mark a
+// plain byte too, but only above a byte marked rightly: the lowest mark
+// and "no mark" are exact.
+func special8(x uint64) uint64 {
 	below := (x - ones*0x20) &^ x
-	return (below|x|hasZero(x^(ones*'"'))|hasZero(x^(ones*'\\'))|
-		hasZero(x^(ones*'<'))|hasZero(x^(ones*'>'))|hasZero(x^(ones*'&')))&highs == 0
+	return (below | x | hasZero(x^(ones*'"')) | hasZero(x^(ones*'\\')) |
+		hasZero(x^(ones*'<')) | hasZero(x^(ones*'>')) | hasZero(x^(ones*'&'))) & highs
 }
 
 func hasZero(x uint64) uint64 { return (x - ones) &^ x }
