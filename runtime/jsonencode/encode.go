@@ -305,7 +305,21 @@ fields:
 			}
 		}
 		fp := unsafe.Add(base, f.offset)
-		if (f.empty != nil && f.empty(fp)) || (f.zero != nil && f.zero(fp)) {
+		switch f.omit {
+		case omitLen: // a string's and a slice's length are both the second word
+			if (*sliceHeader)(fp).len == 0 {
+				continue
+			}
+		case omitNil:
+			if *(*unsafe.Pointer)(fp) == nil {
+				continue
+			}
+		case omitCall:
+			if f.empty(fp) {
+				continue
+			}
+		}
+		if f.zero != nil && f.zero(fp) {
 			continue
 		}
 		if !first {

@@ -78,6 +78,10 @@ type field struct {
 	derefs []uintptr
 	offset uintptr // from the struct, or from the last embedded pointer's target
 	plan   *plan
+	// omit: how omitempty tests the value without a call, for the
+	// common kinds (omitLen: a string's or slice's length, omitNil: a
+	// pointer); omitCall: by empty.
+	omit uint8
 	// empty reports, for omitempty, whether the value is empty by
 	// encoding/json's isEmptyValue; nil when the option is not set.
 	empty func(unsafe.Pointer) bool
@@ -85,6 +89,13 @@ type field struct {
 	// rules (an IsZero method, else reflect's IsZero); nil when not set.
 	zero func(unsafe.Pointer) bool
 }
+
+const (
+	omitNever uint8 = iota
+	omitLen
+	omitNil
+	omitCall
+)
 
 type planKey struct {
 	t            reflect.Type
@@ -283,6 +294,14 @@ func buildStruct(p *plan, k planKey, building map[planKey]*plan) {
 		out.plan = build(planKey{t: f.typ, addr: addr, quoted: f.quoted}, building)
 		if f.omitEmpty {
 			out.empty = emptyFunc(f.typ)
+			switch f.typ.Kind() {
+			case reflect.String, reflect.Slice:
+				out.omit = omitLen
+			case reflect.Pointer:
+				out.omit = omitNil
+			default:
+				out.omit = omitCall
+			}
 		}
 		if f.omitZero {
 			out.zero = zeroFunc(f.typ)
