@@ -306,7 +306,11 @@ fields:
 		}
 		fp := unsafe.Add(base, f.offset)
 		switch f.omit {
-		case omitLen: // a string's and a slice's length are both the second word
+		case omitString:
+			if len(*(*string)(fp)) == 0 {
+				continue
+			}
+		case omitSlice:
 			if (*sliceHeader)(fp).len == 0 {
 				continue
 			}

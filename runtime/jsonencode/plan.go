@@ -79,8 +79,8 @@ type field struct {
 	offset uintptr // from the struct, or from the last embedded pointer's target
 	plan   *plan
 	// omit: how omitempty tests the value without a call, for the
-	// common kinds (omitLen: a string's or slice's length, omitNil: a
-	// pointer); omitCall: by empty.
+	// common kinds (a string's or slice's length, a pointer); omitCall:
+	// by empty.
 	omit uint8
 	// empty reports, for omitempty, whether the value is empty by
 	// encoding/json's isEmptyValue; nil when the option is not set.
@@ -92,7 +92,8 @@ type field struct {
 
 const (
 	omitNever uint8 = iota
-	omitLen
+	omitString
+	omitSlice
 	omitNil
 	omitCall
 )
@@ -295,8 +296,10 @@ func buildStruct(p *plan, k planKey, building map[planKey]*plan) {
 		if f.omitEmpty {
 			out.empty = emptyFunc(f.typ)
 			switch f.typ.Kind() {
-			case reflect.String, reflect.Slice:
-				out.omit = omitLen
+			case reflect.String:
+				out.omit = omitString
+			case reflect.Slice:
+				out.omit = omitSlice
 			case reflect.Pointer:
 				out.omit = omitNil
 			default:
