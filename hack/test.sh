@@ -31,12 +31,12 @@ if [[ -f e2e/go.mod ]]; then (cd e2e && go vet ./...); fi
 step "go test (main module)"
 go test -count=1 -timeout 20m ./...
 
-step "go test: storage and endpoints without the watch cache; storage and the JSON decoder with the race detector"
+step "go test: storage and endpoints without the watch cache; storage and the JSON decoder and encoder with the race detector"
 KUBEFORGE_WATCH_CACHE=off go test -count=1 -timeout 10m ./runtime/storage ./runtime/endpoints
 go test -count=1 -race -timeout 10m ./runtime/storage
-# The JSON decoder writes through unsafe offsets: the race detector's
-# pointer checks run over its parity tests too.
-go test -count=1 -race -short -timeout 10m ./runtime/jsondecode
+# The JSON decoder writes and the encoder reads through unsafe offsets:
+# the race detector's pointer checks run over their parity tests too.
+go test -count=1 -race -short -timeout 10m ./runtime/jsondecode ./runtime/jsonencode
 
 step "fuzz (${FUZZTIME:=10s} per target; a crasher lands in testdata/fuzz and becomes a regression test)"
 for target in FuzzPatch FuzzBody FuzzListParams; do
@@ -46,6 +46,7 @@ for target in FuzzContinue FuzzNames; do
   go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" ./runtime/storage
 done
 go test -run='^$' -fuzz='^FuzzUnmarshal$' -fuzztime="$FUZZTIME" ./runtime/jsondecode
+go test -run='^$' -fuzz='^FuzzMarshal$' -fuzztime="$FUZZTIME" ./runtime/jsonencode
 go test -run='^$' -fuzz='^FuzzObjectMeta$' -fuzztime="$FUZZTIME" ./runtime/validate
 
 if [[ -z ${SKIP_E2E:-} && -f e2e/go.mod ]]; then

@@ -2,10 +2,11 @@ package endpoints
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
+
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
 // listStreamChunk is how much encoded JSON a streamed list buffers before
@@ -53,30 +54,20 @@ const listBufMax = 4 * listStreamChunk
 // out cannot become a Status any more: the body is left truncated (invalid
 // JSON) and the error returned for the log.
 func (h *Handler[T, L]) writeListStream(w http.ResponseWriter, r *http.Request, code int, list L, items []T) (handled bool, err error) {
-	var aw appendWriter
-	enc := json.NewEncoder(&aw)
 	handled, err = h.writeListItems(w, r, code, list, func(dst []byte, i int) ([]byte, bool, error) {
 		if i >= len(items) {
 			return dst, false, nil
 		}
-		aw.b = dst
-		if err := enc.Encode(items[i]); err != nil {
-			return aw.b, false, fmt.Errorf("encode response as json: %w", err)
+		out, err := jsonencode.AppendMarshal(dst, items[i])
+		if err != nil {
+			return dst, false, fmt.Errorf("encode response as json: %w", err)
 		}
-		return aw.b[:len(aw.b)-1], true, nil // without Encode's newline
+		return out, true, nil
 	})
 	if !handled {
 		h.s.SetItems(list, items)
 	}
 	return handled, err
-}
-
-// appendWriter appends what is written to b.
-type appendWriter struct{ b []byte }
-
-func (a *appendWriter) Write(p []byte) (int, error) {
-	a.b = append(a.b, p...)
-	return len(p), nil
 }
 
 // writeListItems writes list, whose items are replaced by an empty slice,
@@ -86,7 +77,7 @@ func (a *appendWriter) Write(p []byte) (int, error) {
 // field.
 func (h *Handler[T, L]) writeListItems(w http.ResponseWriter, r *http.Request, code int, list L, item func(dst []byte, i int) ([]byte, bool, error)) (handled bool, err error) {
 	h.s.SetItems(list, []T{})
-	env, err := json.Marshal(list)
+	env, err := jsonencode.Marshal(list)
 	if err != nil {
 		return true, fmt.Errorf("encode response as json: %w", err)
 	}

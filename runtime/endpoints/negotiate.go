@@ -8,9 +8,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
 const (
@@ -267,7 +270,7 @@ func encode(f outputFormat, v any) ([]byte, error) {
 	if f.pretty {
 		out, err = json.MarshalIndent(v, "", "  ")
 	} else {
-		out, err = json.Marshal(v)
+		out, err = jsonencode.Marshal(v) // with room for the newline
 	}
 	if err != nil {
 		return nil, fmt.Errorf("encode response as json: %w", err)
@@ -275,9 +278,37 @@ func encode(f outputFormat, v any) ([]byte, error) {
 	return append(out, '\n'), nil
 }
 
+// respBufs holds the buffers writeEncoded encodes JSON into, as *[]byte;
+// one grown past respBufMax (a huge object) is not kept.
+var respBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, 4096)
+	return &b
+}}
+
+const respBufMax = 1 << 20
+
 // writeEncoded encodes v and writes it with code. An encoding failure is
 // itself reported as a 500 Status (never a half-written body).
 func writeEncoded(w http.ResponseWriter, req *http.Request, code int, f outputFormat, v any) {
+	if !f.yaml && !f.pretty {
+		// Encoded into a reused buffer: the body is copied by the write.
+		bp := respBufs.Get().(*[]byte)
+		out, err := jsonencode.AppendMarshal((*bp)[:0], v)
+		if err == nil {
+			out = append(out, '\n')
+			setContentType(w.Header(), f.contentTypeHeader())
+			w.WriteHeader(code)
+			_, _ = w.Write(out)
+		}
+		if cap(out) <= respBufMax {
+			*bp = out[:0]
+			respBufs.Put(bp)
+		}
+		if err == nil {
+			return
+		}
+		// An encoding error (rare): encode reports it as before.
+	}
 	out, err := encode(f, v)
 	if err != nil {
 		if _, isStatus := v.(*metav1.Status); isStatus {

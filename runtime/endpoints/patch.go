@@ -22,6 +22,7 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/jsondecode"
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -115,7 +116,7 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			warnings = nil
 			cur := current.DeepCopyObject().(T)
 			h.setKind(cur)
-			curJSON, err := json.Marshal(cur)
+			curJSON, err := jsonencode.Marshal(cur)
 			if err != nil {
 				return zero, fmt.Errorf("encode the current %s: %w", h.gvk.Kind, err)
 			}

@@ -10,6 +10,7 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -197,7 +198,7 @@ var newline = []byte{'\n'}
 // withEmptyItems makes sure an empty list encodes "items": [] even when
 // the generated SetItems leaves a nil slice.
 func withEmptyItems(list any) (any, error) {
-	data, err := json.Marshal(list)
+	data, err := jsonencode.Marshal(list)
 	if err != nil {
 		return nil, fmt.Errorf("encode list: %w", err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -159,7 +160,7 @@ func (h *Handler[T, L]) PatchScale(req *restful.Request, resp *restful.Response)
 				return err
 			}
 			next = updateScale(r, opts, func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
-				curJSON, err := json.Marshal(cur)
+				curJSON, err := jsonencode.Marshal(cur)
 				if err != nil {
 					return nil, fmt.Errorf("encode the current scale: %w", err)
 				}

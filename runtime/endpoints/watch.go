@@ -2,7 +2,6 @@ package endpoints
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -14,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -125,7 +125,7 @@ func (h *Handler[T, L]) writeEvent(w io.Writer, r *http.Request, f outputFormat,
 			if err != nil {
 				return nil, err
 			}
-			return json.Marshal(obj)
+			return jsonencode.Marshal(obj)
 		})
 		if err != nil {
 			return err
@@ -150,7 +150,7 @@ func (h *Handler[T, L]) writeEvent(w io.Writer, r *http.Request, f outputFormat,
 		}
 		out.Object = obj
 	}
-	data, err := json.Marshal(out)
+	data, err := jsonencode.Marshal(out)
 	if err != nil {
 		return err
 	}

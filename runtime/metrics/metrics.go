@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kubeforge/kubeforge/runtime/jsondecode"
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
 // Request kinds of apiserver_current_inflight_requests.
@@ -108,6 +109,7 @@ func New() *Metrics {
 	m.registry.MustRegister(m.requests, m.requestDuration, m.inflight, m.etcdDuration, m.unreadable, m.terminated, m.noSpace,
 		m.cacheObjects, m.dispatched, m.watchers, m.cacheReads, m.cacheInits,
 		jsonDecodes("fast"), jsonDecodes("fallback"),
+		jsonEncodes("fast"), jsonEncodes("fallback"),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Both kinds appear from the start, at zero.
@@ -130,6 +132,24 @@ func jsonDecodes(decoder string) prometheus.Collector {
 	}, func() float64 {
 		fast, fallback := jsondecode.Counts()
 		if decoder == "fast" {
+			return float64(fast)
+		}
+		return float64(fallback)
+	})
+}
+
+// jsonEncodes is kubeforge_json_encodes_total{encoder}: the values
+// (stored objects, responses, watch events) runtime/jsonencode wrote
+// itself (fast) and those it left to encoding/json (fallback), counted by
+// the process, so that a hot path falling back shows.
+func jsonEncodes(encoder string) prometheus.Collector {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name:        "kubeforge_json_encodes_total",
+		Help:        "Values (stored objects, responses, watch events) encoded to JSON by runtime/jsonencode (encoder=fast) or left to encoding/json (encoder=fallback), in this process.",
+		ConstLabels: prometheus.Labels{"encoder": encoder},
+	}, func() float64 {
+		fast, fallback := jsonencode.Counts()
+		if encoder == "fast" {
 			return float64(fast)
 		}
 		return float64(fallback)

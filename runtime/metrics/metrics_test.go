@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubeforge/kubeforge/runtime/jsondecode"
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
 // TestSeriesLookedUpOnce: the series cached per label set count every
@@ -81,6 +82,36 @@ func TestJSONDecodes(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf(`kubeforge_json_decodes_total{decoder="fast"} %d`, fast),
 		fmt.Sprintf(`kubeforge_json_decodes_total{decoder="fallback"} %d`, fallback),
+	} {
+		if !strings.Contains(string(body), want+"\n") {
+			t.Errorf("no %q in\n%s", want, body)
+		}
+	}
+}
+
+// TestJSONEncodes: kubeforge_json_encodes_total counts the process's
+// encodes by encoder.
+func TestJSONEncodes(t *testing.T) {
+	m := New()
+	before, beforeFallback := jsonencode.Counts()
+	if _, err := jsonencode.Marshal(map[string]string{"a": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	// A channel inside an interface: the fast path leaves it to
+	// encoding/json, which refuses it.
+	if _, err := jsonencode.Marshal([]any{make(chan int)}); err == nil {
+		t.Fatal("a channel encoded")
+	}
+	fast, fallback := jsonencode.Counts()
+	if fast-before != 1 || fallback-beforeFallback != 1 {
+		t.Fatalf("want one fast encode and one fallback, got %d and %d", fast-before, fallback-beforeFallback)
+	}
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body, _ := io.ReadAll(rec.Body)
+	for _, want := range []string{
+		fmt.Sprintf(`kubeforge_json_encodes_total{encoder="fast"} %d`, fast),
+		fmt.Sprintf(`kubeforge_json_encodes_total{encoder="fallback"} %d`, fallback),
 	} {
 		if !strings.Contains(string(body), want+"\n") {
 			t.Errorf("no %q in\n%s", want, body)

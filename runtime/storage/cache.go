@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
@@ -625,12 +625,25 @@ func (e *cacheEntry[T]) prove(obj T, raw []byte) {
 	if !ok {
 		return
 	}
-	enc, err := json.Marshal(obj)
-	if err != nil || len(enc) != len(raw)+spliceLen(mode, e.rev) || !splicedEqual(enc, raw, off, mode, e.rev) {
+	// The encoding is only compared: encoded into a reused buffer.
+	bp := proveBufs.Get().(*[]byte)
+	enc, err := jsonencode.AppendMarshal((*bp)[:0], obj)
+	held := err == nil && len(enc) == len(raw)+spliceLen(mode, e.rev) && splicedEqual(enc, raw, off, mode, e.rev)
+	if cap(enc) <= proveBufMax {
+		*bp = enc
+		proveBufs.Put(bp)
+	}
+	if !held {
 		return
 	}
 	e.jsonOnce.Do(func() { e.off, e.mode, e.spliced = off, mode, true })
 }
+
+// proveBufs are prove's encoding buffers; one grown past proveBufMax (a
+// huge object) is not kept.
+var proveBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const proveBufMax = 1 << 20
 
 // splicedEqual reports whether enc is raw with resourceVersion rv spliced
 // in at off (appendSpliced), without building it.
@@ -660,7 +673,7 @@ func (e *cacheEntry[T]) listItem(proven *rawCache) (jsonItem, error) {
 			e.enc = &entryJSON{err: err}
 			return
 		}
-		enc, err := json.Marshal(obj)
+		enc, err := jsonencode.Marshal(obj)
 		if err != nil {
 			e.enc = &entryJSON{err: err}
 			return

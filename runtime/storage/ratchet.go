@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
 // ratchet drops the validation errors of an update whose value is the same
@@ -42,7 +44,7 @@ func ratchet(errs field.ErrorList, oldObj, newObj any) field.ErrorList {
 }
 
 func asJSON(obj any) any {
-	data, err := json.Marshal(obj)
+	data, err := jsonencode.Marshal(obj)
 	if err != nil {
 		return nil
 	}

@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"runtime"
@@ -19,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
 // JSONReader is implemented by *Store: reads answered with the JSON the
@@ -349,7 +350,7 @@ func (st *access[T, L]) checkJSON(kv *mvccpb.KeyValue) (T, []byte, *rawEntry, er
 		var zero T
 		return zero, nil, nil, err
 	}
-	enc, err := json.Marshal(obj)
+	enc, err := jsonencode.Marshal(obj)
 	if err != nil {
 		var zero T
 		return zero, nil, nil, apierrors.NewInternalError(fmt.Errorf("encode %s %q: %w", st.resourceName(), obj.GetName(), err))

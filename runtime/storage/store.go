@@ -10,7 +10,6 @@ package storage
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -33,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubeforge/kubeforge/runtime/jsondecode"
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/warnings"
 )
@@ -227,7 +227,7 @@ func (st *access[T, L]) encode(obj T) ([]byte, error) {
 	rv := obj.GetResourceVersion()
 	obj.SetResourceVersion("")
 	obj.GetObjectKind().SetGroupVersionKind(st.storageGVK())
-	data, err := json.Marshal(obj)
+	data, err := jsonencode.Marshal(obj)
 	obj.SetResourceVersion(rv)
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("encode %s %q: %w", st.resourceName(), obj.GetName(), err))
