@@ -24,6 +24,12 @@ step() { printf '\n==> %s\n' "$*"; }
 step "verify generated code"
 hack/verify-codegen.sh
 
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [[ -n "$unformatted" ]]; then
+  echo "not gofmt'ed:"; echo "$unformatted"; exit 1
+fi
+
 step "go vet"
 go vet ./...
 if [[ -f e2e/go.mod ]]; then (cd e2e && go vet ./...); fi
