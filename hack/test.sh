@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's one test command (README: "The two commands"). CI runs exactly this.
 #   1. generated code is up to date (hack/verify-codegen.sh)
-#   2. go vet on the main module and the e2e module
+#   2. every Go file gofmt'ed; go vet on the main module and the e2e module
 #   3. unit, golden, property and storage tests (real embedded etcd), then
 #      each fuzz target for FUZZTIME (default 10s)
 #   4. e2e tests: client-go dynamic client and informer, controller-runtime,
