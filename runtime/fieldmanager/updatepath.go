@@ -199,6 +199,22 @@ func (u *updatePath) track(liveObj, newObj runtime.Object, manager string) (runt
 	if len(entries) == 0 {
 		return newObj, true
 	}
+	out, ok := u.encodeEntries(entries, manager, self, now)
+	if !ok {
+		obj.SetManagedFields(sent)
+		return nil, false
+	}
+	slices.SortFunc(out, compareEntries)
+	obj.SetManagedFields(out)
+	return newObj, true
+}
+
+// encodeEntries returns the managedFields of entries: an entry's set as
+// JSON when it changed, else the bytes it was read from; the writer's
+// entry (self) gets the time now when now is set. Not ok when a set does
+// not encode.
+func (u *updatePath) encodeEntries(entries []managerEntry, manager string, self int, now bool) ([]metav1.ManagedFieldsEntry, bool) {
+	c := u.cmp
 	out := make([]metav1.ManagedFieldsEntry, len(entries))
 	for i, e := range entries {
 		var o metav1.ManagedFieldsEntry
@@ -215,7 +231,6 @@ func (u *updatePath) track(liveObj, newObj runtime.Object, manager string) (runt
 		if e.changed {
 			raw, err := e.set.ToJSON()
 			if err != nil {
-				obj.SetManagedFields(sent)
 				return nil, false
 			}
 			o.FieldsV1 = &metav1.FieldsV1{Raw: raw}
@@ -224,9 +239,7 @@ func (u *updatePath) track(liveObj, newObj runtime.Object, manager string) (runt
 		}
 		out[i] = o
 	}
-	slices.SortFunc(out, compareEntries)
-	obj.SetManagedFields(out)
-	return newObj, true
+	return out, true
 }
 
 // decode is DecodeManagedFields of src, the sets from the cache; not ok

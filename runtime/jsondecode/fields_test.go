@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/kubeforge/kubeforge/runtime/jsonfields"
 	infrav1 "github.com/kubeforge/kubeforge/types/infra/v1"
 	shippingv1 "github.com/kubeforge/kubeforge/types/shipping/v1"
 	shippingv1alpha1 "github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
@@ -74,7 +75,7 @@ type (
 )
 
 // TestFieldsMatchDecoder: for every struct type the shipped types reach
-// and the puzzles above, a JSON name is one of typeFields' exactly when
+// and the puzzles above, a JSON name is one of jsonfields.Of's exactly when
 // sigs.k8s.io/json's strict decoder knows it, over every name a tag or a
 // Go field anywhere in the struct's embedding tree offers.
 func TestFieldsMatchDecoder(t *testing.T) {
@@ -121,13 +122,13 @@ func TestFieldsMatchDecoder(t *testing.T) {
 			continue // decoded by its method
 		}
 		var names []string
-		for _, f := range typeFields(st) {
-			names = append(names, f.name)
+		for _, f := range jsonfields.Of(st) {
+			names = append(names, f.Name)
 		}
 		for _, name := range candidateNames(st, nil) {
 			known := decoderKnows(st, name)
 			if ours := slices.Contains(names, name); ours != known {
-				t.Errorf("%v: name %q: typeFields has it %v, the decoder knows it %v", st, name, ours, known)
+				t.Errorf("%v: name %q: jsonfields.Of has it %v, the decoder knows it %v", st, name, ours, known)
 			}
 		}
 	}
@@ -186,8 +187,8 @@ func decoderKnows(st reflect.Type, name string) bool {
 // TestFieldQuirks pins down the puzzles' answers.
 func TestFieldQuirks(t *testing.T) {
 	got := map[string]string{}
-	for _, f := range typeFields(reflect.TypeFor[puzzle]()) {
-		got[f.name] = strconv.Itoa(len(f.index)) + strconv.FormatBool(f.quoted)
+	for _, f := range jsonfields.Of(reflect.TypeFor[puzzle]()) {
+		got[f.Name] = strconv.Itoa(len(f.Index)) + strconv.FormatBool(f.Quoted)
 	}
 	want := map[string]string{
 		"X": "2false", "Y": "1false", "W": "2false", "Exported": "2false", "PzStr": "1false",

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"sync"
 	"unsafe"
+
+	"github.com/kubeforge/kubeforge/runtime/jsonfields"
 )
 
 // op is what the decoder does with a JSON value for a Go type.
@@ -190,17 +192,17 @@ func buildMap(p *plan, t reflect.Type, building map[reflect.Type]*plan) {
 }
 
 func buildStruct(p *plan, t reflect.Type, building map[reflect.Type]*plan) {
-	fs := typeFields(t)
+	fs := jsonfields.Of(t)
 	if len(fs) > maxFields {
 		return
 	}
 	p.fields = make([]field, len(fs))
 	p.byName = make(map[string]int, len(fs))
 	for i, f := range fs {
-		out := field{name: f.name, bail: f.quoted}
+		out := field{name: f.Name, bail: f.Quoted}
 		st := t
 		var ft reflect.Type
-		for _, x := range f.index {
+		for _, x := range f.Index {
 			if st.Kind() == reflect.Pointer {
 				out.bail = true
 				break
@@ -214,7 +216,7 @@ func buildStruct(p *plan, t reflect.Type, building map[reflect.Type]*plan) {
 			out.plan = build(ft, building)
 		}
 		p.fields[i] = out
-		p.byName[f.name] = i
+		p.byName[f.Name] = i
 	}
 	p.op = opStruct
 }

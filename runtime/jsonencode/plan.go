@@ -9,6 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubeforge/kubeforge/runtime/jsonfields"
 )
 
 // op is what the encoder writes for a Go type.
@@ -275,12 +277,12 @@ func buildMap(p *plan, t reflect.Type, building map[planKey]*plan) {
 
 func buildStruct(p *plan, k planKey, building map[planKey]*plan) {
 	t := k.t
-	fs := typeFields(t)
+	fs := jsonfields.Of(t)
 	p.fields = make([]field, len(fs))
 	for i, f := range fs {
-		out := field{name: string(appendHTMLEscapedName(nil, f.name))}
+		out := field{name: string(appendHTMLEscapedName(nil, f.Name))}
 		st := t
-		for j, x := range f.index {
+		for j, x := range f.Index {
 			if j > 0 && st.Kind() == reflect.Pointer {
 				out.derefs = append(out.derefs, out.offset)
 				out.offset = 0
@@ -292,10 +294,10 @@ func buildStruct(p *plan, k planKey, building map[planKey]*plan) {
 		// A field is addressable when its struct is, or when it is
 		// reached through an embedded pointer.
 		addr := k.addr || len(out.derefs) > 0
-		out.plan = build(planKey{t: f.typ, addr: addr, quoted: f.quoted}, building)
-		if f.omitEmpty {
-			out.empty = emptyFunc(f.typ)
-			switch f.typ.Kind() {
+		out.plan = build(planKey{t: f.Type, addr: addr, quoted: f.Quoted}, building)
+		if f.OmitEmpty {
+			out.empty = emptyFunc(f.Type)
+			switch f.Type.Kind() {
 			case reflect.String:
 				out.omit = omitString
 			case reflect.Slice:
@@ -306,8 +308,8 @@ func buildStruct(p *plan, k planKey, building map[planKey]*plan) {
 				out.omit = omitCall
 			}
 		}
-		if f.omitZero {
-			out.zero = zeroFunc(f.typ)
+		if f.OmitZero {
+			out.zero = zeroFunc(f.Type)
 		}
 		p.fields[i] = out
 	}

@@ -1,8 +1,11 @@
-package jsondecode
-
-// Which JSON names a struct answers to, and which Go field each fills,
-// follows encoding/json's documented rules (and sigs.k8s.io/json's, which
-// are the same), quirks included:
+// Package jsonfields lists the JSON fields of a Go struct type as
+// encoding/json sees them, for the fast JSON decoder (runtime/jsondecode)
+// and encoder (runtime/jsonencode), which must both agree with it exactly.
+//
+// Which JSON names a struct has, which Go field each reads or fills, and
+// in which order encoding/json writes them, follows encoding/json's
+// documented rules (sigs.k8s.io/json's decoder has the same ones), quirks
+// included:
 //
 //   - exported fields, and embedded structs (exported or not, through a
 //     pointer or not), whose fields are promoted unless the embedded field
@@ -15,11 +18,14 @@ package jsondecode
 //     depth makes its own fields ambiguous there (not those of structs it
 //     embeds in turn);
 //   - among the fields of one name, the shallowest wins; at equal depth a
-//     single tagged one wins over untagged ones; otherwise none does and
-//     the name is unknown.
+//     single tagged one wins over untagged ones; otherwise none does: the
+//     name is neither decoded nor written;
+//   - the survivors are written in field index order.
 //
-// fields_test.go checks the result against encoding/json's own encoder
-// and sigs.k8s.io/json's decoder for every shipped type.
+// runtime/jsondecode's fields_test.go checks the names against
+// encoding/json's encoder and sigs.k8s.io/json's decoder for every
+// shipped type; runtime/jsonencode's parity tests check the output.
+package jsonfields
 
 import (
 	"reflect"
@@ -28,25 +34,27 @@ import (
 	"unicode"
 )
 
-// jsonField is one JSON name of a struct and the Go field it fills.
-type jsonField struct {
-	name   string
-	tagged bool  // the name came from a json tag
-	index  []int // reflect field indexes from the struct, through embedded ones
-	// quoted: a ",string" option on a bool, number or string field (an
-	// unnamed pointer to one included), which encoding/json then reads
-	// from a JSON string.
-	quoted bool
+// Field is one JSON name of a struct and the Go field it comes from.
+type Field struct {
+	Name   string
+	Tagged bool  // the name came from a json tag
+	Index  []int // reflect field indexes from the struct, through embedded ones
+	Type   reflect.Type
+	// Quoted: a ",string" option on a bool, number or string field (an
+	// unnamed pointer to one included), whose value is inside a JSON
+	// string.
+	Quoted    bool
+	OmitEmpty bool
+	OmitZero  bool
 }
 
-// typeFields returns the JSON fields of struct type t in field index order
-// (encoding/json's output order).
-func typeFields(t reflect.Type) []jsonField {
+// Of returns the JSON fields of struct type t in field index order.
+func Of(t reflect.Type) []Field {
 	type embedded struct {
 		typ   reflect.Type
 		index []int
 	}
-	var found []jsonField
+	var found []Field
 	explored := map[reflect.Type]bool{}
 	level := []embedded{{typ: t}}
 	// times: how often each type of level is embedded at its depth.
@@ -76,9 +84,14 @@ func typeFields(t reflect.Type) []jsonField {
 					}
 					continue
 				}
-				f := jsonField{name: name, tagged: name != "", index: index, quoted: hasOption(opts, "string") && quotable(ft.Kind())}
-				if !f.tagged {
-					f.name = sf.Name
+				f := Field{
+					Name: name, Tagged: name != "", Index: index, Type: sf.Type,
+					Quoted:    hasOption(opts, "string") && quotable(ft.Kind()),
+					OmitEmpty: hasOption(opts, "omitempty"),
+					OmitZero:  hasOption(opts, "omitzero"),
+				}
+				if !f.Tagged {
+					f.Name = sf.Name
 				}
 				found = append(found, f)
 				if times[e.typ] > 1 {
@@ -92,7 +105,7 @@ func typeFields(t reflect.Type) []jsonField {
 }
 
 // fieldName reads a struct field's json tag: its valid name ("" when
-// none), its options, and whether the field is decoded at all.
+// none), its options, and whether the field is written at all.
 func fieldName(sf reflect.StructField) (name, opts string, keep bool) {
 	if sf.Anonymous {
 		t := sf.Type
@@ -151,22 +164,22 @@ func validName(s string) bool {
 
 // dominant keeps, for each name, the field that wins over the others of
 // that name, if one does, and returns them in field index order.
-func dominant(found []jsonField) []jsonField {
-	byName := map[string][]jsonField{}
+func dominant(found []Field) []Field {
+	byName := map[string][]Field{}
 	for _, f := range found {
-		byName[f.name] = append(byName[f.name], f)
+		byName[f.Name] = append(byName[f.Name], f)
 	}
-	var out []jsonField
+	var out []Field
 	for _, fs := range byName {
-		depth := len(fs[0].index)
+		depth := len(fs[0].Index)
 		for _, f := range fs {
-			depth = min(depth, len(f.index))
+			depth = min(depth, len(f.Index))
 		}
-		var shallowest, tagged []jsonField
+		var shallowest, tagged []Field
 		for _, f := range fs {
-			if len(f.index) == depth {
+			if len(f.Index) == depth {
 				shallowest = append(shallowest, f)
-				if f.tagged {
+				if f.Tagged {
 					tagged = append(tagged, f)
 				}
 			}
@@ -178,6 +191,6 @@ func dominant(found []jsonField) []jsonField {
 			out = append(out, tagged[0])
 		}
 	}
-	slices.SortFunc(out, func(a, b jsonField) int { return slices.Compare(a.index, b.index) })
+	slices.SortFunc(out, func(a, b Field) int { return slices.Compare(a.Index, b.Index) })
 	return out
 }
