@@ -16,34 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/randfill"
 
-	admissionregistrationv1 "github.com/kubeforge/kubeforge/generated/admissionregistration/v1"
-	coordinationv1 "github.com/kubeforge/kubeforge/generated/coordination/v1"
-	corev1 "github.com/kubeforge/kubeforge/generated/core/v1"
-	eventsv1 "github.com/kubeforge/kubeforge/generated/events/v1"
-	infrav1 "github.com/kubeforge/kubeforge/generated/infra/v1"
-	rbacv1 "github.com/kubeforge/kubeforge/generated/rbac/v1"
-	shippingv1 "github.com/kubeforge/kubeforge/generated/shipping/v1"
-	shippingv1alpha1 "github.com/kubeforge/kubeforge/generated/shipping/v1alpha1"
+	"github.com/kubeforge/kubeforge/internal/shipped"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 )
-
-// shippedGroups are the generated group-versions: their schemas, types
-// and conversions.
-var shippedGroups = []struct {
-	gv          schema.GroupVersion
-	schemas     func() map[string]json.RawMessage
-	add         func(*runtime.Scheme) error
-	conversions func() []fieldmanager.Conversion
-}{
-	{admissionregistrationv1.SchemeGroupVersion, admissionregistrationv1.OpenAPISchemas, admissionregistrationv1.AddToScheme, nil},
-	{coordinationv1.SchemeGroupVersion, coordinationv1.OpenAPISchemas, coordinationv1.AddToScheme, nil},
-	{corev1.SchemeGroupVersion, corev1.OpenAPISchemas, corev1.AddToScheme, nil},
-	{eventsv1.SchemeGroupVersion, eventsv1.OpenAPISchemas, eventsv1.AddToScheme, eventsv1.Conversions},
-	{infrav1.SchemeGroupVersion, infrav1.OpenAPISchemas, infrav1.AddToScheme, nil},
-	{rbacv1.SchemeGroupVersion, rbacv1.OpenAPISchemas, rbacv1.AddToScheme, nil},
-	{shippingv1.SchemeGroupVersion, shippingv1.OpenAPISchemas, shippingv1.AddToScheme, nil},
-	{shippingv1alpha1.SchemeGroupVersion, shippingv1alpha1.OpenAPISchemas, shippingv1alpha1.AddToScheme, shippingv1alpha1.Conversions},
-}
 
 // shippedKinds is a registry of every generated group-version (schemas
 // and conversions) and the kinds of those group-versions that have a
@@ -53,23 +28,23 @@ func shippedKinds(t *testing.T) (*fieldmanager.Registry, []fieldmanager.Kind) {
 	reg := fieldmanager.NewRegistry()
 	scheme := runtime.NewScheme()
 	var kinds []fieldmanager.Kind
-	for _, g := range shippedGroups {
-		schemas := g.schemas()
-		if err := reg.AddSchemas(g.gv, schemas); err != nil {
+	for _, g := range shipped.GroupVersions {
+		schemas := g.Schemas()
+		if err := reg.AddSchemas(g.GV, schemas); err != nil {
 			t.Fatal(err)
 		}
-		if err := g.add(scheme); err != nil {
+		if err := g.AddToScheme(scheme); err != nil {
 			t.Fatal(err)
 		}
-		if g.conversions != nil {
-			for _, c := range g.conversions() {
+		if g.Conversions != nil {
+			for _, c := range g.Conversions() {
 				if err := reg.AddConversion(c); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
-		for kind := range scheme.KnownTypes(g.gv) {
-			gvk := g.gv.WithKind(kind)
+		for kind := range scheme.KnownTypes(g.GV) {
+			gvk := g.GV.WithKind(kind)
 			if strings.HasSuffix(kind, "List") || !declares(schemas, gvk) {
 				continue
 			}

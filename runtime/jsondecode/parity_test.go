@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -13,83 +12,23 @@ import (
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/randfill"
 
-	"github.com/kubeforge/kubeforge/generated"
-	admissionregistrationv1 "github.com/kubeforge/kubeforge/generated/admissionregistration/v1"
-	coordinationv1 "github.com/kubeforge/kubeforge/generated/coordination/v1"
-	corev1 "github.com/kubeforge/kubeforge/generated/core/v1"
-	eventsv1 "github.com/kubeforge/kubeforge/generated/events/v1"
-	infrav1 "github.com/kubeforge/kubeforge/generated/infra/v1"
-	rbacv1 "github.com/kubeforge/kubeforge/generated/rbac/v1"
-	shippingv1 "github.com/kubeforge/kubeforge/generated/shipping/v1"
-	shippingv1alpha1 "github.com/kubeforge/kubeforge/generated/shipping/v1alpha1"
+	"github.com/kubeforge/kubeforge/internal/shipped"
 	"github.com/kubeforge/kubeforge/runtime/jsondecode"
-	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
-// shippedResources are the resource tables of the generated
-// group-versions (generated/, over types/ and the k8s.io/api packages
-// types/doc.go serves); generated.AddToScheme registers their types.
-var shippedResources = [][]*resource.Info{
-	admissionregistrationv1.Resources,
-	coordinationv1.Resources,
-	corev1.Resources,
-	eventsv1.Resources,
-	infrav1.Resources,
-	rbacv1.Resources,
-	shippingv1.Resources,
-	shippingv1alpha1.Resources,
-}
-
-// shippedType is one Go type every shipped group-version's scheme knows:
-// its kinds, lists and the option types (DeleteOptions, ...) a request
-// body decodes into.
-type shippedType struct {
-	name string // group/version, Kind
-	typ  reflect.Type
-	// stored: a kind the apiserver stores (a schema of its own, not a
-	// list or an option type), which must decode on the fast path.
-	stored bool
-}
-
-func shippedTypes(t testing.TB) []shippedType {
+// shippedTypes are the Go types of every generated group-version
+// (internal/shipped).
+func shippedTypes(t testing.TB) []shipped.Type {
 	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := generated.AddToScheme(scheme); err != nil {
+	types, err := shipped.Types()
+	if err != nil {
 		t.Fatal(err)
 	}
-	stored := map[schema.GroupVersion]map[string]bool{}
-	for _, infos := range shippedResources {
-		for _, i := range infos {
-			gv := schema.GroupVersion{Group: i.Group, Version: i.Version}
-			if stored[gv] == nil {
-				stored[gv] = map[string]bool{}
-			}
-			stored[gv][i.Kind] = true
-		}
-	}
-	var out []shippedType
-	for gvk, typ := range scheme.AllKnownTypes() {
-		if gvk.Version == runtime.APIVersionInternal {
-			continue // apimachinery's internal watch event: never JSON
-		}
-		kinds, ok := stored[gvk.GroupVersion()]
-		if !ok {
-			// A group-version generated.AddToScheme registers but this
-			// test does not know would lose its stored-kind check.
-			t.Fatalf("%v is registered by generated.AddToScheme but missing from shippedResources", gvk.GroupVersion())
-		}
-		out = append(out, shippedType{name: gvk.GroupVersion().String() + ", " + gvk.Kind, typ: typ, stored: kinds[gvk.Kind]})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	if len(out) < 50 || len(stored) != len(shippedResources) {
-		t.Fatalf("%d shipped types of %d group-versions found, want every kind of every generated group-version", len(out), len(stored))
-	}
-	return out
+	return types
 }
 
 // fuzzer fills objects of any type with values that stress the decoder:
@@ -252,12 +191,12 @@ func TestParityShippedTypes(t *testing.T) {
 		n = 8
 	}
 	for _, st := range shippedTypes(t) {
-		t.Run(st.name, func(t *testing.T) {
+		t.Run(st.Name, func(t *testing.T) {
 			fast := 0
-			for i, data := range samples(t, st.typ, int64(len(st.name))*1000, n) {
-				if check(t, st.typ, data) {
+			for i, data := range samples(t, st.Type, int64(len(st.Name))*1000, n) {
+				if check(t, st.Type, data) {
 					fast++
-				} else if st.stored {
+				} else if st.Stored {
 					t.Errorf("object %d of a stored kind fell back: %s", i, data)
 				}
 			}
@@ -279,13 +218,13 @@ func TestParityMutated(t *testing.T) {
 		n, rounds = 2, 10
 	}
 	for _, st := range shippedTypes(t) {
-		t.Run(st.name, func(t *testing.T) {
-			r := rand.New(rand.NewSource(int64(len(st.name))))
+		t.Run(st.Name, func(t *testing.T) {
+			r := rand.New(rand.NewSource(int64(len(st.Name))))
 			fast, total := 0, 0
-			for _, data := range samples(t, st.typ, int64(len(st.name)), n) {
+			for _, data := range samples(t, st.Type, int64(len(st.Name)), n) {
 				for _, m := range mutations(r, data, rounds) {
 					total++
-					if check(t, st.typ, m) {
+					if check(t, st.Type, m) {
 						fast++
 					}
 				}

@@ -4,83 +4,28 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
-	"sort"
 	"testing"
 	"time"
 
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/randfill"
 
-	"github.com/kubeforge/kubeforge/generated"
-	admissionregistrationv1 "github.com/kubeforge/kubeforge/generated/admissionregistration/v1"
-	coordinationv1 "github.com/kubeforge/kubeforge/generated/coordination/v1"
-	corev1 "github.com/kubeforge/kubeforge/generated/core/v1"
-	eventsv1 "github.com/kubeforge/kubeforge/generated/events/v1"
-	infrav1 "github.com/kubeforge/kubeforge/generated/infra/v1"
-	rbacv1 "github.com/kubeforge/kubeforge/generated/rbac/v1"
-	shippingv1 "github.com/kubeforge/kubeforge/generated/shipping/v1"
-	shippingv1alpha1 "github.com/kubeforge/kubeforge/generated/shipping/v1alpha1"
+	"github.com/kubeforge/kubeforge/internal/shipped"
 	"github.com/kubeforge/kubeforge/runtime/jsonencode"
-	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
-// shippedResources are the resource tables of the generated
-// group-versions; generated.AddToScheme registers their types.
-var shippedResources = [][]*resource.Info{
-	admissionregistrationv1.Resources,
-	coordinationv1.Resources,
-	corev1.Resources,
-	eventsv1.Resources,
-	infrav1.Resources,
-	rbacv1.Resources,
-	shippingv1.Resources,
-	shippingv1alpha1.Resources,
-}
-
-// shippedType is one Go type a shipped group-version's scheme knows: its
-// kinds, lists and option types.
-type shippedType struct {
-	name   string // group/version, Kind
-	typ    reflect.Type
-	stored bool // a kind the apiserver stores
-}
-
-func shippedTypes(t testing.TB) []shippedType {
+// shippedTypes are the Go types of every generated group-version
+// (internal/shipped).
+func shippedTypes(t testing.TB) []shipped.Type {
 	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := generated.AddToScheme(scheme); err != nil {
+	types, err := shipped.Types()
+	if err != nil {
 		t.Fatal(err)
 	}
-	stored := map[schema.GroupVersion]map[string]bool{}
-	for _, infos := range shippedResources {
-		for _, i := range infos {
-			gv := schema.GroupVersion{Group: i.Group, Version: i.Version}
-			if stored[gv] == nil {
-				stored[gv] = map[string]bool{}
-			}
-			stored[gv][i.Kind] = true
-		}
-	}
-	var out []shippedType
-	for gvk, typ := range scheme.AllKnownTypes() {
-		if gvk.Version == runtime.APIVersionInternal {
-			continue // apimachinery's internal watch event: never JSON
-		}
-		kinds, ok := stored[gvk.GroupVersion()]
-		if !ok {
-			t.Fatalf("%v is registered by generated.AddToScheme but missing from shippedResources", gvk.GroupVersion())
-		}
-		out = append(out, shippedType{name: gvk.GroupVersion().String() + ", " + gvk.Kind, typ: typ, stored: kinds[gvk.Kind]})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	if len(out) < 50 || len(stored) != len(shippedResources) {
-		t.Fatalf("%d shipped types of %d group-versions found, want every kind of every generated group-version", len(out), len(stored))
-	}
-	return out
+	return types
 }
 
 // fuzzer fills objects of any type with values that stress the encoder:
@@ -197,20 +142,20 @@ func TestParityShippedTypes(t *testing.T) {
 		n = 10
 	}
 	for _, st := range shippedTypes(t) {
-		t.Run(st.name, func(t *testing.T) {
-			f := fuzzer(int64(len(st.name)) * 1000)
+		t.Run(st.Name, func(t *testing.T) {
+			f := fuzzer(int64(len(st.Name)) * 1000)
 			for range n {
-				v := reflect.New(st.typ)
+				v := reflect.New(st.Type)
 				f.Fill(v.Interface())
-				same(t, v.Interface(), st.stored)
-				same(t, v.Elem().Interface(), st.stored)
-				same(t, []any{v.Elem().Interface(), v.Interface()}, st.stored)
-				m := reflect.MakeMap(reflect.MapOf(reflect.TypeFor[string](), st.typ))
+				same(t, v.Interface(), st.Stored)
+				same(t, v.Elem().Interface(), st.Stored)
+				same(t, []any{v.Elem().Interface(), v.Interface()}, st.Stored)
+				m := reflect.MakeMap(reflect.MapOf(reflect.TypeFor[string](), st.Type))
 				m.SetMapIndex(reflect.ValueOf("<k>"), v.Elem())
-				same(t, m.Interface(), st.stored)
-				s := reflect.MakeSlice(reflect.SliceOf(st.typ), 1, 1)
+				same(t, m.Interface(), st.Stored)
+				s := reflect.MakeSlice(reflect.SliceOf(st.Type), 1, 1)
 				s.Index(0).Set(v.Elem())
-				same(t, s.Interface(), st.stored)
+				same(t, s.Interface(), st.Stored)
 			}
 		})
 	}
