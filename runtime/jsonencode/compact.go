@@ -202,21 +202,8 @@ func (c *compactor) object(depth int) bool {
 		if !c.value(depth) {
 			return false
 		}
-		c.space()
-		if c.i >= len(c.src) {
-			return false
-		}
-		switch c.src[c.i] {
-		case ',':
-			c.dst = append(c.dst, ',')
-			c.i++
-			c.space()
-		case '}':
-			c.dst = append(c.dst, '}')
-			c.i++
-			return true
-		default:
-			return false
+		if more, ok := c.next('}'); !more {
+			return ok
 		}
 	}
 }
@@ -234,21 +221,30 @@ func (c *compactor) array(depth int) bool {
 		if !c.value(depth) {
 			return false
 		}
-		c.space()
-		if c.i >= len(c.src) {
-			return false
-		}
-		switch c.src[c.i] {
-		case ',':
-			c.dst = append(c.dst, ',')
-			c.i++
-			c.space()
-		case ']':
-			c.dst = append(c.dst, ']')
-			c.i++
-			return true
-		default:
-			return false
+		if more, ok := c.next(']'); !more {
+			return ok
 		}
 	}
+}
+
+// next reads what follows a member or element, after spaces: a comma
+// (more to come, spaces after it skipped) or the closing byte of its
+// object or array (done); ok is false for anything else.
+func (c *compactor) next(closing byte) (more, ok bool) {
+	c.space()
+	if c.i >= len(c.src) {
+		return false, false
+	}
+	switch c.src[c.i] {
+	case ',':
+		c.dst = append(c.dst, ',')
+		c.i++
+		c.space()
+		return true, true
+	case closing:
+		c.dst = append(c.dst, closing)
+		c.i++
+		return false, true
+	}
+	return false, false
 }
