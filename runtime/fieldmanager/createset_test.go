@@ -79,14 +79,7 @@ func TestCreatePathMatchesKube(t *testing.T) {
 			k.HasStatus = hasStatus
 			t.Run(fmt.Sprintf("%s/status=%v", k.GVK, hasStatus), func(t *testing.T) {
 				for _, sub := range []string{"", "status"} {
-					fast, err := reg.FieldManager(k, sub)
-					if err != nil {
-						t.Fatal(err)
-					}
-					ref, err := fieldmanager.ReferenceFieldManager(reg, k, sub)
-					if err != nil {
-						t.Fatal(err)
-					}
+					fast, ref := fieldManagers(t, reg, k, sub)
 					for seed := range int64(40) {
 						createVariants(t, k, sub, fast, ref, fuzzer(seed))
 					}

@@ -20,6 +20,21 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 )
 
+// fieldManagers returns k's field manager for subresource sub and
+// apimachinery's, built from the same registry, to compare with.
+func fieldManagers(t *testing.T, reg *fieldmanager.Registry, k fieldmanager.Kind, sub string) (fast, ref *fieldmanager.FieldManager) {
+	t.Helper()
+	fast, err := reg.FieldManager(k, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err = fieldmanager.ReferenceFieldManager(reg, k, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fast, ref
+}
+
 // shippedKinds is a registry of every generated group-version (schemas
 // and conversions) and the kinds of those group-versions that have a
 // schema of their own, lists aside.

@@ -40,14 +40,7 @@ func TestUpdatePathMatchesKube(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/status=%v", k.GVK, hasStatus), func(t *testing.T) {
 				var fms [2][2]*fieldmanager.FieldManager // [subresource][fast, ref]
 				for i, sub := range []string{"", "status"} {
-					fast, err := reg.FieldManager(k, sub)
-					if err != nil {
-						t.Fatal(err)
-					}
-					ref, err := fieldmanager.ReferenceFieldManager(reg, k, sub)
-					if err != nil {
-						t.Fatal(err)
-					}
+					fast, ref := fieldManagers(t, reg, k, sub)
 					fms[i] = [2]*fieldmanager.FieldManager{fast, ref}
 				}
 				followed, plain := 0, 0
@@ -383,14 +376,7 @@ func TestUpdatePathCap(t *testing.T) {
 			continue
 		}
 		for _, sub := range []string{"", "status"} {
-			fast, err := reg.FieldManager(k, sub)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ref, err := fieldmanager.ReferenceFieldManager(reg, k, sub)
-			if err != nil {
-				t.Fatal(err)
-			}
+			fast, ref := fieldManagers(t, reg, k, sub)
 			live := k.New()
 			live.GetObjectKind().SetGroupVersionKind(k.GVK)
 			lm := live.(metav1.Object)
