@@ -60,14 +60,16 @@ func (f *FieldManager) UpdateNoErrors(liveObj, newObj runtime.Object, manager st
 // version's reset fields and stripped of the metadata fields no manager
 // owns; the entry gets the time now (UTC) and the set's JSON; one entry
 // needs no cap and no sort; an empty set leaves no entry, and
-// managedFields nil. Compare is compareSet. Any other write, and any
-// object compareSet does not follow, goes to apimachinery.
+// managedFields nil. Compare, the two filters and the JSON are
+// createFields' walk into a fieldsTree. Any other write, and any object
+// the walk does not follow, goes to apimachinery.
 type createPath struct {
 	typ        reflect.Type // the kind's (proven) Go type
 	gvk        schema.GroupVersionKind
 	apiVersion string
 	root       *cmpNode
 	reset      fieldpath.Filter // the version's reset fields; nil when none
+	resetSet   *fieldpath.Set   // what reset excludes
 }
 
 // stripSet is the fields managedfields' stripMetaManager takes out of
@@ -88,8 +90,8 @@ var stripSet = fieldpath.NewSet(
 )
 
 // newCreatePath is the create path of a proven kind's field manager for
-// subresource, or nil.
-func newCreatePath(tc *kindTypeConverter, subresource string, reset map[fieldpath.APIVersion]fieldpath.Filter) *createPath {
+// subresource, or nil; reset is the reset fields of the kind's version.
+func newCreatePath(tc *kindTypeConverter, subresource string, reset *fieldpath.Set) *createPath {
 	if tc == nil || tc.proven == nil || subresource != "" {
 		return nil
 	}
@@ -101,8 +103,11 @@ func newCreatePath(tc *kindTypeConverter, subresource string, reset map[fieldpat
 	if err != nil {
 		return nil
 	}
-	apiVersion := tc.gvk.GroupVersion().String()
-	return &createPath{typ: tc.proven, gvk: tc.gvk, apiVersion: apiVersion, root: root, reset: reset[fieldpath.APIVersion(apiVersion)]}
+	c := &createPath{typ: tc.proven, gvk: tc.gvk, apiVersion: tc.gvk.GroupVersion().String(), root: root}
+	if reset != nil {
+		c.reset, c.resetSet = fieldpath.NewExcludeSetFilter(reset), reset
+	}
+	return c
 }
 
 // track records newObj's managedFields when the write is a create the
@@ -123,19 +128,16 @@ func (c *createPath) track(liveObj, newObj runtime.Object, manager string) (runt
 	if manager == "" {
 		manager = "unknown"
 	}
-	set, err := compareSet(c.root, reflect.ValueOf(liveObj), reflect.ValueOf(newObj))
-	if err != nil {
+	tree := getFieldsTree(c.resetSet, stripSet)
+	defer putFieldsTree(tree)
+	if err := createFields(tree, c.root, reflect.ValueOf(liveObj), reflect.ValueOf(newObj)); err != nil {
 		return nil, false
 	}
-	if c.reset != nil {
-		set = c.reset.Filter(set)
-	}
-	set = set.Difference(stripSet)
-	if set.Empty() {
+	if tree.empty() {
 		obj.SetManagedFields(nil)
 		return newObj, true
 	}
-	raw, err := set.ToJSON()
+	raw, err := tree.appendJSON(make([]byte, 0, 512))
 	if err != nil {
 		return nil, false
 	}

@@ -14,7 +14,7 @@ import (
 // Compare of the live (empty) object and the new one reports as added
 // or modified. Compare zips the two objects through structured-merge-diff's
 // reflection, allocating values per field and looking fields up by name;
-// compareSet walks the two Go values directly, with a plan compiled once
+// createFields walks the two Go values directly, with a plan compiled once
 // per Go type and schema type, and gives the same set, or reports that it
 // cannot (anything Compare would refuse, and the few shapes it does not
 // follow itself), in which case the field manager's own Update runs.
@@ -305,13 +305,27 @@ func classify(n *cmpNode, rv reflect.Value) (cval, error) {
 func (v cval) isScalar() bool { return v.k >= vString }
 
 // cmpWalker collects what Compare reports as added, modified and
-// removed. A create's walk shares one set for added and modified and
-// keeps no removed one (nil): its manager owns nothing before.
+// removed. A create's walk puts added and modified fields in one
+// fieldsTree and keeps no removed ones: its manager owns nothing before.
 type cmpWalker struct {
 	path     fieldpath.Path
+	tree     *fieldsTree // a create's; nil: added and modified go to the sets
 	added    *fieldpath.Set
 	modified *fieldpath.Set
 	removed  *fieldpath.Set // nil: removed fields are not kept
+}
+
+// insert records p as Compare's added (or modified, when modified):
+// to the tree of a create, to its set otherwise.
+func (w *cmpWalker) insert(p fieldpath.Path, modified bool) {
+	switch {
+	case w.tree != nil:
+		w.tree.insert(p)
+	case modified:
+		w.modified.Insert(p)
+	default:
+		w.added.Insert(p)
+	}
 }
 
 func (w *cmpWalker) insertRemoved(p fieldpath.Path) {
@@ -368,7 +382,7 @@ func (w *cmpWalker) compare(a smdschema.Atom, l, r cval) error {
 	if !leaf {
 		switch {
 		case l.k == vAbsent:
-			w.added.Insert(w.path)
+			w.insert(w.path, false)
 		case r.k == vAbsent:
 			w.insertRemoved(w.path)
 		}
@@ -416,7 +430,7 @@ func scalarFitsVal(t smdschema.Scalar, v cval) bool {
 func (w *cmpWalker) doLeaf(l, r cval) error {
 	switch {
 	case l.k == vAbsent:
-		w.added.Insert(w.path)
+		w.insert(w.path, false)
 	case r.k == vAbsent:
 		w.insertRemoved(w.path)
 	default:
@@ -425,7 +439,7 @@ func (w *cmpWalker) doLeaf(l, r cval) error {
 			return err
 		}
 		if !eq {
-			w.modified.Insert(w.path)
+			w.insert(w.path, true)
 		}
 	}
 	return nil
@@ -778,7 +792,7 @@ func (w *cmpWalker) visitItems(t *smdschema.List, l, r cval) error {
 				return err
 			}
 			if !eq {
-				w.insertAt(w.modified, g.pe)
+				w.insertAt(g.pe, true)
 			}
 		case g.lc >= 2:
 			if g.rc != 0 {
@@ -787,7 +801,9 @@ func (w *cmpWalker) visitItems(t *smdschema.List, l, r cval) error {
 				}
 			}
 			if w.removed != nil {
-				w.insertAt(w.removed, g.pe)
+				w.path = append(w.path, g.pe)
+				w.removed.Insert(w.path)
+				w.path = w.path[:len(w.path)-1]
 			}
 		default:
 			if g.lc != 0 {
@@ -795,16 +811,16 @@ func (w *cmpWalker) visitItems(t *smdschema.List, l, r cval) error {
 					return err
 				}
 			}
-			w.insertAt(w.added, g.pe)
+			w.insertAt(g.pe, false)
 		}
 	}
 	return nil
 }
 
-// insertAt inserts w.path + pe into set.
-func (w *cmpWalker) insertAt(set *fieldpath.Set, pe fieldpath.PathElement) {
+// insertAt inserts w.path + pe as added (or modified).
+func (w *cmpWalker) insertAt(pe fieldpath.PathElement, modified bool) {
 	w.path = append(w.path, pe)
-	set.Insert(w.path)
+	w.insert(w.path, modified)
 	w.path = w.path[:len(w.path)-1]
 }
 
@@ -928,15 +944,12 @@ func (v cval) value() value.Value {
 	return value.NewValueInterface(nil)
 }
 
-// compareSet is Compare(live, obj)'s added and modified fields (both
-// pointers to root's Go type), or errNotFollowed.
-func compareSet(root *cmpNode, live, obj reflect.Value) (*fieldpath.Set, error) {
-	set := fieldpath.NewSet()
-	w := cmpWalker{path: make(fieldpath.Path, 0, 8), added: set, modified: set}
-	if err := w.walk(root, live, obj); err != nil {
-		return nil, err
-	}
-	return set, nil
+// createFields inserts Compare(live, obj)'s added and modified fields
+// (both pointers to root's Go type) into tree, or fails with
+// errNotFollowed.
+func createFields(tree *fieldsTree, root *cmpNode, live, obj reflect.Value) error {
+	w := cmpWalker{path: make(fieldpath.Path, 0, 8), tree: tree}
+	return w.walk(root, live, obj)
 }
 
 // comparison is Compare(live, obj) (both pointers to root's Go type), or

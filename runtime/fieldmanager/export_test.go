@@ -1,6 +1,7 @@
 package fieldmanager
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 
@@ -49,31 +50,52 @@ func KindTypeConverter(r *Registry, k Kind) managedfields.TypeConverter {
 }
 
 // CreateSets is what the create path of k's field manager makes of a
-// write of obj over live (followed false when it leaves the write to
-// apimachinery), and what structured-merge-diff's Compare of the two
-// typed objects reports as added or modified (err its error).
-func CreateSets(r *Registry, k Kind, live, obj runtime.Object) (got *fieldpath.Set, followed bool, want *fieldpath.Set, err error) {
+// write of obj over live, unfiltered (followed false when it leaves the
+// write to apimachinery), and what structured-merge-diff's Compare of the
+// two typed objects reports as added or modified (err its error); each
+// as a set and as the set's JSON.
+func CreateSets(r *Registry, k Kind, live, obj runtime.Object) (got, want SetJSON, followed bool, err error) {
 	r.mu.Lock()
 	tc := r.tc.forKind(k.GVK, k.New())
 	r.mu.Unlock()
 	c := newCreatePath(tc, "", nil)
 	if c == nil {
-		return nil, false, nil, fmt.Errorf("%s: no create path", k.GVK)
+		return got, want, false, fmt.Errorf("%s: no create path", k.GVK)
 	}
-	got, cerr := compareSet(c.root, reflect.ValueOf(live), reflect.ValueOf(obj))
+	tree := newFieldsTree(nil, nil)
+	if cerr := createFields(tree, c.root, reflect.ValueOf(live), reflect.ValueOf(obj)); cerr == nil {
+		followed = true
+		if got.JSON, err = tree.appendJSON(nil); err != nil {
+			return got, want, followed, fmt.Errorf("the tree's JSON: %w", err)
+		}
+		got.Set = &fieldpath.Set{}
+		if err := got.Set.FromJSON(bytes.NewReader(got.JSON)); err != nil {
+			return got, want, followed, fmt.Errorf("the tree's JSON %s: %w", got.JSON, err)
+		}
+	}
 	lt, err := tc.ObjectToTyped(live, typed.AllowDuplicates)
 	if err != nil {
-		return got, cerr == nil, nil, err
+		return got, want, followed, err
 	}
 	nt, err := tc.ObjectToTyped(obj, typed.AllowDuplicates)
 	if err != nil {
-		return got, cerr == nil, nil, err
+		return got, want, followed, err
 	}
 	cmp, err := lt.Compare(nt)
 	if err != nil {
-		return got, cerr == nil, nil, err
+		return got, want, followed, err
 	}
-	return got, cerr == nil, cmp.Added.Union(cmp.Modified), nil
+	want.Set = cmp.Added.Union(cmp.Modified)
+	if want.JSON, err = want.Set.ToJSON(); err != nil {
+		return got, want, followed, err
+	}
+	return got, want, followed, nil
+}
+
+// SetJSON is a set and its FieldsV1 JSON.
+type SetJSON struct {
+	Set  *fieldpath.Set
+	JSON []byte
 }
 
 // FollowsCreate: the create path records a write of obj over live

@@ -205,8 +205,8 @@ func (r *Registry) buildWith(k Kind, subresource string, alwaysCopy bool, tc man
 	}
 	out := &FieldManager{FieldManager: fm}
 	if ktc, ok := tc.(*kindTypeConverter); ok {
-		out.create = newCreatePath(ktc, subresource, reset)
-		out.update = newUpdatePath(ktc, subresource, reset, ownReset)
+		out.create = newCreatePath(ktc, subresource, ownReset)
+		out.update = newUpdatePath(ktc, subresource, ownReset)
 	}
 	return out, nil
 }

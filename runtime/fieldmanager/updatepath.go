@@ -61,7 +61,6 @@ type updatePath struct {
 	cmp         *createPath
 	subresource string
 	empty       *typed.TypedValue // an empty object, for schema reconciliation
-	resetSet    *fieldpath.Set    // what cmp.reset excludes; nil when none
 	sets        setCache
 }
 
@@ -70,7 +69,7 @@ const maxUpdateManagers = 10
 
 // newUpdatePath is the update path of a proven kind's field manager for
 // subresource ("" or "status"), or nil.
-func newUpdatePath(tc *kindTypeConverter, subresource string, reset map[fieldpath.APIVersion]fieldpath.Filter, resetSet *fieldpath.Set) *updatePath {
+func newUpdatePath(tc *kindTypeConverter, subresource string, reset *fieldpath.Set) *updatePath {
 	if subresource != "" && subresource != "status" {
 		return nil
 	}
@@ -83,10 +82,7 @@ func newUpdatePath(tc *kindTypeConverter, subresource string, reset map[fieldpat
 	if err != nil {
 		return nil
 	}
-	if (c.reset == nil) != (resetSet == nil) {
-		return nil
-	}
-	return &updatePath{cmp: c, subresource: subresource, empty: empty, resetSet: resetSet}
+	return &updatePath{cmp: c, subresource: subresource, empty: empty}
 }
 
 // managerEntry is one decoded managedFields entry.
@@ -273,7 +269,7 @@ func (u *updatePath) decode(src []metav1.ManagedFieldsEntry) ([]managerEntry, bo
 // filter is the version's reset fields filter (a copy only when it takes
 // something out).
 func (u *updatePath) filter(s *fieldpath.Set) *fieldpath.Set {
-	if u.cmp.reset == nil || s.Empty() || !excludes(u.resetSet, s) {
+	if u.cmp.reset == nil || s.Empty() || !excludes(u.cmp.resetSet, s) {
 		return s
 	}
 	return u.cmp.reset.Filter(s)
