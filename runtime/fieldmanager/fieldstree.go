@@ -146,14 +146,13 @@ func (t *fieldsTree) appendNode(b []byte, n int32, self bool) ([]byte, error) {
 // settle sorts node n's children and merges those of one element (the
 // second one's member mark and children go to the first).
 func (t *fieldsTree) settle(n int32) {
-	sorted, single := true, true
-	for k := t.nodes[n].first; k != 0; k = t.nodes[k].next {
+	sorted := true // and no element twice
+	for k := t.nodes[n].first; k != 0 && sorted; k = t.nodes[k].next {
 		if next := t.nodes[k].next; next != 0 && t.nodes[k].pe.Compare(t.nodes[next].pe) >= 0 {
 			sorted = false
 		}
-		single = false
 	}
-	if sorted || single {
+	if sorted {
 		return
 	}
 	kids := t.scratch[:0]
