@@ -45,15 +45,33 @@ go test -count=1 -race -timeout 10m ./runtime/storage
 go test -count=1 -race -short -timeout 10m ./runtime/jsondecode ./runtime/jsonencode
 
 step "fuzz (${FUZZTIME:=10s} per target; a crasher lands in testdata/fuzz and becomes a regression test)"
-for target in FuzzPatch FuzzBody FuzzListParams; do
-  go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" ./runtime/endpoints
-done
-for target in FuzzContinue FuzzNames; do
-  go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" ./runtime/storage
-done
-go test -run='^$' -fuzz='^FuzzUnmarshal$' -fuzztime="$FUZZTIME" ./runtime/jsondecode
-go test -run='^$' -fuzz='^FuzzMarshal$' -fuzztime="$FUZZTIME" ./runtime/jsonencode
-go test -run='^$' -fuzz='^FuzzObjectMeta$' -fuzztime="$FUZZTIME" ./runtime/validate
+# fuzz PKG TARGET runs one target for FUZZTIME. Go 1.26's fuzz coordinator can
+# fail a run with a bare "context deadline exceeded" when -fuzztime ends while
+# a worker is mid-call (golang/go#75804, fixed in Go 1.27): no input failed and
+# none is written. That one outcome is told apart from a real failure (which
+# always writes "Failing input written to ...") and answered by running the
+# target's corpus again as a plain test; anything else fails the step.
+fuzz() {
+  local pkg=$1 target=$2 out rc=0
+  out=$(mktemp)
+  go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" "$pkg" 2>&1 | tee "$out" || rc=$?
+  if ((rc != 0)); then
+    # The race's whole report: the FAIL line, the bare error, then FAIL.
+    if ! grep -q 'Failing input written to' "$out" &&
+      grep -A2 -e "^--- FAIL: ${target} " "$out" | tr '\n' '|' | grep -qE "^--- FAIL: ${target} \([0-9.]+s\)\|    context deadline exceeded\|FAIL\|$"; then
+      echo "fuzz: $target ended on Go's fuzztime race (golang/go#75804), no failing input; its corpus runs again as a test"
+      go test -count=1 -run="^${target}\$" "$pkg"
+    else
+      rm -f "$out"; return "$rc"
+    fi
+  fi
+  rm -f "$out"
+}
+for target in FuzzPatch FuzzBody FuzzListParams; do fuzz ./runtime/endpoints "$target"; done
+for target in FuzzContinue FuzzNames; do fuzz ./runtime/storage "$target"; done
+fuzz ./runtime/jsondecode FuzzUnmarshal
+fuzz ./runtime/jsonencode FuzzMarshal
+fuzz ./runtime/validate FuzzObjectMeta
 
 if [[ -z ${SKIP_E2E:-} && -f e2e/go.mod ]]; then
   step "kube-apiserver ${KUBERNETES_VERSION:-v1.37.2} for the aggregation test (built from k8s.io/kubernetes once per machine)"
