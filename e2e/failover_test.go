@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -23,16 +22,6 @@ type member struct {
 	peer, client   url.URL
 	e              *embed.Etcd
 	initialCluster string
-}
-
-func freeURL(t *testing.T) url.URL {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return url.URL{Scheme: "http", Host: l.Addr().String()}
 }
 
 func (m *member) start(t *testing.T) <-chan error {
@@ -97,16 +86,22 @@ func TestEtcdFailover(t *testing.T) {
 		endpoints = append(endpoints, m.client.String())
 		starts = append(starts, m.start(t))
 	}
-	for _, s := range starts {
-		if err := <-s; err != nil {
-			t.Fatal(err)
-		}
-	}
+	// Stopped however the starts end: a member that did start must not
+	// outlive the test (it writes into the test's directory).
 	t.Cleanup(func() {
 		for _, m := range members {
 			m.stop()
 		}
 	})
+	var startErr error
+	for _, s := range starts {
+		if err := <-s; err != nil && startErr == nil {
+			startErr = err
+		}
+	}
+	if startErr != nil {
+		t.Fatal(startErr)
+	}
 	var replicas []*apiserver
 	for i := range 2 {
 		s, err := startServerBin(binary, filepath.Join(dir, fmt.Sprintf("replica%d", i)), 0, "--etcd-servers", strings.Join(endpoints, ","))

@@ -14,10 +14,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/kubeforge/kubeforge/internal/freeport"
 	"github.com/kubeforge/kubeforge/runtime/etcd"
 )
 
@@ -231,16 +233,12 @@ func startFloor(ctx context.Context, bin, endpoint string) (*proc, string, error
 	}
 }
 
-// freeAddr finds a free loopback port (released again: a race with other
-// processes is possible, and shows up as a start-up error).
+// freeAddr is a free loopback address below the ephemeral port range
+// (internal/freeport says why).
 func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := freeport.Pick()
 	if err != nil {
-		return "", fmt.Errorf("find a free port: %w", err)
+		return "", err
 	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		return "", fmt.Errorf("release port %s: %w", addr, err)
-	}
-	return addr, nil
+	return "127.0.0.1:" + strconv.Itoa(p), nil
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubeforge/kubeforge/internal/freeport"
 	"github.com/kubeforge/kubeforge/runtime/discovery"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/openapi"
@@ -800,12 +800,11 @@ func TestAddGroupVersionErrors(t *testing.T) {
 // done; cancelling then ends Run cleanly.
 func TestReadyzWaitsForStartSteps(t *testing.T) {
 	free := func() int {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		p, err := freeport.Pick()
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer ln.Close()
-		return ln.Addr().(*net.TCPAddr).Port
+		return p
 	}
 	etcdPort, port := free(), free()
 	ctx, cancel := context.WithCancel(context.Background())
