@@ -94,8 +94,11 @@ type config struct {
 	genCPUProfile string
 	// etcdCPUProfile is where the apiserver's etcd's CPU profile of that
 	// phase goes.
-	etcdCPUProfile    string
-	cpuProfileSeconds int
+	etcdCPUProfile string
+	// floorEtcdCPUProfile is where the floor's etcd's CPU profile of that
+	// phase is written (empty: none).
+	floorEtcdCPUProfile string
+	cpuProfileSeconds   int
 }
 
 // selected reports whether the phase named name runs.
@@ -141,6 +144,7 @@ func main() {
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the apiserver during one phase (-cpuprofile-phase) to this file")
 	flag.StringVar(&c.genCPUProfile, "gen-cpuprofile", "", "write a CPU profile of the load generator itself (this process) during -cpuprofile-phase against the apiserver to this file")
 	flag.StringVar(&c.etcdCPUProfile, "etcd-cpuprofile", "", "write a CPU profile of the apiserver's etcd process during -cpuprofile-phase to this file (it serves the raw etcd side too, which runs after the apiserver's)")
+	flag.StringVar(&c.floorEtcdCPUProfile, "floor-etcd-cpuprofile", "", "write a CPU profile of the floor's etcd process during -cpuprofile-phase to this file (to compare with -etcd-cpuprofile)")
 	flag.StringVar(&c.cpuProfilePhase, "cpuprofile-phase", "create", "the phase -cpuprofile profiles")
 	flag.IntVar(&c.cpuProfileSeconds, "cpuprofile-seconds", 5, "how long the profile lasts from the phase's start (the apiserver idles after the phase, adding no samples)")
 	phases := flag.String("phases", "", "run only these phases (comma-separated name prefixes, e.g. \"create,list\" to measure memory with many objects); every phase when empty")

@@ -103,6 +103,8 @@ type bench struct {
 	profile   *profiler
 	// etcdProfile profiles the apiserver's etcd (-etcd-cpuprofile).
 	etcdProfile *profiler
+	// floorEtcdProfile profiles the floor's etcd (-floor-etcd-cpuprofile).
+	floorEtcdProfile *profiler
 }
 
 // sideProcs are the pids of a side's server and of its etcd, 0 where the
@@ -286,7 +288,15 @@ func (b *bench) startFloor(ctx context.Context, dir string, stops *[]func()) err
 	}
 	// Configured as the apiserver's etcd (a unix socket unless
 	// -etcd-plain), so that the two servers reach etcd the same way.
-	fe, err := startEtcdProc(ctx, filepath.Join(dir, "floor-etcd"), b.c.etcdPlain, "")
+	var pprofAddr string
+	if b.c.floorEtcdCPUProfile != "" {
+		var err error
+		if pprofAddr, err = freeAddr(); err != nil {
+			return err
+		}
+		b.floorEtcdProfile = &profiler{addr: pprofAddr, file: b.c.floorEtcdCPUProfile, phase: b.c.cpuProfilePhase, seconds: b.c.cpuProfileSeconds, what: "the floor's etcd"}
+	}
+	fe, err := startEtcdProc(ctx, filepath.Join(dir, "floor-etcd"), b.c.etcdPlain, pprofAddr)
 	if err != nil {
 		return fmt.Errorf("floor's etcd: %w", err)
 	}
@@ -329,7 +339,12 @@ func (b *bench) phase(ctx context.Context, name string, f func(s side) (result, 
 		return nil, fmt.Errorf("%s against the apiserver: %w", name, err)
 	}
 	if b.floor != nil {
-		if rw.floor, err = measure(b.flProcs, func() (result, error) { return f(b.floor) }); err != nil {
+		stopFloorEtcdProfile := b.floorEtcdProfile.start(ctx, name)
+		rw.floor, err = measure(b.flProcs, func() (result, error) { return f(b.floor) })
+		if perr := stopFloorEtcdProfile(); perr != nil {
+			fmt.Fprintf(os.Stderr, "bench: %v\n", perr)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s against the floor: %w", name, err)
 		}
 		rw.hasFloor = true

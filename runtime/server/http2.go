@@ -46,7 +46,9 @@ const (
 // the TLS connection whole (its 4 KiB buffer is bypassed for larger
 // frames), and crypto/tls sends each record of at most 16 KiB with its own
 // system call. Big responses are written in pieces that fill a record
-// with their frame header (endpoints' listFrameWrite).
+// with their frame header (endpoints' listFrameWrite). A response's
+// HEADERS frame waits for its first DATA and goes out in the same record
+// (headerHoldConn).
 func serveHTTP2(srv *http.Server, isProxy func(tls.ConnectionState) bool) error {
 	h2 := &http2.Server{}
 	if err := http2.ConfigureServer(srv, h2); err != nil {
@@ -64,7 +66,7 @@ func serveHTTP2(srv *http.Server, isProxy func(tls.ConnectionState) bool) error 
 			rc.burst, rc.rate = proxyResetFactor*resetBurst, proxyResetFactor*resetPerSecond
 			rc.tokens = rc.burst
 		}
-		h2.ServeConn(rc, &http2.ServeConnOpts{Context: ctx, Handler: onWorker(h), BaseConfig: hs})
+		h2.ServeConn(newHeaderHoldConn(rc), &http2.ServeConnOpts{Context: ctx, Handler: onWorker(h), BaseConfig: hs})
 	}
 	return nil
 }
