@@ -21,6 +21,7 @@ import (
 const (
 	holdHeadersFor = time.Millisecond
 	maxHeld        = 8 << 10 // writes larger than this pass at once
+	keptHeld       = 2 << 10 // the buffer a connection keeps between holds
 )
 
 type headerHoldConn struct {
@@ -69,6 +70,9 @@ func (c *headerHoldConn) Write(p []byte) (int, error) {
 	c.held = append(c.held, p...)
 	_, err := c.Conn.Write(c.held)
 	c.held = c.held[:0]
+	if cap(c.held) > keptHeld {
+		c.held = nil // an idle connection keeps no large buffer
+	}
 	if err != nil {
 		c.err = err
 		return 0, err

@@ -277,6 +277,7 @@ func TestResponseInOneWrite(t *testing.T) {
 			whole++
 		}
 	}
+	t.Logf("%d of %d responses in one write", whole, requests)
 	if whole < requests/2 {
 		t.Fatalf("%d of %d responses written in one write", whole, requests)
 	}
