@@ -19,13 +19,18 @@ import (
 // every case, carries it, or, when none comes within holdHeadersFor (a
 // watch's headers before its first event), a timer writes it alone.
 const (
-	holdHeadersFor = time.Millisecond
-	maxHeld        = 8 << 10 // writes larger than this pass at once
-	keptHeld       = 2 << 10 // the buffer a connection keeps between holds
+	maxHeld  = 8 << 10 // writes larger than this pass at once
+	keptHeld = 2 << 10 // the buffer a connection keeps between holds
 )
+
+// holdHeadersFor is how long headers wait for their DATA on new
+// connections (a variable for tests on loaded machines).
+var holdHeadersFor = time.Millisecond
 
 type headerHoldConn struct {
 	net.Conn // written to; a *resetLimitedConn over the TLS connection
+
+	holdFor time.Duration
 
 	mu    sync.Mutex
 	held  []byte
@@ -33,8 +38,8 @@ type headerHoldConn struct {
 	err   error       // of a write the timer made, returned by the next
 }
 
-func newHeaderHoldConn(c net.Conn) *headerHoldConn {
-	h := &headerHoldConn{Conn: c}
+func newHeaderHoldConn(c net.Conn, holdFor time.Duration) *headerHoldConn {
+	h := &headerHoldConn{Conn: c, holdFor: holdFor}
 	h.timer = time.AfterFunc(time.Hour, h.release)
 	h.timer.Stop()
 	return h
@@ -50,7 +55,7 @@ func (c *headerHoldConn) Write(p []byte) (int, error) {
 	if len(c.held) == 0 {
 		if len(p) <= maxHeld && endsWithOpenHeaders(p) {
 			c.held = append(c.held, p...)
-			c.timer.Reset(holdHeadersFor)
+			c.timer.Reset(c.holdFor)
 			return len(p), nil
 		}
 		return c.Conn.Write(p)

@@ -66,7 +66,7 @@ func serveHTTP2(srv *http.Server, isProxy func(tls.ConnectionState) bool) error 
 			rc.burst, rc.rate = proxyResetFactor*resetBurst, proxyResetFactor*resetPerSecond
 			rc.tokens = rc.burst
 		}
-		h2.ServeConn(newHeaderHoldConn(rc), &http2.ServeConnOpts{Context: ctx, Handler: onWorker(h), BaseConfig: hs})
+		h2.ServeConn(newHeaderHoldConn(rc, holdHeadersFor), &http2.ServeConnOpts{Context: ctx, Handler: onWorker(h), BaseConfig: hs})
 	}
 	return nil
 }
