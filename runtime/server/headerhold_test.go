@@ -217,11 +217,16 @@ func TestHeaderHoldConn(t *testing.T) {
 	if _, err := c.Write(open); err != nil {
 		t.Fatal(err)
 	}
-	for c.mu.Lock(); c.err == nil; c.mu.Lock() { // until the timer's write failed
-		c.mu.Unlock()
-		time.Sleep(short)
+	timedFailed := func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.err != nil
 	}
-	c.mu.Unlock()
+	for deadline := time.Now().Add(5 * time.Second); !timedFailed(); time.Sleep(short) {
+		if time.Now().After(deadline) {
+			t.Fatal("the timer's failed write was not recorded")
+		}
+	}
 	if _, err := c.Write(data); err == nil {
 		t.Fatal("a write after a failed timed write succeeded")
 	}
