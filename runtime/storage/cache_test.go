@@ -240,6 +240,41 @@ func TestCacheWatchResume(t *testing.T) {
 	}
 }
 
+// TestCacheWatchResumeOwnNamespace: a namespaced watch resumed from a
+// resourceVersion in the window replays only its namespace's events, as
+// the live events it is handed are; the window holds every namespace's,
+// and RBAC allowed the watch for one namespace only.
+func TestCacheWatchResumeOwnNamespace(t *testing.T) {
+	f, m := cacheFixture(t, "", BackendOptions{})
+	from := mustCreate(t, f, widget("ns", "w0", 1))
+	mustCreate(t, f, widget("other", "x1", 1))
+	mine := mustCreate(t, f, widget("ns", "w2", 1))
+	mustCreate(t, f, widget("other", "x3", 1))
+	if _, err := f.st.List(ctx, "", ListOptions{}); err != nil { // the cache has every event
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := f.st.Watch(wctx, "ns", WatchOptions{ListOptions: ListOptions{ResourceVersion: from.ResourceVersion}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEvent(t, next(t, ch), watch.Added, mine.Name, mine.ResourceVersion)
+	mustCreate(t, f, widget("other", "x4", 1))
+	live := mustCreate(t, f, widget("ns", "w5", 1))
+	wantEvent(t, next(t, ch), watch.Added, live.Name, live.ResourceVersion)
+	noEvent(t, ch, 50*time.Millisecond)
+	m.mu.Lock()
+	watchers := m.watchers
+	m.mu.Unlock()
+	if watchers != 1 {
+		t.Fatalf("%d cache watchers, want 1 (the watch must be served by the cache)", watchers)
+	}
+	cancel()
+	for range ch {
+	}
+}
+
 // TestCacheWindowOutlivesCompaction: what the window holds is served even
 // after etcd compacted it, as kube-apiserver's watch cache does.
 func TestCacheWindowOutlivesCompaction(t *testing.T) {

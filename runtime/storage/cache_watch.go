@@ -187,6 +187,16 @@ func (w *cacheWatcher[T, L]) serve(ctx context.Context, out chan<- Event[T]) {
 	}
 }
 
+// sees reports whether ev is in the watcher's namespace (every event for
+// a watch of all namespaces). dispatch hands a watcher only its
+// namespace's live events; a resumed watch's replay is taken from the
+// window of every namespace, so the check is made again on delivery: a
+// namespaced watch, and the RBAC that allowed it, never sees another
+// namespace's objects.
+func (w *cacheWatcher[T, L]) sees(ev *cachedEvent[T]) bool {
+	return w.ns == "" || ev.ns == w.ns
+}
+
 // deliver sends what ev means to this watcher, if anything: selectors
 // turn a change into ADDED or DELETED as an object starts or stops
 // matching, as kube does. false ends the watch.
@@ -201,7 +211,7 @@ func (w *cacheWatcher[T, L]) deliver(ev *cachedEvent[T], pending int, send func(
 		w.lastBookmark = time.Now()
 		return send(Event[T]{Type: watch.Bookmark, Object: ev.bookmark, Memo: &ev.memo})
 	}
-	if ev.rev <= w.minRev {
+	if ev.rev <= w.minRev || !w.sees(ev) {
 		return true
 	}
 	match := func(e *cacheEntry[T]) (bool, bool) {
@@ -338,7 +348,11 @@ func (c *watchCache[T, L]) watch(ctx context.Context, namespace string, opts Wat
 		}
 		w.minRev = rv
 		i := sort.Search(len(c.window), func(i int) bool { return c.window[i].rev > rv })
-		w.replay = append([]*cachedEvent[T](nil), c.window[i:]...)
+		for _, ev := range c.window[i:] {
+			if w.sees(ev) {
+				w.replay = append(w.replay, ev)
+			}
+		}
 	case current:
 		w.minRev = c.rev
 	case initial:
