@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/apimachinery/pkg/util/uuid"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 	"sigs.k8s.io/yaml"
 
@@ -30,7 +29,7 @@ const auditBodyLimit = 1 << 20
 // WithAudit writes the audit events of every request (kube's WithAudit,
 // inside authentication so the event names the user): RequestReceived,
 // ResponseStarted for watches, ResponseComplete, or Panic, as the policy
-// keeps them. Every response carries an Audit-Id header.
+// keeps them, each under the Audit-Id of its response.
 func WithAudit(next http.Handler, a *audit.Auditor) http.Handler {
 	if a == nil {
 		return next
@@ -84,13 +83,9 @@ func WithAudit(next http.Handler, a *audit.Auditor) http.Handler {
 }
 
 // startRecord begins the event of req for user u (nil: authentication
-// failed) and sets the Audit-Id header; nil when the policy says None.
+// failed) under the response's Audit-Id; nil when the policy says None.
 func startRecord(w http.ResponseWriter, req *http.Request, a *audit.Auditor, u *auth.User) *audit.Record {
-	id := req.Header.Get(AuditIDHeader)
-	if id == "" {
-		id = string(uuid.NewUUID())
-	}
-	w.Header().Set(AuditIDHeader, id)
+	id := auditID(w, req)
 	ri := request.InfoOf(req)
 	return a.Begin(auth.Attributes{User: u, Info: *ri}, func(ev *auditv1.Event) {
 		*ev = auditv1.Event{

@@ -91,6 +91,7 @@ func Chain(h http.Handler, o Options) http.Handler {
 	h = WithRequestInfo(h)
 	h = WithPanicRecovery(h, o.Logger)
 	h = WithBodyDeadline(h, o.RequestTimeout)
+	h = WithResponseHeaders(h)
 	return h
 }
 
