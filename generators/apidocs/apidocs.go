@@ -441,6 +441,18 @@ func validationText(v model.Validation) []string {
 		}
 		out = append(out, s)
 	}
+	if it := v.Items; it != nil {
+		each := validationText(it.Validation)
+		if it.EmbeddedResource {
+			each = append(each, "an embedded Kubernetes object")
+		}
+		if it.PreserveUnknownFields {
+			each = append(each, "unknown fields preserved")
+		}
+		for _, s := range each {
+			out = append(out, "each item: "+s)
+		}
+	}
 	return out
 }
 

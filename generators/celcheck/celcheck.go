@@ -1,6 +1,7 @@
-// Package celcheck checks every +kubebuilder:validation:XValidation rule at
-// generate time, as kube-apiserver checks a CRD's rules when it is written:
-// each rule is compiled and type-checked against the structural schema of
+// Package celcheck checks every CEL rule at generate time (those of
+// +kubebuilder:validation:XValidation and its items: form, +k8s:immutable
+// and the oneOf markers), as kube-apiserver checks a CRD's rules when it is
+// written: each rule is compiled and type-checked against the structural schema of
 // the field it stands on (built from the generated OpenAPI, as the server
 // builds it) and its cost estimated. A rule that does not compile, names a
 // field that does not exist or exceeds the cost limit fails generation
@@ -81,11 +82,15 @@ func checkVersion(v *model.Version, errs *markers.ErrorList) error {
 // rulePositions maps each rule's text to the position of its marker.
 func rulePositions(v *model.Version) map[string]model.Position {
 	out := map[string]model.Position{}
-	add := func(val model.Validation) {
+	var add func(val model.Validation)
+	add = func(val model.Validation) {
 		for _, x := range val.XValidations {
 			if _, ok := out[x.Rule]; !ok && x.Pos.File != "" {
 				out[x.Rule] = x.Pos
 			}
+		}
+		if val.Items != nil {
+			add(val.Items.Validation)
 		}
 	}
 	for _, t := range v.Types {

@@ -22,12 +22,13 @@ func TestRulesCheckedAtGenerateTime(t *testing.T) {
 		`types/rules/v1/types.go:13:5: rule "self.size() >": `,
 		`types/rules/v1/types.go:16:5: rule "self == 'x'": messageExpression: `,
 		`types/rules/v1/types.go:19:5: rule "self.all(a, self.all(b, a + b != ''))": estimated rule cost`,
+		`types/rules/v1/types.go:22:5: rule "self.nope == 1": compilation failed: ERROR: <input>:1:5: undefined field 'nope'`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("errors lack %q:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "large things need two") || strings.Count(got, "types/rules/v1/types.go:") != 4 {
-		t.Errorf("want exactly the four bad rules:\n%s", got)
+	if strings.Contains(got, "large things need two") || strings.Count(got, "types/rules/v1/types.go:") != 5 {
+		t.Errorf("want exactly the five bad rules:\n%s", got)
 	}
 }

@@ -72,8 +72,8 @@ func newBuiltin() (*Registry, error) {
 	// Defaults.
 	add(Definition{Name: "default", Target: tf, Value: val(RawArg, "JSON value"),
 		Help: "Default value, as JSON (`+default=5`, `+default={\"a\":1}`), or a bare string for string fields (`+default=medium`). Checked against the field's type."})
-	add(Definition{Name: "kubebuilder:default", Target: tf, Value: val(RawArg, "JSON value"),
-		Help: "Same as +default (kubebuilder spelling)."})
+	add(Definition{Name: "kubebuilder:default", Target: tf, Value: val(LiteralArg, "default value"),
+		Help: "Same as +default (kubebuilder spelling), and like controller-tools it also takes its literals: `{80,443}` or `80;443` for a list, `{replicas: 1}` for an object."})
 
 	// Lists, maps, structs.
 	add(Definition{Name: "listType", Target: tf, Value: val(StringArg, "list semantics", "atomic", "set", "map"),
@@ -135,15 +135,30 @@ func newBuiltin() (*Registry, error) {
 		{Name: "warning", Type: StringArg},
 	}, Help: "Accepted and ignored for now."})
 
-	// Validation.
+	// Validation. Every schema marker of controller-tools also has an
+	// items: spelling (+kubebuilder:validation:items:MaxLength=5) that
+	// applies to each item of a list, on fields and on list types.
+	validation := func(name string, d Definition, itemsHelp ...string) {
+		d.Name, d.Target = "kubebuilder:validation:"+name, tf
+		add(d)
+		items := d
+		items.Name, items.Alias = "kubebuilder:validation:items:"+name, ""
+		help := lowerFirst(d.Help)
+		if len(itemsHelp) > 0 {
+			help = itemsHelp[0]
+		}
+		items.Help = "Applies to each item of the list (OpenAPI items), on a list field or list type: " + help +
+			" An error on a field that is not a list, or on items the constraint does not fit."
+		add(items)
+	}
 	num := func(name, help string) {
-		add(Definition{Name: "kubebuilder:validation:" + name, Target: tf, Value: val(NumberArg, "number"), Help: help})
+		validation(name, Definition{Value: val(NumberArg, "number"), Help: help})
 	}
 	integer := func(name, help string) {
-		add(Definition{Name: "kubebuilder:validation:" + name, Target: tf, Value: val(IntArg, "integer"), Help: help})
+		validation(name, Definition{Value: val(IntArg, "integer"), Help: help})
 	}
 	flag := func(name, help string) {
-		add(Definition{Name: "kubebuilder:validation:" + name, Target: tf, Value: val(BoolArg, "true (default) or false"), Help: help})
+		validation(name, Definition{Value: val(BoolArg, "true (default) or false"), Help: help})
 	}
 	num("Minimum", "Smallest allowed value of a number.")
 	num("Maximum", "Largest allowed value of a number.")
@@ -152,35 +167,70 @@ func newBuiltin() (*Registry, error) {
 	num("MultipleOf", "The number must be a multiple of this.")
 	integer("MinLength", "Shortest allowed string length (in characters).")
 	integer("MaxLength", "Longest allowed string length (in characters).")
-	add(Definition{Name: "kubebuilder:validation:Pattern", Target: tf, Value: val(StringArg, "regular expression"),
+	validation("Pattern", Definition{Value: val(StringArg, "regular expression"),
 		Help: "The string must match this regular expression; write it as a raw string in backquotes."})
-	add(Definition{Name: "kubebuilder:validation:Enum", Target: tf, Value: val(AnyListArg, "allowed values"),
+	validation("Enum", Definition{Value: val(AnyListArg, "allowed values"),
 		Help: "Allowed values, separated by ; (`Enum=small;medium;large`)."})
 	integer("MinItems", "Fewest allowed list items.")
 	integer("MaxItems", "Most allowed list items.")
 	flag("UniqueItems", "List items must be unique.")
 	integer("MinProperties", "Fewest allowed map entries.")
 	integer("MaxProperties", "Most allowed map entries.")
-	add(Definition{Name: "kubebuilder:validation:Format", Target: tf, Value: val(StringArg, "OpenAPI format"),
+	validation("Format", Definition{Value: val(StringArg, "OpenAPI format"),
 		Help: "OpenAPI string format (email, uri, date-time, ...)."})
-	add(Definition{Name: "kubebuilder:validation:Type", Target: tf, Value: val(StringArg, "OpenAPI type", "string", "integer", "number", "boolean", "object", "array"),
-		Help: "Overrides the OpenAPI type."})
-	add(Definition{Name: "kubebuilder:validation:XValidation", Target: tf, Repeatable: true, Args: []Arg{
+	validation("Type", Definition{Value: val(StringArg, "OpenAPI type", "string", "integer", "number", "boolean", "object", "array"),
+		Help: "Overrides the OpenAPI type. Accepted for controller-tools compatibility; no effect here: the Go type decides the JSON (and the schema) of a value."})
+	validation("XValidation", Definition{Repeatable: true, Args: []Arg{
 		{Name: "rule", Type: StringArg, Required: true, Help: "CEL expression"},
 		{Name: "message", Type: StringArg, Help: "message when the rule fails"},
 		{Name: "messageExpression", Type: StringArg, Help: "CEL expression giving the message (a string)"},
 		{Name: "reason", Type: StringArg, Enum: []string{"FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"}, Help: "the error's reason (default FieldValueInvalid)"},
 		{Name: "fieldPath", Type: StringArg, Help: "path, relative to the rule's field, the error is reported at"},
 		{Name: "optionalOldSelf", Type: BoolArg, Help: "run the transition rule on creates too, with oldSelf an optional"},
-	}, Help: "A CEL validation rule, enforced on every write as kube-apiserver enforces a CRD's (Kubernetes' own CEL validator and library, cost limits and messages; transition rules with oldSelf run on updates), compiled and cost-checked when the server starts, and published in OpenAPI (x-kubernetes-validations)."})
+	}, Help: "A CEL validation rule, enforced on every write as kube-apiserver enforces a CRD's (Kubernetes' own CEL validator and library, cost limits and messages; transition rules with oldSelf run on updates), compiled and cost-checked when the server starts, and published in OpenAPI (x-kubernetes-validations)."},
+		"a CEL rule with self the item, enforced as +kubebuilder:validation:XValidation is, its error at the item's index (spec.names[1]).")
 	add(Definition{Name: "kubebuilder:validation:EmbeddedResource", Target: tf,
-		Help: "The field holds a whole Kubernetes object (apiVersion, kind, metadata)."})
-	add(Definition{Name: "kubebuilder:validation:XIntOrString", Target: tf,
-		Help: "The field accepts an integer or a string."})
+		Help: "The field holds a whole Kubernetes object (apiVersion, kind, metadata): x-kubernetes-embedded-resource in OpenAPI."})
+	validation("XIntOrString", Definition{
+		Help: "The value is an integer or a string (x-kubernetes-int-or-string). Accepted for controller-tools compatibility; no effect here: the Go type decides (intstr.IntOrString is one)."})
+	validation("XEmbeddedResource", Definition{Alias: "kubebuilder:validation:EmbeddedResource",
+		Help: "Same as +kubebuilder:validation:EmbeddedResource (controller-tools' spelling): the value is a whole Kubernetes object, x-kubernetes-embedded-resource in OpenAPI."},
+		"each item is a whole Kubernetes object (apiVersion, kind, metadata), x-kubernetes-embedded-resource on the items schema in OpenAPI.")
 	add(Definition{Name: "kubebuilder:validation:Schemaless", Target: FieldTarget,
 		Help: "No schema is published for the field."})
 	add(Definition{Name: "kubebuilder:pruning:PreserveUnknownFields", Target: tf,
-		Help: "Unknown fields inside this field are kept."})
+		Help: "Unknown fields inside this field are kept (x-kubernetes-preserve-unknown-fields in OpenAPI)."})
+	validation("XPreserveUnknownFields", Definition{Alias: "kubebuilder:pruning:PreserveUnknownFields",
+		Help: "Same as +kubebuilder:pruning:PreserveUnknownFields (controller-tools' older spelling): unknown fields inside the value are kept, x-kubernetes-preserve-unknown-fields in OpenAPI."},
+		"unknown fields inside each item are kept, x-kubernetes-preserve-unknown-fields on the items schema in OpenAPI.")
+
+	// Type-level CEL shorthands of controller-tools: each adds one
+	// x-kubernetes-validations rule to the struct, worded as controller-gen
+	// words it.
+	oneOf := func(name, help string) {
+		add(Definition{Name: "kubebuilder:validation:" + name, Target: TypeTarget, Repeatable: true,
+			Value: val(StringListArg, "JSON names of fields of the struct"), Help: help +
+				" The fields are JSON names of this struct (no nested paths), each optional (a pointer or omitempty, not +required), as controller-gen requires. Enforced by the CEL rule path as kube-apiserver enforces it (see +kubebuilder:validation:XValidation)."})
+	}
+	oneOf("ExactlyOneOf", "Exactly one of the listed fields must be set (`ExactlyOneOf=http;https`): the rule `(has(self.http)?1:0)+(has(self.https)?1:0) == 1`, message \"exactly one of the fields in [http https] must be set\".")
+	oneOf("AtMostOneOf", "At most one of the listed fields may be set: the rule `(has(self.a)?1:0)+(has(self.b)?1:0) <= 1`, message \"at most one of the fields in [a b] may be set\".")
+	oneOf("AtLeastOneOf", "At least one of the listed fields must be set: the rule `has(self.a)||has(self.b)`, message \"at least one of the fields in [a b] must be set\".")
+	add(Definition{Name: "k8s:immutable", Target: FieldTarget,
+		Help: "Once set, the field cannot change: the CEL rule `self == oldSelf` (message \"field is immutable\") on the field and, when the field is optional, `!has(oldSelf.f) || has(self.f)` (message \"field f is immutable once set\") on its struct, as controller-gen writes them; unset to set is allowed. Enforced on updates by the CEL rule path. Only in your own packages: on a field of k8s.io/api (which Kubernetes' declarative validation reads) it has no effect here."})
+
+	// OpenAPI documentation and CRD metadata.
+	add(Definition{Name: "kubebuilder:title", Target: tf, Value: val(TextArg, "title"),
+		Help: "The schema's title in OpenAPI (`+kubebuilder:title=\"Replica Count\"`): documentation only."})
+	add(Definition{Name: "kubebuilder:example", Target: FieldTarget, Value: val(LiteralArg, "example value"),
+		Help: "An example value, published as the schema's example in OpenAPI: documentation only. JSON, a bare string for string fields, or controller-tools' literals (`{8080,8443}`, `{cpu: \"100m\"}`); it must be a value of the field's type."})
+	add(Definition{Name: "kubebuilder:externalDocs", Target: tf, Args: []Arg{
+		{Name: "url", Type: StringArg, Required: true, Help: "an absolute URL or an absolute path"},
+		{Name: "description", Type: StringArg, Help: "what the link documents"},
+	}, Help: "A link to further documentation, published as the schema's externalDocs in OpenAPI: documentation only."})
+	add(Definition{Name: "kubebuilder:metadata", Target: TypeTarget, Args: []Arg{
+		{Name: "annotations", Type: StringListArg, Help: "key=value pairs (a;b)"},
+		{Name: "labels", Type: StringListArg, Help: "key=value pairs (a;b)"},
+	}, Help: "Labels and annotations controller-gen puts on the generated CRD object. Accepted and checked (every item key=value); no effect here: kubeforge serves the kind without a CustomResourceDefinition object."})
 
 	// k8s: spellings (declarative validation), equivalent to the above.
 	alias := func(name, canonical string, target Target) {
@@ -231,7 +281,12 @@ func newBuiltin() (*Registry, error) {
 		{Name: "serviceNamespace", Type: StringArg, Help: "accepted, unused"},
 		{Name: "servicePort", Type: IntArg, Help: "accepted, unused"},
 		{Name: "url", Type: StringArg, Help: "accepted, unused"},
+		{Name: "patch", Type: StringArg, Help: "a strategic merge patch controller-gen applies to the webhook's manifest: accepted, unused"},
 	}, Help: "A controller-runtime webhook of the project (in internal/webhook/<version>/ or a types package's *_webhook.go), run inside the server where kube-apiserver would call it over HTTPS: the type in the same package implementing the kind's Defaulter[T]/CustomDefaulter (mutating=true) or Validator[T]/CustomValidator (mutating=false) is called on every write through any version (README \"Bring a kubebuilder project\")."})
+	add(Definition{Name: "kubebuilder:webhookconfiguration", Target: all, Repeatable: true, Args: []Arg{
+		{Name: "mutating", Type: BoolArg, Required: true, Help: "a MutatingWebhookConfiguration (true) or a ValidatingWebhookConfiguration (false)"},
+		{Name: "name", Type: StringArg, Help: "the configuration object's name"},
+	}, Help: "Names the MutatingWebhookConfiguration or ValidatingWebhookConfiguration controller-gen writes for the +kubebuilder:webhook markers. Accepted and checked; no effect here: webhooks run in process, with no configuration object."})
 	tol("kubebuilder:ac", true, "applyconfiguration marker: accepted, no effect.")
 
 	return r, errors.Join(errs...)

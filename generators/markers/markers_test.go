@@ -33,6 +33,91 @@ func TestBuiltinTables(t *testing.T) {
 	}
 }
 
+// TestControllerToolsMarkers: every marker controller-tools v0.23.0 accepts
+// in a types package is registered, with help text, on (at least) the
+// declarations controller-tools accepts it on.
+func TestControllerToolsMarkers(t *testing.T) {
+	validation := []string{
+		"Maximum", "Minimum", "ExclusiveMaximum", "ExclusiveMinimum", "MultipleOf", "MinProperties", "MaxProperties",
+		"MaxLength", "MinLength", "Pattern", "MaxItems", "MinItems", "UniqueItems", "Enum", "Format", "Type",
+		"XPreserveUnknownFields", "XEmbeddedResource", "XIntOrString", "XValidation",
+	}
+	want := map[string]Target{}
+	for _, n := range validation {
+		want["kubebuilder:validation:"+n] = tf
+		want["kubebuilder:validation:items:"+n] = tf
+	}
+	for n, target := range map[string]Target{
+		"kubebuilder:validation:ExactlyOneOf": TypeTarget, "kubebuilder:validation:AtMostOneOf": TypeTarget,
+		"kubebuilder:validation:AtLeastOneOf": TypeTarget, "k8s:enum": TypeTarget,
+		"kubebuilder:validation:Required": pf, "kubebuilder:validation:Optional": pf, "required": FieldTarget, "optional": FieldTarget,
+		"k8s:required": FieldTarget, "k8s:optional": FieldTarget, "nullable": FieldTarget, "kubebuilder:default": FieldTarget,
+		"default": FieldTarget, "kubebuilder:example": FieldTarget, "kubebuilder:validation:EmbeddedResource": FieldTarget,
+		"kubebuilder:validation:Schemaless": FieldTarget, "k8s:immutable": FieldTarget, "k8s:maxItems": FieldTarget,
+		"k8s:minimum": FieldTarget, "k8s:maximum": FieldTarget, "kubebuilder:pruning:PreserveUnknownFields": tf,
+		"kubebuilder:title": tf, "listMapKey": tf, "listType": tf, "mapType": tf, "structType": tf, "k8s:listType": tf,
+		"k8s:listMapKey": tf, "kubebuilder:subresource:status": TypeTarget, "kubebuilder:subresource:scale": TypeTarget,
+		"kubebuilder:printcolumn": TypeTarget, "kubebuilder:resource": TypeTarget, "kubebuilder:storageversion": TypeTarget,
+		"kubebuilder:skipversion": TypeTarget, "kubebuilder:unservedversion": TypeTarget, "kubebuilder:deprecatedversion": TypeTarget,
+		"kubebuilder:metadata": TypeTarget, "kubebuilder:selectablefield": TypeTarget, "kubebuilder:externalDocs": tf,
+		"groupName": PackageTarget, "versionName": PackageTarget, "kubebuilder:skip": PackageTarget,
+		"kubebuilder:object:generate": pt, "kubebuilder:object:root": TypeTarget, "k8s:deepcopy-gen": pt,
+		"kubebuilder:rbac": PackageTarget, "kubebuilder:webhook": PackageTarget, "kubebuilder:webhookconfiguration": PackageTarget,
+		"kubebuilder:ac:generate": pt, "kubebuilder:ac:output:package": PackageTarget,
+	} {
+		want[n] = target
+	}
+	for name, target := range want {
+		d := Builtin().Lookup(name)
+		if d == nil {
+			d = Builtin().family(name)
+		}
+		switch {
+		case d == nil:
+			t.Errorf("controller-tools marker %q is not registered", name)
+		case d.Target&target != target:
+			t.Errorf("marker %q may stand on %s; controller-tools accepts it on %s", name, d.Target, target)
+		case d.Help == "":
+			t.Errorf("marker %q has no help text", name)
+		}
+	}
+}
+
+func TestParseLiteral(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string // want: JSON, or "error: <substring>"
+	}{
+		{`{8080,8443}`, `[8080,8443]`},
+		{`80;443`, `[80,443]`},
+		{`{cpu: "100m", memory: "128Mi"}`, `{"cpu":"100m","memory":"128Mi"}`},
+		{`{policy: delete, nested: {a: {1,2}}}`, `{"nested":{"a":[1,2]},"policy":"delete"}`},
+		{`{}`, `{}`},
+		{`{"a,b", c}`, `["a,b","c"]`},
+		{"{`x;y`,true,1.5}", `["x;y",true,1.5]`},
+		{`plain text`, `"plain text"`},
+		{`{a: 1, a: 2}`, `error: given twice`},
+		{`{a: 1, b}`, `error: not key: value`},
+		{`{a,,b}`, `error: empty item`},
+		{`{a`, `error: unterminated`},
+		{``, `error: empty value`},
+	} {
+		v, err := ParseLiteral(tt.in)
+		if strings.HasPrefix(tt.want, "error: ") {
+			if err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(tt.want, "error: ")) {
+				t.Errorf("ParseLiteral(%s) = %v, %v; want an error containing %q", tt.in, v, err, strings.TrimPrefix(tt.want, "error: "))
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseLiteral(%s): %v", tt.in, err)
+			continue
+		}
+		if got, _ := json.Marshal(v); string(got) != tt.want {
+			t.Errorf("ParseLiteral(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
 func line(text string) Line {
 	return Line{Text: text, Pos: Position{File: "a/types.go", Line: 7, Column: 2}}
 }
@@ -71,6 +156,40 @@ func TestParseLine(t *testing.T) {
 			map[string]any{"name": "Age", "type": "date", "JSONPath": ".metadata.creationTimestamp", "priority": int64(1)}, ""},
 		{`// +kubebuilder:validation:XValidation:rule="self.a > 0, or not",message="a, positive"`, FieldTarget, "kubebuilder:validation:XValidation",
 			map[string]any{"rule": "self.a > 0, or not", "message": "a, positive"}, ""},
+		// controller-tools v0.23.0 markers: items:, oneOf, immutable, docs, metadata.
+		{"// +kubebuilder:validation:items:MaxLength=5", FieldTarget, "kubebuilder:validation:items:MaxLength", int64(5), ""},
+		{"// +kubebuilder:validation:items:Minimum=-1.5", TypeTarget, "kubebuilder:validation:items:Minimum", -1.5, ""},
+		{"// +kubebuilder:validation:items:Pattern=`^[a-z]+$`", FieldTarget, "kubebuilder:validation:items:Pattern", "^[a-z]+$", ""},
+		{"// +kubebuilder:validation:items:Enum=a;b", FieldTarget, "kubebuilder:validation:items:Enum", []any{"a", "b"}, ""},
+		{"// +kubebuilder:validation:items:UniqueItems", FieldTarget, "kubebuilder:validation:items:UniqueItems", true, ""},
+		{"// +kubebuilder:validation:items:XEmbeddedResource", FieldTarget, "kubebuilder:validation:items:XEmbeddedResource", nil, ""},
+		{`// +kubebuilder:validation:items:XValidation:rule="self != 'x'",message="not x"`, FieldTarget, "kubebuilder:validation:items:XValidation",
+			map[string]any{"rule": "self != 'x'", "message": "not x"}, ""},
+		{"// +kubebuilder:validation:XPreserveUnknownFields", FieldTarget, "kubebuilder:pruning:PreserveUnknownFields", nil, ""},
+		{"// +kubebuilder:validation:XEmbeddedResource", TypeTarget, "kubebuilder:validation:EmbeddedResource", nil, ""},
+		{"// +kubebuilder:validation:ExactlyOneOf=http;https", TypeTarget, "kubebuilder:validation:ExactlyOneOf", []string{"http", "https"}, ""},
+		{"// +kubebuilder:validation:AtMostOneOf={a,b}", TypeTarget, "kubebuilder:validation:AtMostOneOf", []string{"a", "b"}, ""},
+		{"// +kubebuilder:validation:AtLeastOneOf=a;b", TypeTarget, "kubebuilder:validation:AtLeastOneOf", []string{"a", "b"}, ""},
+		{"// +k8s:immutable", FieldTarget, "k8s:immutable", nil, ""},
+		{`// +kubebuilder:title="Replica Count"`, FieldTarget, "kubebuilder:title", "Replica Count", ""},
+		{"// +kubebuilder:title=Replica Count", TypeTarget, "kubebuilder:title", "Replica Count", ""},
+		{`// +kubebuilder:title="42"`, FieldTarget, "kubebuilder:title", "42", ""},
+		{"// +kubebuilder:example={8080,8443}", FieldTarget, "kubebuilder:example", "{8080,8443}", ""},
+		{`// +kubebuilder:example="my-service"`, FieldTarget, "kubebuilder:example", `"my-service"`, ""},
+		{`// +kubebuilder:externalDocs:url=https://example.com/x,description="The guide"`, TypeTarget, "kubebuilder:externalDocs",
+			map[string]any{"url": "https://example.com/x", "description": "The guide"}, ""},
+		{`// +kubebuilder:metadata:annotations="a=b";"c=d",labels=team=x`, TypeTarget, "kubebuilder:metadata",
+			map[string]any{"annotations": []string{"a=b", "c=d"}, "labels": []string{"team=x"}}, ""},
+		{"// +kubebuilder:webhookconfiguration:mutating=true,name=my-config", PackageTarget, "kubebuilder:webhookconfiguration",
+			map[string]any{"mutating": true, "name": "my-config"}, ""},
+		{"// +kubebuilder:default={80,443}", FieldTarget, "kubebuilder:default", "{80,443}", ""},
+		{`// +kubebuilder:webhook:mutating=true,name=m.example.dev,groups=g,resources=r,versions=v1,verbs=create,patch="{}"`, PackageTarget, "kubebuilder:webhook",
+			map[string]any{"mutating": true, "name": "m.example.dev", "groups": []string{"g"}, "resources": []string{"r"}, "versions": []string{"v1"}, "verbs": []string{"create"}, "patch": "{}"}, ""},
+		// +k8s: tags may end in a comment, as gengo and controller-tools read them.
+		{"// +k8s:maxItems=16 # keeps CEL cost bounded", FieldTarget, "kubebuilder:validation:MaxItems", int64(16), ""},
+		{"// +k8s:minimum=0#no negatives", FieldTarget, "kubebuilder:validation:Minimum", 0.0, ""},
+		{"// +k8s:optional # why", FieldTarget, "optional", nil, ""},
+		{"// +k8s:immutable  # set once", FieldTarget, "k8s:immutable", nil, ""},
 		// Tolerated markers of other tools.
 		{"// +genclient", TypeTarget, "genclient", nil, ""},
 		{"// +genclient:nonNamespaced", TypeTarget, "genclient:nonNamespaced", nil, ""},
@@ -102,6 +221,28 @@ func TestParseLine(t *testing.T) {
 		{"// +kubebuilder:validation:Minimun:=5", FieldTarget, "", nil, `a/types.go:7:5: unknown marker "kubebuilder:validation:Minimun": did you mean "kubebuilder:validation:Minimum"?`},
 		{"// +kubebuilder:validation:Minimum:=abc", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:validation:Minimum": invalid number "abc"`},
 		{"// +kubebuilder:validation:Minimum 5", FieldTarget, "", nil, `a/types.go:7:5: malformed marker "+kubebuilder:validation:Minimum 5": unexpected "5" after the name (write +kubebuilder:validation:Minimum=value)`},
+		// Malformed new markers.
+		{"// +kubebuilder:validation:items:MaxLength=five", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:validation:items:MaxLength": invalid integer "five"`},
+		{"// +kubebuilder:validation:items:MaxLenght=5", FieldTarget, "", nil, `a/types.go:7:5: unknown marker "kubebuilder:validation:items:MaxLenght": did you mean "kubebuilder:validation:items:MaxLength"?`},
+		{"// +kubebuilder:validation:items:XPreserveUnknownFields=true", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:validation:items:XPreserveUnknownFields" takes no value, got "+kubebuilder:validation:items:XPreserveUnknownFields=true"`},
+		{`// +kubebuilder:validation:items:XValidation:message="m"`, FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:validation:items:XValidation": missing required argument "rule"`},
+		{"// +kubebuilder:validation:ExactlyOneOf", TypeTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:validation:ExactlyOneOf" needs a value: +kubebuilder:validation:ExactlyOneOf=<list of strings (a;b or {a,b})>`},
+		{"// +kubebuilder:validation:ExactlyOneOf=a;;b", TypeTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:validation:ExactlyOneOf": empty item in list "a;;b"`},
+		{"// +kubebuilder:validation:ExactlyOneOf=a;b", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:validation:ExactlyOneOf" may stand on type, not on a field`},
+		{"// +k8s:immutable=true", FieldTarget, "", nil, `a/types.go:7:5: marker "k8s:immutable" takes no value, got "+k8s:immutable=true"`},
+		{"// +k8s:immutable", TypeTarget, "", nil, `a/types.go:7:5: marker "k8s:immutable" may stand on field, not on a type`},
+		{"// +kubebuilder:title=5", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:title": want a string, got 5 (write "5" for the text)`},
+		{"// +kubebuilder:title=true", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:title": want a string, got true (write "true" for the text)`},
+		{"// +kubebuilder:title={a,b}", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:title": want a string, got the list or map {a,b} (quote it for the text)`},
+		{"// +kubebuilder:title", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:title" needs a value: +kubebuilder:title=<string>`},
+		{"// +kubebuilder:example", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:example" needs a value: +kubebuilder:example=<JSON value, a bare string for string fields, or a kubebuilder literal ({a,b}, {key: value})>`},
+		{"// +kubebuilder:example=1", TypeTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:example" may stand on field, not on a type`},
+		{"// +kubebuilder:externalDocs:description=x", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:externalDocs": missing required argument "url"`},
+		{"// +kubebuilder:externalDocs:URL=https://x", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:externalDocs": unknown argument "URL": did you mean "url"?`},
+		{"// +kubebuilder:metadata:label=a=b", TypeTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:metadata": unknown argument "label": did you mean "labels"?`},
+		{"// +kubebuilder:metadata:labels=a=b", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:metadata" may stand on type, not on a field`},
+		{"// +kubebuilder:webhookconfiguration:name=x", PackageTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:webhookconfiguration": missing required argument "mutating"`},
+		{"// +k8s:maxItems=x # y", FieldTarget, "", nil, `a/types.go:7:5: marker "k8s:maxItems": invalid integer "x"`},
 		// Wrong target.
 		{"// +kubebuilder:subresource:status", FieldTarget, "", nil, `a/types.go:7:5: marker "kubebuilder:subresource:status" may stand on type, not on a field`},
 		{"// +groupName=x.dev", TypeTarget, "", nil, `a/types.go:7:5: marker "groupName" may stand on package, not on a type`},

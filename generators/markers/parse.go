@@ -138,6 +138,13 @@ func (r *Registry) ParseLine(line Line, target Target) (*Marker, *Error) {
 		return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
 	}
 
+	// Kubernetes' declarative validation tags may end in a comment
+	// ("+k8s:maxItems=16 # why"), as gengo's codetags and controller-tools
+	// read them.
+	if strings.HasPrefix(body, "k8s:") {
+		body = stripTagComment(body)
+	}
+
 	// head is the name, possibly followed by ":firstArg", up to "=".
 	n := 0
 	for n < len(body) && isNameByte(body[n]) {
@@ -239,6 +246,30 @@ func (r *Registry) ParseLine(line Line, target Target) (*Marker, *Error) {
 		}
 	}
 	return m, nil
+}
+
+// stripTagComment drops a "# comment" (outside quotes) from the end of a
+// +k8s: marker body.
+func stripTagComment(body string) string {
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '"':
+			for i++; i < len(body) && body[i] != '"'; i++ {
+				if body[i] == '\\' {
+					i++
+				}
+			}
+		case '`':
+			if j := strings.IndexByte(body[i+1:], '`'); j >= 0 {
+				i += j + 1
+			} else {
+				return body
+			}
+		case '#':
+			return strings.TrimRight(body[:i], " \t")
+		}
+	}
+	return body
 }
 
 // ParseBlock parses every line of one comment block standing on a
@@ -440,9 +471,20 @@ func parseValue(a Arg, text string) (any, error) {
 			out = append(out, v)
 		}
 		return out, nil
-	case RawArg:
+	case RawArg, LiteralArg:
 		if strings.HasPrefix(t, "`") {
 			return unquote(t)
+		}
+		return t, nil
+	case TextArg:
+		if strings.HasPrefix(t, `"`) || strings.HasPrefix(t, "`") {
+			return unquote(t)
+		}
+		if _, err := strconv.ParseFloat(t, 64); err == nil || t == "true" || t == "false" || t == "null" {
+			return nil, fmt.Errorf("want a string, got %s (write \"%s\" for the text)", t, t)
+		}
+		if strings.HasPrefix(t, "{") || strings.Contains(t, ";") {
+			return nil, fmt.Errorf("want a string, got the list or map %s (quote it for the text)", t)
 		}
 		return t, nil
 	case AnyArg:

@@ -83,6 +83,17 @@ const (
 	// AnyArg is anything; parsed to the text as written. Used for tolerated
 	// markers of other tools.
 	AnyArg
+	// TextArg is a string that must not read as another kind of value: bare
+	// text, "double-quoted" or `raw`, but not an unquoted number, boolean,
+	// null, {list or map} or a;b list (controller-tools refuses those where
+	// it wants a string: +kubebuilder:title). Parsed to string.
+	TextArg
+	// LiteralArg is kept as written, like RawArg, for a value whose meaning
+	// depends on the field's type: JSON, a bare string for string fields,
+	// or one of controller-tools' literals ({a,b} lists, {key: value} maps,
+	// a;b lists). The loader decodes and checks it
+	// (+kubebuilder:default, +kubebuilder:example). Parsed to string.
+	LiteralArg
 )
 
 // String names the type as the reference documentation does.
@@ -104,6 +115,10 @@ func (a ArgType) String() string {
 		return "JSON value, or a bare string for string fields"
 	case AnyArg:
 		return "anything"
+	case TextArg:
+		return "string"
+	case LiteralArg:
+		return "JSON value, a bare string for string fields, or a kubebuilder literal ({a,b}, {key: value})"
 	}
 	return "none"
 }
@@ -295,6 +310,18 @@ func Closest(name string, names []string) string {
 		return ""
 	}
 	return best
+}
+
+// lowerFirst returns s with its first letter in lower case, for help texts
+// that continue a sentence ("Applies to each item: smallest allowed ...").
+func lowerFirst(s string) string {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return s
+	}
+	if len(s) > 1 && s[1] >= 'A' && s[1] <= 'Z' {
+		return s // an acronym (OpenAPI, CEL)
+	}
+	return string(s[0]+'a'-'A') + s[1:]
 }
 
 // levenshtein is the edit distance between a and b (bytes).

@@ -163,6 +163,7 @@ func (l *loader) externalOf(n *types.Named) *External {
 			f.Type = l.ref(m.Type(), pos, "field "+obj.Name()+"."+m.Name())
 			f.Validation = validationFrom(f.Markers)
 			l.checkValidation(&f.Validation, f.Markers, "field "+obj.Name()+"."+m.Name())
+			l.checkItems(&f.Validation, f.Markers, f.Type, "field "+obj.Name()+"."+m.Name())
 			f.Default = l.defaultOf(f.Markers, f.Type, f.Validation, "field "+obj.Name()+"."+m.Name())
 			setRequired(f, false)
 			if lt, ok := first(f.Markers, "listType").(string); ok {
@@ -385,6 +386,10 @@ func (l *loader) fillType(pi *pkgInfo, t *Type) {
 	}
 	t.Validation = validationFrom(t.Markers)
 	l.checkValidation(&t.Validation, t.Markers, subject)
+	self := &TypeRef{Kind: NamedRef, Name: t.Name, Package: t.Version.Package, Local: t}
+	l.checkItems(&t.Validation, t.Markers, self, subject)
+	t.SchemaDoc = l.schemaDoc(t.Markers, self, subject)
+	l.checkMetadata(t.Markers, subject)
 	l.enumFromConstants(pi, t)
 }
 

@@ -17,27 +17,48 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/validate"
 )
 
-// validationFrom reads every validation marker of ms.
+// Marker name prefixes of the validation markers and of their items: form.
+const (
+	validationPrefix = "kubebuilder:validation:"
+	itemsPrefix      = validationPrefix + "items:"
+)
+
+// validationFrom reads every validation marker of ms: the value's own
+// (+kubebuilder:validation:X) and its items' (+kubebuilder:validation:items:X).
 func validationFrom(ms Markers) Validation {
+	v := validationWith(ms, validationPrefix)
+	items := ItemsValidation{
+		Validation:            validationWith(ms, itemsPrefix),
+		EmbeddedResource:      ms.Has(itemsPrefix + "XEmbeddedResource"),
+		PreserveUnknownFields: ms.Has(itemsPrefix + "XPreserveUnknownFields"),
+	}
+	if !items.IsZero() || items.EmbeddedResource || items.PreserveUnknownFields {
+		v.Items = &items
+	}
+	return v
+}
+
+// validationWith reads the validation markers named prefix+X.
+func validationWith(ms Markers, prefix string) Validation {
 	var v Validation
 	f64 := func(name string) *float64 {
-		if x, ok := first(ms, "kubebuilder:validation:"+name).(float64); ok {
+		if x, ok := first(ms, prefix+name).(float64); ok {
 			return &x
 		}
 		return nil
 	}
 	i64 := func(name string) *int64 {
-		if x, ok := first(ms, "kubebuilder:validation:"+name).(int64); ok {
+		if x, ok := first(ms, prefix+name).(int64); ok {
 			return &x
 		}
 		return nil
 	}
 	b := func(name string) bool {
-		x, _ := first(ms, "kubebuilder:validation:"+name).(bool)
+		x, _ := first(ms, prefix+name).(bool)
 		return x
 	}
 	s := func(name string) string {
-		x, _ := first(ms, "kubebuilder:validation:"+name).(string)
+		x, _ := first(ms, prefix+name).(string)
 		return x
 	}
 	v.Minimum, v.Maximum, v.MultipleOf = f64("Minimum"), f64("Maximum"), f64("MultipleOf")
@@ -46,10 +67,10 @@ func validationFrom(ms Markers) Validation {
 	v.MinItems, v.MaxItems = i64("MinItems"), i64("MaxItems")
 	v.MinProperties, v.MaxProperties = i64("MinProperties"), i64("MaxProperties")
 	v.Pattern, v.Format = s("Pattern"), s("Format")
-	if e, ok := first(ms, "kubebuilder:validation:Enum").([]any); ok {
+	if e, ok := first(ms, prefix+"Enum").([]any); ok {
 		v.Enum = e
 	}
-	for _, mv := range ms["kubebuilder:validation:XValidation"] {
+	for _, mv := range ms[prefix+"XValidation"] {
 		if m, ok := mv.Value.(map[string]any); ok {
 			x := XValidation{}
 			x.Rule, _ = m["rule"].(string)
@@ -110,6 +131,16 @@ func MergeValidation(f, t Validation) Validation {
 		f.Format = t.Format
 	}
 	f.XValidations = append(append([]XValidation(nil), t.XValidations...), f.XValidations...)
+	switch {
+	case f.Items == nil:
+		f.Items = t.Items
+	case t.Items != nil:
+		items := *f.Items
+		items.Validation = MergeValidation(f.Items.Validation, t.Items.Validation)
+		items.EmbeddedResource = items.EmbeddedResource || t.Items.EmbeddedResource
+		items.PreserveUnknownFields = items.PreserveUnknownFields || t.Items.PreserveUnknownFields
+		f.Items = &items
+	}
 	return f
 }
 
@@ -137,6 +168,9 @@ func (l *loader) finishField(pi *pkgInfo, f *Field) {
 	subject := "field " + f.Parent.Name + "." + f.Name
 	f.Validation = validationFrom(f.Markers)
 	l.checkValidation(&f.Validation, f.Markers, subject)
+	l.checkItems(&f.Validation, f.Markers, f.Type, subject)
+	l.immutableRule(pi, f, subject)
+	f.SchemaDoc = l.schemaDoc(f.Markers, f.Type, subject)
 	if lt := namedLocal(f.Type); lt != nil {
 		f.Validation = MergeValidation(f.Validation, lt.Validation)
 	}
@@ -419,7 +453,8 @@ func (l *loader) defaultOf(ms Markers, typ *TypeRef, val Validation, subject str
 		}
 	}
 	raw = l.resolveRef(mv.Pos, raw)
-	v, err := decodeDefault(raw, typ)
+	// +kubebuilder:default also takes controller-tools' literals ({80,443}).
+	v, err := decodeValue(raw, typ, len(a) == 0)
 	if err != nil {
 		l.errorf(mv.Pos, "%s: invalid default %s: %v", subject, raw, err)
 		return nil
@@ -653,21 +688,37 @@ func (l *loader) resolveRef(pos Position, raw string) string {
 }
 
 // checkValidation rejects validation values no generated check can
-// enforce: an unknown format and a multipleOf that is not positive. In
+// enforce: an unknown format, a multipleOf that is not positive and a
+// pattern that does not compile, of the value and of its items. In
 // packages the user does not own they are left out instead (errorf).
 func (l *loader) checkValidation(v *Validation, ms Markers, subject string) {
+	l.checkValidationWith(v, ms, validationPrefix, subject)
+	if v.Items != nil {
+		l.checkValidationWith(&v.Items.Validation, ms, itemsPrefix, subject)
+	}
+}
+
+func (l *loader) checkValidationWith(v *Validation, ms Markers, prefix, subject string) {
 	pos := func(name string) Position {
-		if mv := ms["kubebuilder:validation:"+name]; len(mv) > 0 {
+		if mv := ms[prefix+name]; len(mv) > 0 {
 			return mv[0].Pos
 		}
 		return Position{}
 	}
+	what := ""
+	if prefix == itemsPrefix {
+		what = "items "
+	}
 	if v.Format != "" && !validate.KnownFormat(v.Format) {
-		l.errorf(pos("Format"), "%s: format %q is unknown (known: email, uri, url, uuid, date-time, date, hostname, ipv4, ipv6, cidr, byte, duration, ...)", subject, v.Format)
+		l.errorf(pos("Format"), "%s: %sformat %q is unknown (known: email, uri, url, uuid, date-time, date, hostname, ipv4, ipv6, cidr, byte, duration, ...)", subject, what, v.Format)
 		v.Format = ""
 	}
 	if v.MultipleOf != nil && *v.MultipleOf <= 0 {
-		l.errorf(pos("MultipleOf"), "%s: multipleOf %v must be greater than 0", subject, *v.MultipleOf)
+		l.errorf(pos("MultipleOf"), "%s: %smultipleOf %v must be greater than 0", subject, what, *v.MultipleOf)
 		v.MultipleOf = nil
+	}
+	if err := checkPattern(v.Pattern); err != nil {
+		l.errorf(pos("Pattern"), "%s: %spattern %q does not compile: %v", subject, what, v.Pattern, err)
+		v.Pattern = ""
 	}
 }

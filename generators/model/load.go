@@ -512,6 +512,11 @@ func (l *loader) build() {
 	}
 	for _, pi := range l.pkgs {
 		for _, t := range pi.v.Types {
+			l.typeRules(pi, t)
+		}
+	}
+	for _, pi := range l.pkgs {
+		for _, t := range pi.v.Types {
 			for _, f := range t.Fields {
 				l.finishField(pi, f)
 			}

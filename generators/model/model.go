@@ -259,6 +259,9 @@ type Type struct {
 	// Enum values from +enum / +kubebuilder:validation:Enum on the type (JSON values).
 	Validation Validation
 	Default    *Default
+	// SchemaDoc is +kubebuilder:title and +kubebuilder:externalDocs on the
+	// type (OpenAPI documentation only).
+	SchemaDoc SchemaDoc
 }
 
 // Field is one struct field.
@@ -303,6 +306,27 @@ type Field struct {
 	EmbeddedResource bool
 	// PreserveUnknownFields is +kubebuilder:pruning:PreserveUnknownFields.
 	PreserveUnknownFields bool
+
+	// SchemaDoc is +kubebuilder:title, +kubebuilder:example and
+	// +kubebuilder:externalDocs on the field (OpenAPI documentation only).
+	SchemaDoc SchemaDoc
+}
+
+// SchemaDoc is what the documentation markers add to a schema in OpenAPI:
+// nothing is validated by them.
+type SchemaDoc struct {
+	// Title is +kubebuilder:title.
+	Title string
+	// Example is +kubebuilder:example as canonical JSON, nil without one.
+	Example json.RawMessage
+	// ExternalDocs is +kubebuilder:externalDocs.
+	ExternalDocs *ExternalDocs
+}
+
+// ExternalDocs is a link to further documentation (OpenAPI externalDocs).
+type ExternalDocs struct {
+	URL         string
+	Description string
 }
 
 // RefKind says what shape a type reference has.
@@ -408,8 +432,26 @@ type Validation struct {
 	MinProperties *int64
 	MaxProperties *int64
 	Format        string
-	// XValidations are the CEL rules.
+	// XValidations are the CEL rules: +kubebuilder:validation:XValidation,
+	// then, as controller-gen orders them, the rules of +k8s:immutable (on
+	// a field; on a struct, one per optional immutable field before its
+	// own rules) and of +kubebuilder:validation:AtMostOneOf, ExactlyOneOf
+	// and AtLeastOneOf (on a struct).
 	XValidations []XValidation
+	// Items are the +kubebuilder:validation:items:* markers: the schema of
+	// each item of a list (OpenAPI items). Nil without any; the model has
+	// checked the value is a list and the constraints fit its items.
+	Items *ItemsValidation
+}
+
+// ItemsValidation is what +kubebuilder:validation:items:* markers say of
+// each item of a list. Its Validation has no Items of its own.
+type ItemsValidation struct {
+	Validation
+	// EmbeddedResource is items:XEmbeddedResource (each item is a whole
+	// Kubernetes object), PreserveUnknownFields items:XPreserveUnknownFields.
+	EmbeddedResource      bool
+	PreserveUnknownFields bool
 }
 
 // XValidation is a +kubebuilder:validation:XValidation rule: enforced by
@@ -429,7 +471,12 @@ func (v Validation) IsZero() bool {
 	return v.Minimum == nil && v.Maximum == nil && v.MultipleOf == nil &&
 		v.MinLength == nil && v.MaxLength == nil && v.Pattern == "" && len(v.Enum) == 0 &&
 		v.MinItems == nil && v.MaxItems == nil && !v.UniqueItems && v.Format == "" &&
-		v.MinProperties == nil && v.MaxProperties == nil && len(v.XValidations) == 0
+		v.MinProperties == nil && v.MaxProperties == nil && len(v.XValidations) == 0 && v.Items == nil
+}
+
+// HasRules reports whether v has CEL rules, its own or its items'.
+func (v Validation) HasRules() bool {
+	return len(v.XValidations) > 0 || v.Items != nil && len(v.Items.XValidations) > 0
 }
 
 // Position is a source position. File is relative to API.Root so output and
@@ -503,7 +550,8 @@ func (g *Group) External() bool {
 	return false
 }
 
-// HasRules reports whether a CEL rule (+kubebuilder:validation:XValidation)
+// HasRules reports whether a CEL rule (+kubebuilder:validation:XValidation,
+// its items: form, and the rules of +k8s:immutable and the oneOf markers)
 // stands on the kind's type or on any field or type it reaches.
 func (k *Kind) HasRules() bool {
 	seen := map[*Type]bool{}
@@ -524,11 +572,11 @@ func (k *Kind) HasRules() bool {
 			return false
 		}
 		seen[t] = true
-		if len(t.Validation.XValidations) > 0 {
+		if t.Validation.HasRules() {
 			return true
 		}
 		for _, f := range t.Fields {
-			if len(f.Validation.XValidations) > 0 || ref(f.Type) {
+			if f.Validation.HasRules() || ref(f.Type) {
 				return true
 			}
 		}

@@ -347,6 +347,9 @@ func (b *builder) namedSchema(t *model.Type, name string) (map[string]any, error
 		s["description"] = d
 	}
 	applyValidation(s, t.Validation)
+	if err := applyDoc(s, t.SchemaDoc); err != nil {
+		return nil, fmt.Errorf("build schema of %s: %w", t.Name, err)
+	}
 	if t.Default != nil {
 		if err := setDefault(s, t.Default); err != nil {
 			return nil, fmt.Errorf("build schema of %s: %w", t.Name, err)
@@ -377,6 +380,9 @@ func (b *builder) structSchema(t *model.Type, name string) (map[string]any, erro
 		}
 	}
 	applyValidation(s, t.Validation)
+	if err := applyDoc(s, t.SchemaDoc); err != nil {
+		return nil, fmt.Errorf("build schema of %s: %w", t.Name, err)
+	}
 	return s, nil
 }
 
@@ -459,6 +465,9 @@ func (b *builder) fieldSchema(f *model.Field, owner string) (map[string]any, err
 		s["description"] = d
 	}
 	applyValidation(s, f.Validation)
+	if err := applyDoc(s, f.SchemaDoc); err != nil {
+		return nil, fmt.Errorf("build schema of %s: %w", where, err)
+	}
 	def := f.Default
 	if def == nil {
 		if t := namedLocal(f.Type); t != nil && t.Kind != model.StructKind {
@@ -595,6 +604,9 @@ func (b *builder) refSchema(r *model.TypeRef, where string, depth int) (map[stri
 				return nil, err
 			}
 			applyValidation(s, t.Validation)
+			if err := applyDoc(s, t.SchemaDoc); err != nil {
+				return nil, fmt.Errorf("build schema of %s: %w", where, err)
+			}
 			return s, nil
 		}
 		if r.Package == "" {
@@ -683,6 +695,23 @@ func applyValidation(s map[string]any, v model.Validation) {
 	if v.Format != "" {
 		s["format"] = v.Format
 	}
+	if v.Items != nil {
+		// +kubebuilder:validation:items:*: on the items schema, as
+		// controller-gen writes them (a $ref with siblings goes into allOf).
+		if items, ok := s["items"].(map[string]any); ok {
+			applyValidation(items, v.Items.Validation)
+			if v.Items.EmbeddedResource {
+				items[extEmbedded] = true
+				if _, ok := items["type"]; !ok {
+					items["type"] = "object"
+				}
+			}
+			if v.Items.PreserveUnknownFields {
+				items[extPreserve] = true
+			}
+			s["items"] = wrapRef(items)
+		}
+	}
 	if len(v.XValidations) > 0 {
 		rules := make([]any, len(v.XValidations))
 		for i, x := range v.XValidations {
@@ -706,6 +735,29 @@ func applyValidation(s map[string]any, v model.Validation) {
 		}
 		s[extValidations] = rules
 	}
+}
+
+// applyDoc writes the documentation markers: title, example and
+// externalDocs, as controller-gen writes them into a CRD schema.
+func applyDoc(s map[string]any, d model.SchemaDoc) error {
+	if d.Title != "" {
+		s["title"] = d.Title
+	}
+	if d.Example != nil {
+		v, err := decodeAny(d.Example)
+		if err != nil {
+			return fmt.Errorf("decode example %s: %w", d.Example, err)
+		}
+		s["example"] = v
+	}
+	if d.ExternalDocs != nil {
+		ed := map[string]any{"url": d.ExternalDocs.URL}
+		if d.ExternalDocs.Description != "" {
+			ed["description"] = d.ExternalDocs.Description
+		}
+		s["externalDocs"] = ed
+	}
+	return nil
 }
 
 // generatedList is the schema of a list the lists generator writes.

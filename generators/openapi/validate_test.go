@@ -18,6 +18,9 @@ import (
 type schema struct {
 	Ref                  string             `json:"$ref"`
 	Description          string             `json:"description"`
+	Title                string             `json:"title"`
+	Example              any                `json:"example"`
+	ExternalDocs         *externalDocs      `json:"externalDocs"`
 	Type                 string             `json:"type"`
 	Format               string             `json:"format"`
 	Properties           map[string]*schema `json:"properties"`
@@ -56,6 +59,11 @@ type schema struct {
 	Patch    string `json:"x-kubernetes-patch-strategy"`
 	PatchKey string `json:"x-kubernetes-patch-merge-key"`
 	Unions   any    `json:"x-kubernetes-unions"`
+}
+
+type externalDocs struct {
+	URL         string `json:"url"`
+	Description string `json:"description"`
 }
 
 func decodeStrict(t *testing.T, name string, raw json.RawMessage) *schema {

@@ -122,6 +122,37 @@ func TestGeneratedValidation(t *testing.T) {
 			[]string{`spec.email: Invalid value: "not-an-email": must be of type email`}},
 		{"email passes", func(w *v1.Widget) { w.Spec.Email = "a@example.com" }, nil},
 
+		// +kubebuilder:validation:items:* apply to each item, at its index.
+		{"items markers pass", func(w *v1.Widget) {
+			w.Spec.Gates = []string{"ab", "abcde"}
+			w.Spec.ListenPorts = v1.Ports{2, 65534}
+			w.Spec.Grades = &[]int32{1, 3}
+			w.Spec.Weights = []float64{0.5}
+			w.Spec.Emails = []string{"a@example.com"}
+			w.Spec.Matrix = [][]int32{{1}, {1, 2}}
+			w.Spec.Settings = []map[string]string{{"a": "b"}, {}}
+		}, nil},
+		{"items maxLength at the item's index", func(w *v1.Widget) { w.Spec.Gates = []string{"ab", "abcdef"} },
+			[]string{`spec.gates[1]: Too long: may not be more than 5 characters`}},
+		{"items minLength and pattern", func(w *v1.Widget) { w.Spec.Gates = []string{"a", "ab", "A1"} },
+			[]string{`spec.gates[0]: Too short: must be at least 2 characters`, `spec.gates[2]: Invalid value: "A1": must match '^[a-z]+$'`}},
+		{"maxItems still on the list", func(w *v1.Widget) { w.Spec.Gates = []string{"ab", "ab", "ab", "ab", "ab"} },
+			[]string{`spec.gates: Too many: 5: must have at most 4 items`}},
+		{"items bounds from the list type", func(w *v1.Widget) { w.Spec.ListenPorts = v1.Ports{2, 0, 65536} },
+			[]string{`spec.listenPorts[1]: Invalid value: 0: must be greater than or equal to 1`, `spec.listenPorts[2]: Invalid value: 65536: must be less than or equal to 65535`}},
+		{"items multipleOf from the field beside the type's", func(w *v1.Widget) { w.Spec.ListenPorts = v1.Ports{2, 3} },
+			[]string{`spec.listenPorts[1]: Invalid value: 3: must be a multiple of 2`}},
+		{"items enum behind a pointer", func(w *v1.Widget) { w.Spec.Grades = &[]int32{1, 4} },
+			[]string{`spec.grades[1]: Unsupported value: 4: supported values: "1", "2", "3"`}},
+		{"items exclusive minimum", func(w *v1.Widget) { w.Spec.Weights = []float64{1, 0} },
+			[]string{`spec.weights[1]: Invalid value: 0: must be greater than 0`}},
+		{"items format", func(w *v1.Widget) { w.Spec.Emails = []string{"a@example.com", "nope"} },
+			[]string{`spec.emails[1]: Invalid value: "nope": must be of type email`}},
+		{"items maxItems and minItems on a list of lists", func(w *v1.Widget) { w.Spec.Matrix = [][]int32{{1, 2, 3}, {}} },
+			[]string{`spec.matrix[0]: Too many: 3: must have at most 2 items`, `spec.matrix[1]: Too few: 0: must have at least 1 item`}},
+		{"items maxProperties on a list of maps", func(w *v1.Widget) { w.Spec.Settings = []map[string]string{{"a": "1", "b": "2"}} },
+			[]string{`spec.settings[0]: Too many: 2: must have at most 1 item`}},
+
 		{"hook on the kind gets the root path", func(w *v1.Widget) { w.Spec.Owner = "nobody" },
 			[]string{`spec.owner: Forbidden: nobody may not own a widget`}},
 		{"hook on every Part after its markers", func(w *v1.Widget) { w.Spec.Parts = []v1.Part{{Name: "ok"}, {Name: "forbidden"}} },

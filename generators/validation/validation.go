@@ -26,6 +26,9 @@
 //     messages ("should" spelled "must", no "in body" prefix). Scalar markers
 //     (lengths, pattern, enum, format, bounds) on a slice or map field apply
 //     to its items/values; item and property markers to the collection.
+//     The +kubebuilder:validation:items:* markers (Validation.Items) apply
+//     to each item of a list, at its index (spec.tags[1]), before the
+//     list's own scalar markers.
 //   - listType=set and UniqueItems: field.Duplicate at the repeated index;
 //     listType=map: field.Duplicate at the key of the repeated item.
 //   - recursion through structs, pointers, slices (spec.parcels[1].count),
@@ -655,7 +658,13 @@ func (g *gen) list(r resolved, val model.Validation, f *model.Field, x, path fun
 	g.loop++
 	item := func() *jen.Statement { return x().Index(jen.Id(i)) }
 	ipath := func() *jen.Statement { return path().Dot("Index").Call(jen.Id(i)) }
-	inner, err := g.item(er, scalarOnly(val), item, ipath)
+	// Each item: the +kubebuilder:validation:items:* markers, and (where
+	// those say nothing) the scalar markers written on the list itself.
+	itemVal := scalarOnly(val)
+	if val.Items != nil {
+		itemVal = model.MergeValidation(val.Items.Validation, itemVal)
+	}
+	inner, err := g.item(er, itemVal, item, ipath)
 	g.loop--
 	if err != nil {
 		return nil, fmt.Errorf("items: %w", err)

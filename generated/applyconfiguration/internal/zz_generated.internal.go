@@ -110,6 +110,12 @@ var schemaYAML = typed.YAMLObject(`types:
           elementRelationship: associative
           keys:
           - id
+    - name: gates
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: atomic
     - name: openingHours
       type:
         map:

@@ -161,6 +161,21 @@ func OpenAPISchemas() map[string]json.RawMessage {
       "x-kubernetes-patch-merge-key": "id",
       "x-kubernetes-patch-strategy": "merge"
     },
+    "gates": {
+      "description": "Gates are the names of the loading gates, short and in lower case.",
+      "example": [
+        "north",
+        "south-1"
+      ],
+      "items": {
+        "maxLength": 8,
+        "minLength": 1,
+        "pattern": "^[a-z][a-z0-9-]*$",
+        "type": "string"
+      },
+      "maxItems": 16,
+      "type": "array"
+    },
     "openingHours": {
       "additionalProperties": {
         "$ref": "#/components/schemas/dev.kubeforge.infra.v1.Hours"

@@ -18,7 +18,8 @@ import (
 
 // Patterns of +kubebuilder:validation:Pattern, compiled once (checked at generation time).
 var (
-	pattern0 = regexp.MustCompile("^([01][0-9]|2[0-3]):[0-5][0-9]$")
+	pattern0 = regexp.MustCompile("^[a-z][a-z0-9-]*$")
+	pattern1 = regexp.MustCompile("^([01][0-9]|2[0-3]):[0-5][0-9]$")
 )
 
 // ValidateWarehouse validates a Warehouse: its metadata (a cluster-scoped object named as a DNS subdomain),
@@ -71,6 +72,22 @@ func validate_WarehouseSpec(obj *v1.WarehouseSpec, fldPath *field.Path) field.Er
 	if len(obj.Zones) != 0 {
 		errs = append(errs, validate.Unique(fldPath.Child("zones"), obj.Zones)...)
 	}
+	if len(obj.Gates) != 0 {
+		if len(obj.Gates) > 16 {
+			errs = append(errs, field.TooMany(fldPath.Child("gates"), len(obj.Gates), 16))
+		}
+		for i := range obj.Gates {
+			if utf8.RuneCountInString(obj.Gates[i]) > 8 {
+				errs = append(errs, field.TooLongCharacters(fldPath.Child("gates").Index(i), obj.Gates[i], 8))
+			}
+			if utf8.RuneCountInString(obj.Gates[i]) < 1 {
+				errs = append(errs, field.TooShort(fldPath.Child("gates").Index(i), obj.Gates[i], 1))
+			}
+			if !pattern0.MatchString(obj.Gates[i]) {
+				errs = append(errs, field.Invalid(fldPath.Child("gates").Index(i), obj.Gates[i], "must match '^[a-z][a-z0-9-]*$'"))
+			}
+		}
+	}
 	return errs
 }
 
@@ -100,14 +117,14 @@ func validate_Hours(obj *v1.Hours, fldPath *field.Path) field.ErrorList {
 	if obj.Open == "" {
 		errs = append(errs, field.Required(fldPath.Child("open"), ""))
 	} else {
-		if !pattern0.MatchString(obj.Open) {
+		if !pattern1.MatchString(obj.Open) {
 			errs = append(errs, field.Invalid(fldPath.Child("open"), obj.Open, "must match '^([01][0-9]|2[0-3]):[0-5][0-9]$'"))
 		}
 	}
 	if obj.Close == "" {
 		errs = append(errs, field.Required(fldPath.Child("close"), ""))
 	} else {
-		if !pattern0.MatchString(obj.Close) {
+		if !pattern1.MatchString(obj.Close) {
 			errs = append(errs, field.Invalid(fldPath.Child("close"), obj.Close, "must match '^([01][0-9]|2[0-3]):[0-5][0-9]$'"))
 		}
 	}

@@ -74,6 +74,15 @@ type WarehouseSpec struct {
 	// +kubebuilder:validation:UniqueItems=true
 	// +optional
 	Zones []string `json:"zones,omitempty"`
+
+	// Gates are the names of the loading gates, short and in lower case.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=8
+	// +kubebuilder:validation:items:Pattern=`^[a-z][a-z0-9-]*$`
+	// +kubebuilder:example={north,south-1}
+	// +optional
+	Gates []string `json:"gates,omitempty"`
 }
 
 // Warehouse is a cluster-scoped place where shipments start and end. Its list

@@ -27,6 +27,8 @@ type WarehouseSpecApplyConfiguration struct {
 	Bonded *bool `json:"bonded,omitempty"`
 	// Zones are the named areas inside the warehouse.
 	Zones []string `json:"zones,omitempty"`
+	// Gates are the names of the loading gates, short and in lower case.
+	Gates []string `json:"gates,omitempty"`
 }
 
 // WarehouseSpec constructs an empty WarehouseSpecApplyConfiguration.
@@ -84,6 +86,14 @@ func (b *WarehouseSpecApplyConfiguration) WithBonded(value bool) *WarehouseSpecA
 func (b *WarehouseSpecApplyConfiguration) WithZones(values ...string) *WarehouseSpecApplyConfiguration {
 	for i := range values {
 		b.Zones = append(b.Zones, values[i])
+	}
+	return b
+}
+
+// WithGates appends values to the Gates field and returns the receiver.
+func (b *WarehouseSpecApplyConfiguration) WithGates(values ...string) *WarehouseSpecApplyConfiguration {
+	for i := range values {
+		b.Gates = append(b.Gates, values[i])
 	}
 	return b
 }

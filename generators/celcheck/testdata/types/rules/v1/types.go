@@ -19,6 +19,16 @@ type ThingSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(a, self.all(b, a + b != ''))"
 	// +optional
 	Tags []string `json:"tags,omitempty"`
+	// +kubebuilder:validation:items:XValidation:rule="self.nope == 1"
+	// +kubebuilder:validation:MaxItems=4
+	// +optional
+	Parts []Part `json:"parts,omitempty"`
+}
+
+// Part is an item.
+type Part struct {
+	// +optional
+	Name string `json:"name,omitempty"`
 }
 
 // Thing is a kind with rules.

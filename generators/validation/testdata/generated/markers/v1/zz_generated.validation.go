@@ -18,8 +18,9 @@ import (
 
 // Patterns of +kubebuilder:validation:Pattern, compiled once (checked at generation time).
 var (
-	pattern0 = regexp.MustCompile("^[a-z][a-z0-9-]*$")
-	pattern1 = regexp.MustCompile("^([01][0-9]|2[0-3]):[0-5][0-9]$")
+	pattern0 = regexp.MustCompile("^[a-z]+$")
+	pattern1 = regexp.MustCompile("^[a-z][a-z0-9-]*$")
+	pattern2 = regexp.MustCompile("^([01][0-9]|2[0-3]):[0-5][0-9]$")
 )
 
 // ValidateGizmo validates a Gizmo: its metadata (a cluster-scoped object named as a DNS subdomain),
@@ -169,6 +170,75 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path) field.ErrorLis
 	}
 	errs = append(errs, validate_Contact(&obj.Contact, fldPath)...)
 	errs = append(errs, validate_Formats(&obj.Formats, fldPath.Child("formats"))...)
+	if len(obj.Gates) != 0 {
+		if len(obj.Gates) > 4 {
+			errs = append(errs, field.TooMany(fldPath.Child("gates"), len(obj.Gates), 4))
+		}
+		for i := range obj.Gates {
+			if utf8.RuneCountInString(obj.Gates[i]) > 5 {
+				errs = append(errs, field.TooLongCharacters(fldPath.Child("gates").Index(i), obj.Gates[i], 5))
+			}
+			if utf8.RuneCountInString(obj.Gates[i]) < 2 {
+				errs = append(errs, field.TooShort(fldPath.Child("gates").Index(i), obj.Gates[i], 2))
+			}
+			if !pattern0.MatchString(obj.Gates[i]) {
+				errs = append(errs, field.Invalid(fldPath.Child("gates").Index(i), obj.Gates[i], "must match '^[a-z]+$'"))
+			}
+		}
+	}
+	if len(obj.ListenPorts) != 0 {
+		for i := range obj.ListenPorts {
+			if obj.ListenPorts[i] > 65535 {
+				errs = append(errs, field.Invalid(fldPath.Child("listenPorts").Index(i), obj.ListenPorts[i], "must be less than or equal to 65535"))
+			}
+			if obj.ListenPorts[i] < 1 {
+				errs = append(errs, field.Invalid(fldPath.Child("listenPorts").Index(i), obj.ListenPorts[i], "must be greater than or equal to 1"))
+			}
+			if obj.ListenPorts[i]%2 != 0 {
+				errs = append(errs, field.Invalid(fldPath.Child("listenPorts").Index(i), obj.ListenPorts[i], "must be a multiple of 2"))
+			}
+		}
+	}
+	if obj.Grades != nil {
+		for i := range *obj.Grades {
+			switch (*obj.Grades)[i] {
+			case 1, 2, 3:
+			default:
+				errs = append(errs, field.NotSupported(fldPath.Child("grades").Index(i), (*obj.Grades)[i], []string{"1", "2", "3"}))
+			}
+		}
+	}
+	if len(obj.Weights) != 0 {
+		for i := range obj.Weights {
+			if obj.Weights[i] <= 0 {
+				errs = append(errs, field.Invalid(fldPath.Child("weights").Index(i), obj.Weights[i], "must be greater than 0"))
+			}
+		}
+	}
+	if len(obj.Emails) != 0 {
+		for i := range obj.Emails {
+			if err := validate.Format(fldPath.Child("emails").Index(i), obj.Emails[i], "email"); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if len(obj.Matrix) != 0 {
+		for i := range obj.Matrix {
+			if len(obj.Matrix[i]) > 2 {
+				errs = append(errs, field.TooMany(fldPath.Child("matrix").Index(i), len(obj.Matrix[i]), 2))
+			}
+			if len(obj.Matrix[i]) < 1 {
+				errs = append(errs, field.TooFew(fldPath.Child("matrix").Index(i), len(obj.Matrix[i]), 1))
+			}
+		}
+	}
+	if len(obj.Settings) != 0 {
+		for i := range obj.Settings {
+			if len(obj.Settings[i]) > 1 {
+				errs = append(errs, field.TooMany(fldPath.Child("settings").Index(i), len(obj.Settings[i]), 1))
+			}
+		}
+	}
 	return errs
 }
 
@@ -181,7 +251,7 @@ func validate_Part(obj *v1.Part, fldPath *field.Path) field.ErrorList {
 		if utf8.RuneCountInString(obj.Name) > 10 {
 			errs = append(errs, field.TooLongCharacters(fldPath.Child("name"), obj.Name, 10))
 		}
-		if !pattern0.MatchString(obj.Name) {
+		if !pattern1.MatchString(obj.Name) {
 			errs = append(errs, field.Invalid(fldPath.Child("name"), obj.Name, "must match '^[a-z][a-z0-9-]*$'"))
 		}
 	}
@@ -212,7 +282,7 @@ func validate_Hours(obj *v1.Hours, fldPath *field.Path) field.ErrorList {
 	if obj.Open == "" {
 		errs = append(errs, field.Required(fldPath.Child("open"), ""))
 	} else {
-		if !pattern1.MatchString(obj.Open) {
+		if !pattern2.MatchString(obj.Open) {
 			errs = append(errs, field.Invalid(fldPath.Child("open"), obj.Open, "must match '^([01][0-9]|2[0-3]):[0-5][0-9]$'"))
 		}
 	}

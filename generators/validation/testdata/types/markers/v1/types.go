@@ -9,6 +9,12 @@ import (
 // +kubebuilder:validation:Enum=small;medium;large
 type Size string
 
+// Ports is a list type whose items are bounded by items: markers on the
+// type.
+// +kubebuilder:validation:items:Minimum=1
+// +kubebuilder:validation:items:Maximum=65535
+type Ports []int32
+
 // Part is an item of a listType=map list keyed by name.
 type Part struct {
 	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9-]*$`
@@ -120,6 +126,46 @@ type WidgetSpec struct {
 	Contact `json:",inline"`
 
 	Formats Formats `json:"formats,omitempty"`
+
+	// Gates carries items: markers on a list field.
+	// +kubebuilder:validation:MaxItems=4
+	// +kubebuilder:validation:items:MinLength=2
+	// +kubebuilder:validation:items:MaxLength=5
+	// +kubebuilder:validation:items:Pattern=`^[a-z]+$`
+	// +optional
+	Gates []string `json:"gates,omitempty"`
+
+	// ListenPorts takes the items: markers of its list type, and one more.
+	// +kubebuilder:validation:items:MultipleOf=2
+	// +optional
+	ListenPorts Ports `json:"listenPorts,omitempty"`
+
+	// Grades are an enum per item, behind a pointer.
+	// +kubebuilder:validation:items:Enum=1;2;3
+	// +optional
+	Grades *[]int32 `json:"grades,omitempty"`
+
+	// Weights are positive numbers.
+	// +kubebuilder:validation:items:Minimum=0
+	// +kubebuilder:validation:items:ExclusiveMinimum=true
+	// +optional
+	Weights []float64 `json:"weights,omitempty"`
+
+	// Emails are checked as emails, one by one.
+	// +kubebuilder:validation:items:Format=email
+	// +optional
+	Emails []string `json:"emails,omitempty"`
+
+	// Matrix rows have at most two cells.
+	// +kubebuilder:validation:items:MaxItems=2
+	// +kubebuilder:validation:items:MinItems=1
+	// +optional
+	Matrix [][]int32 `json:"matrix,omitempty"`
+
+	// Settings have at most one key each.
+	// +kubebuilder:validation:items:MaxProperties=1
+	// +optional
+	Settings []map[string]string `json:"settings,omitempty"`
 }
 
 // Formats has one field per supported string format.
