@@ -93,5 +93,22 @@ if [[ -z ${SKIP_ACCEPTANCE:-} ]]; then
   step "acceptance scenarios (kubectl, --require full,smp,crd,secure,gc,admission)"
   shared=../shared
   [[ -x $shared/acceptance/run.sh ]] || { echo "missing $shared/acceptance/run.sh (shared/ must sit beside the repository)" >&2; exit 1; }
-  bash "$shared/acceptance/run.sh" --require full,smp,crd,secure,gc,admission .
+  # The harness creates its second namespace only when `kubectl
+  # api-resources --api-group= | grep -q '^namespaces '` succeeds under
+  # pipefail. kubectl writes its table a cell at a time, so when grep exits
+  # on the match before kubectl's last writes, kubectl dies of SIGPIPE, the
+  # namespace is never created and every team-b scenario fails with
+  # NotFound (seen once in CI, 2026-11-29). That outcome alone runs the
+  # scenarios once more, saying so; any other failure fails here.
+  acc_out=$(mktemp)
+  acc_rc=0
+  bash "$shared/acceptance/run.sh" --require full,smp,crd,secure,gc,admission . 2>&1 | tee "$acc_out" || acc_rc=$?
+  if ((acc_rc != 0)) && grep -q 'namespaces "team-b" not found' "$acc_out"; then
+    echo "acceptance: namespace team-b was never created (the harness's api-resources | grep -q lost to SIGPIPE); running the scenarios again"
+    rm -f "$acc_out"
+    bash "$shared/acceptance/run.sh" --require full,smp,crd,secure,gc,admission .
+  else
+    rm -f "$acc_out"
+    ((acc_rc == 0)) || exit "$acc_rc"
+  fi
 fi
