@@ -2,11 +2,14 @@
 // writes generated/<group>/<version>/zz_generated.defaults.go with
 //
 //	func SetObjectDefaults_<Kind>(obj *T)
+//	func SetObjectDefaultsFrom_<Kind>(obj *T, in presence.Node)
 //	func SetObjectDefaults_<Kind>List(obj *L)
 //	func RegisterDefaults(scheme *runtime.Scheme) error
 //
 // and one unexported setDefaults_<Type>(obj *T) per named struct type that
-// has something to default, called from its parents.
+// has something to default, called from its parents (with the type's node
+// of the request's JSON, setDefaults_<Type>(obj *T, in presence.Node),
+// when something below it asks the JSON; see below).
 //
 // Semantics follow Kubernetes' structural defaulting of CRDs, as users
 // expect it:
@@ -15,6 +18,15 @@
 //     zero: "", 0, false, a nil pointer, a nil (or, with omitempty, empty)
 //     slice or map, the zero metav1.Duration, metav1.Time, resource.Quantity
 //     or intstr.IntOrString, or the zero value of a comparable struct;
+//   - except, in a types package the user owns, a field without omitempty
+//     whose zero JSON writes as a value (0, false, "", "0s", {}) whose key
+//     the request's JSON set: SetObjectDefaultsFrom_<Kind> is given that
+//     JSON (runtime/presence), and an explicit `replicas: 0` is kept, as
+//     kube-apiserver keeps it in a custom resource. With omitempty the zero
+//     is not kept whatever is done here (encoding drops it, and the next
+//     read defaults it), so such fields default every zero. Kinds of
+//     packages the user does not own (k8s.io/api) keep defaulter-gen's
+//     rule, as kube-apiserver applies it to its built-in types;
 //   - the value is a typed Go literal written from the model's
 //     Default.Literal, which the model converted from the JSON and checked
 //     (ints of the field's width, metav1.Duration{Duration: 24 *
@@ -51,6 +63,7 @@ const FileName = "zz_generated.defaults.go"
 
 const (
 	runtimePkg   = "k8s.io/apimachinery/pkg/runtime"
+	presencePkg  = "github.com/kubeforge/kubeforge/runtime/presence"
 	metav1Pkg    = "k8s.io/apimachinery/pkg/apis/meta/v1"
 	resourcePkg  = "k8s.io/apimachinery/pkg/api/resource"
 	intstrPkg    = "k8s.io/apimachinery/pkg/util/intstr"
@@ -78,6 +91,21 @@ type gen struct {
 	v     *model.Version
 	graph *typegraph.Graph
 	loop  int
+	// asks holds the keys of the struct types whose functions take the
+	// JSON's node: a field of theirs, or of a type below them, asks it.
+	asks map[string]bool
+	// names counts the variables of the function being written, by base
+	// name: sibling loops each declare their own walk of the JSON.
+	names map[string]int
+}
+
+// fresh is a variable name not yet used in the function being written.
+func (g *gen) fresh(base string) string {
+	g.names[base]++
+	if n := g.names[base]; n > 1 {
+		return base + strconv.Itoa(n)
+	}
+	return base
 }
 
 func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
@@ -86,17 +114,21 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 	if err != nil {
 		return genall.File{}, err
 	}
-	g := &gen{api: api, v: v, graph: graph}
+	g := &gen{api: api, v: v, graph: graph, asks: map[string]bool{}}
 	if err := graph.Grow(func(n *typegraph.Node) (bool, error) {
 		body, err := g.nodeBody(n)
 		return len(body) > 0, err
 	}); err != nil {
 		return genall.File{}, err
 	}
+	if !v.External {
+		g.growAsks()
+	}
 
 	f := genall.NewFile(pkgName, importPath)
 	f.ImportAlias(v.Package, v.PackageName)
 	f.ImportAlias(metav1Pkg, "metav1")
+	f.ImportName(presencePkg, "presence")
 	for _, gr := range api.Groups {
 		for _, ov := range gr.Versions {
 			if ov != v {
@@ -125,14 +157,34 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 
 	for _, k := range v.Kinds {
 		root := g.graph.Nodes[v.Package+"."+k.Type.Name]
-		var body []jen.Code
-		if g.graph.Needs[root.Key] {
-			body = append(body, jen.Id(root.Fn).Call(jen.Id("obj")))
-		} else {
-			body = append(body, jen.Comment("No +default markers or SetDefaults_ hooks apply to "+k.Name+"."))
+		call := func(in jen.Code) []jen.Code {
+			switch {
+			case g.asks[root.Key]:
+				return []jen.Code{jen.Id(root.Fn).Call(jen.Id("obj"), in)}
+			case g.graph.Needs[root.Key]:
+				return []jen.Code{jen.Id(root.Fn).Call(jen.Id("obj"))}
+			}
+			return []jen.Code{jen.Comment("No +default markers or SetDefaults_ hooks apply to " + k.Name + ".")}
 		}
+		objParam := jen.Id("obj").Op("*").Qual(v.Package, k.Type.Name)
 		f.Commentf("SetObjectDefaults_%s applies the +default markers and SetDefaults_ hooks to %s %s.", k.Name, genall.Article(k.Name), k.Name)
-		f.Func().Id("SetObjectDefaults_" + k.Name).Params(jen.Id("obj").Op("*").Qual(v.Package, k.Type.Name)).Block(body...)
+		if g.asks[root.Key] {
+			f.Comment("Every zero field is defaulted: see SetObjectDefaultsFrom_" + k.Name + " for an object decoded from JSON.")
+		}
+		f.Func().Id("SetObjectDefaults_" + k.Name).Params(objParam).Block(call(jen.Qual(presencePkg, "Node").Values())...)
+		f.Line()
+		switch {
+		case g.asks[root.Key]:
+			f.Commentf("SetObjectDefaultsFrom_%s is SetObjectDefaults_%s for an object decoded from in: a zero", k.Name, k.Name)
+			f.Comment("that in sets, in a field without omitempty, is kept.")
+		case v.External:
+			f.Commentf("SetObjectDefaultsFrom_%s is SetObjectDefaults_%s: %s is a built-in kind, whose", k.Name, k.Name, k.Name)
+			f.Comment("defaults apply to every zero, whatever the request's JSON (in) set.")
+		default:
+			f.Commentf("SetObjectDefaultsFrom_%s is SetObjectDefaults_%s: no default of %s depends", k.Name, k.Name, k.Name)
+			f.Comment("on whether the request's JSON (in) set a zero.")
+		}
+		f.Func().Id("SetObjectDefaultsFrom_"+k.Name).Params(objParam, jen.Id("in").Qual(presencePkg, "Node")).Block(call(jen.Id("in"))...)
 		f.Line()
 		f.Commentf("SetObjectDefaults_%s defaults every item of %s %s.", k.ListName, genall.Article(k.ListName), k.ListName)
 		f.Func().Id("SetObjectDefaults_" + k.ListName).Params(jen.Id("obj").Op("*").Qual(v.Package, k.ListName)).Block(
@@ -150,8 +202,14 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		if err != nil {
 			return genall.File{}, err
 		}
-		f.Commentf("%s defaults %s %s.", n.Fn, genall.Article(n.Name), n.Name)
-		f.Func().Id(n.Fn).Params(jen.Id("obj").Op("*").Qual(n.Pkg, n.Name)).Block(body...)
+		params := []jen.Code{jen.Id("obj").Op("*").Qual(n.Pkg, n.Name)}
+		if g.asks[n.Key] {
+			f.Commentf("%s defaults %s %s; in is its JSON.", n.Fn, genall.Article(n.Name), n.Name)
+			params = append(params, jen.Id("in").Qual(presencePkg, "Node"))
+		} else {
+			f.Commentf("%s defaults %s %s.", n.Fn, genall.Article(n.Name), n.Name)
+		}
+		f.Func().Id(n.Fn).Params(params...).Block(body...)
 		f.Line()
 	}
 
@@ -181,9 +239,14 @@ type expr = func() *jen.Statement
 
 func (g *gen) nodeBody(n *typegraph.Node) ([]jen.Code, error) {
 	obj := func() *jen.Statement { return jen.Id("obj") }
+	g.names = map[string]int{}
+	var in expr
+	if g.asks[n.Key] {
+		in = func() *jen.Statement { return jen.Id("in") }
+	}
 	var stmts []jen.Code
 	for _, f := range n.Fields {
-		s, err := g.field(f, obj)
+		s, err := g.field(f, obj, in)
 		if err != nil {
 			return nil, fmt.Errorf("field %s.%s: %w", n.Name, f.Name, err)
 		}
@@ -195,25 +258,58 @@ func (g *gen) nodeBody(n *typegraph.Node) ([]jen.Code, error) {
 	return stmts, nil
 }
 
-func (g *gen) field(f *model.Field, obj expr) ([]jen.Code, error) {
+// fieldDefault is the default that applies to f: its own, else its named
+// type's.
+func fieldDefault(f *model.Field) *model.Default {
+	if f.Default == nil && f.Type != nil && f.Type.Kind == model.NamedRef && f.Type.Local != nil {
+		return f.Type.Local.Default
+	}
+	return f.Default
+}
+
+// asksJSON reports whether f's default must ask the request's JSON: its
+// zero is written (no omitempty) as a value, not null, so an explicit zero
+// and an absent key differ in JSON and not in Go.
+func asksJSON(f *model.Field, def *model.Default) bool {
+	if def == nil || f.OmitEmpty || f.JSONName == "" {
+		return false
+	}
+	switch def.Literal.Kind {
+	case model.StringLit, model.BoolLit, model.IntLit, model.UintLit, model.FloatLit,
+		model.DurationLit, model.QuantityLit, model.IntOrStringTextLit, model.IntOrStringIntLit, model.StructLit:
+		return true
+	}
+	return false // nil pointers, slices and maps and the zero Time write null
+}
+
+// fieldIn is the node of f's value within its struct's node in: the
+// struct's own for an inline field.
+func fieldIn(f *model.Field, in expr) expr {
+	if in == nil || f.JSONName == "" {
+		return in
+	}
+	return func() *jen.Statement { return in().Dot("Field").Call(jen.Lit(f.JSONName)) }
+}
+
+func (g *gen) field(f *model.Field, obj, in expr) ([]jen.Code, error) {
 	switch known(f.Type) {
 	case "TypeMeta", "ObjectMeta", "ListMeta":
 		return nil, nil
 	}
 	x := func() *jen.Statement { return obj().Dot(f.Name) }
 	var stmts []jen.Code
-	def := f.Default
-	if def == nil && f.Type != nil && f.Type.Kind == model.NamedRef && f.Type.Local != nil {
-		def = f.Type.Local.Default
-	}
-	if def != nil {
+	if def := fieldDefault(f); def != nil {
 		lit, err := literal(def.Literal, false)
 		if err != nil {
 			return nil, fmt.Errorf("+default %s: %w", string(def.JSON), err)
 		}
-		stmts = append(stmts, jen.If(zero(def.Literal, x, f.OmitEmpty)).Block(x().Op("=").Add(lit)))
+		cond := zero(def.Literal, x, f.OmitEmpty)
+		if in != nil && asksJSON(f, def) {
+			cond = jen.Add(cond).Op("&&").Op("!").Add(in()).Dot("Has").Call(jen.Lit(f.JSONName))
+		}
+		stmts = append(stmts, jen.If(cond).Block(x().Op("=").Add(lit)))
 	}
-	inner, err := g.value(f.Type, x, 0)
+	inner, err := g.value(f.Type, x, 0, fieldIn(f, in))
 	if err != nil {
 		return nil, err
 	}
@@ -230,20 +326,25 @@ func (g *gen) loopVar(base string) string {
 // value returns the statements that default the insides of x (of type r):
 // nested struct fields, pointer targets, slice items, map values, and the
 // hooks of named non-struct types.
-func (g *gen) value(r *model.TypeRef, x expr, depth int) ([]jen.Code, error) {
+//
+// in is x's node of the request's JSON, nil when nothing below x asks it.
+func (g *gen) value(r *model.TypeRef, x expr, depth int, in expr) ([]jen.Code, error) {
 	if r == nil || depth > maxNestDepth {
 		return nil, nil
+	}
+	if in != nil && !g.refAsks(r, 0) {
+		in = nil
 	}
 	switch r.Kind {
 	case model.PointerRef:
 		var inner []jen.Code
 		if n := g.graph.Struct(r.Elem); n != nil {
 			if g.graph.Needs[n.Key] {
-				inner = []jen.Code{jen.Id(n.Fn).Call(x())}
+				inner = []jen.Code{g.call(n, x(), in)}
 			}
 		} else {
 			var err error
-			inner, err = g.value(r.Elem, func() *jen.Statement { return jen.Parens(jen.Op("*").Add(x())) }, depth+1) // (*p)[i]
+			inner, err = g.value(r.Elem, func() *jen.Statement { return jen.Parens(jen.Op("*").Add(x())) }, depth+1, in) // (*p)[i]
 			if err != nil {
 				return nil, err
 			}
@@ -254,15 +355,38 @@ func (g *gen) value(r *model.TypeRef, x expr, depth int) ([]jen.Code, error) {
 		return []jen.Code{jen.If(x().Op("!=").Nil()).Block(inner...)}, nil
 	case model.SliceRef, model.ArrayRef:
 		i := g.loopVar("i")
+		var items, item string
+		if in != nil {
+			items, item = g.fresh("items"), g.fresh("item")
+		}
+		var itemIn expr
+		if in != nil {
+			itemIn = func() *jen.Statement { return jen.Id(item) }
+		}
 		g.loop++
-		inner, err := g.value(r.Elem, func() *jen.Statement { return x().Index(jen.Id(i)) }, depth+1)
+		inner, err := g.value(r.Elem, func() *jen.Statement { return x().Index(jen.Id(i)) }, depth+1, itemIn)
 		g.loop--
 		if err != nil || len(inner) == 0 {
 			return nil, err
 		}
-		return []jen.Code{jen.For(jen.Id(i).Op(":=").Range().Add(x())).Block(inner...)}, nil
+		if in == nil {
+			return []jen.Code{jen.For(jen.Id(i).Op(":=").Range().Add(x())).Block(inner...)}, nil
+		}
+		body := append([]jen.Code{jen.Id(item).Op(":=").Id(items).Dot("Next").Call()}, inner...)
+		return []jen.Code{
+			jen.Id(items).Op(":=").Add(in()).Dot("Items").Call(),
+			jen.For(jen.Id(i).Op(":=").Range().Add(x())).Block(body...),
+		}, nil
 	case model.MapRef:
 		k, v := g.loopVar("k"), g.loopVar("v")
+		var members, member string
+		if in != nil {
+			members, member = g.fresh("members"), g.fresh("member")
+		}
+		var memberIn expr
+		if in != nil {
+			memberIn = func() *jen.Statement { return jen.Id(member) }
+		}
 		g.loop++
 		elem := underlying(r.Elem)
 		// Struct and array values are not addressable: default a copy and
@@ -271,29 +395,48 @@ func (g *gen) value(r *model.TypeRef, x expr, depth int) ([]jen.Code, error) {
 		var inner []jen.Code
 		var err error
 		if byValue {
-			inner, err = g.value(r.Elem, func() *jen.Statement { return jen.Id(v) }, depth+1)
+			inner, err = g.value(r.Elem, func() *jen.Statement { return jen.Id(v) }, depth+1, memberIn)
 		} else {
-			inner, err = g.value(r.Elem, func() *jen.Statement { return x().Index(jen.Id(k)) }, depth+1)
+			inner, err = g.value(r.Elem, func() *jen.Statement { return x().Index(jen.Id(k)) }, depth+1, memberIn)
 		}
 		g.loop--
 		if err != nil || len(inner) == 0 {
 			return nil, err
 		}
-		if byValue {
-			body := append([]jen.Code{}, inner...)
-			body = append(body, x().Index(jen.Id(k)).Op("=").Id(v))
-			return []jen.Code{jen.For(jen.List(jen.Id(k), jen.Id(v)).Op(":=").Range().Add(x())).Block(body...)}, nil
+		var pre []jen.Code
+		if in != nil {
+			// JSON keys are strings: a map with other keys has no
+			// member to ask, and each value is defaulted as without JSON.
+			key := jen.Qual(presencePkg, "Node").Values()
+			switch shape := underlying(r.Key); {
+			case r.Key != nil && r.Key.Kind == model.BuiltinRef && r.Key.Name == "string":
+				key = jen.Id(members).Dot("Get").Call(jen.Id(k))
+			case shape != nil && shape.Kind == model.BuiltinRef && shape.Name == "string":
+				key = jen.Id(members).Dot("Get").Call(jen.String().Call(jen.Id(k)))
+			}
+			pre = []jen.Code{jen.Id(member).Op(":=").Add(key)}
 		}
-		return []jen.Code{jen.For(jen.Id(k).Op(":=").Range().Add(x())).Block(inner...)}, nil
+		body := append(pre, inner...)
+		var loop *jen.Statement
+		if byValue {
+			body = append(body, x().Index(jen.Id(k)).Op("=").Id(v))
+			loop = jen.For(jen.List(jen.Id(k), jen.Id(v)).Op(":=").Range().Add(x())).Block(body...)
+		} else {
+			loop = jen.For(jen.Id(k).Op(":=").Range().Add(x())).Block(body...)
+		}
+		if in == nil {
+			return []jen.Code{loop}, nil
+		}
+		return []jen.Code{jen.Id(members).Op(":=").Add(in()).Dot("Members").Call(), loop}, nil
 	case model.NamedRef:
 		if n := g.graph.Struct(r); n != nil {
 			if g.graph.Needs[n.Key] {
-				return []jen.Code{jen.Id(n.Fn).Call(jen.Op("&").Add(x()))}, nil
+				return []jen.Code{g.call(n, jen.Op("&").Add(x()), in)}, nil
 			}
 			return nil, nil
 		}
 		if t := r.Local; t != nil && t.Underlying != nil {
-			inner, err := g.value(t.Underlying, x, depth+1)
+			inner, err := g.value(t.Underlying, x, depth+1, in)
 			if err != nil {
 				return nil, err
 			}
@@ -304,6 +447,60 @@ func (g *gen) value(r *model.TypeRef, x expr, depth int) ([]jen.Code, error) {
 		}
 	}
 	return nil, nil
+}
+
+// call is the call of n's function on ptr, with in when n takes it.
+func (g *gen) call(n *typegraph.Node, ptr *jen.Statement, in expr) jen.Code {
+	if g.asks[n.Key] && in != nil {
+		return jen.Id(n.Fn).Call(ptr, in())
+	}
+	if g.asks[n.Key] {
+		return jen.Id(n.Fn).Call(ptr, jen.Qual(presencePkg, "Node").Values())
+	}
+	return jen.Id(n.Fn).Call(ptr)
+}
+
+// growAsks finds the struct types whose functions take the request's
+// JSON: those with a field whose default asks it, and those above them.
+func (g *gen) growAsks() {
+	for changed := true; changed; {
+		changed = false
+		for _, n := range g.graph.Order {
+			if g.asks[n.Key] || !g.graph.Needs[n.Key] {
+				continue
+			}
+			for _, f := range n.Fields {
+				switch known(f.Type) {
+				case "TypeMeta", "ObjectMeta", "ListMeta":
+					continue
+				}
+				if asksJSON(f, fieldDefault(f)) || g.refAsks(f.Type, 0) {
+					g.asks[n.Key] = true
+					changed = true
+					break
+				}
+			}
+		}
+	}
+}
+
+// refAsks reports whether defaulting a value of type r asks the JSON.
+func (g *gen) refAsks(r *model.TypeRef, depth int) bool {
+	if r == nil || depth > maxNestDepth {
+		return false
+	}
+	switch r.Kind {
+	case model.PointerRef, model.SliceRef, model.ArrayRef, model.MapRef:
+		return g.refAsks(r.Elem, depth+1)
+	case model.NamedRef:
+		if n := g.graph.Struct(r); n != nil {
+			return g.asks[n.Key]
+		}
+		if t := r.Local; t != nil && t.Underlying != nil {
+			return g.refAsks(t.Underlying, depth+1)
+		}
+	}
+	return false
 }
 
 // zero returns the condition under which the default lit applies to x.

@@ -1,6 +1,7 @@
 package defaults_test
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	defsv1 "github.com/kubeforge/kubeforge/generators/defaults/testdata/generated/defs/v1"
 	v1 "github.com/kubeforge/kubeforge/generators/defaults/testdata/types/defs/v1"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -56,7 +58,7 @@ func TestZeroFieldsDefaulted(t *testing.T) {
 			t.Errorf("window: got %#v, want %#v (object default then nested default)", *s.Window, want)
 		}
 	}
-	if want := []string{"Item:main", "Thing:fast"}; !reflect.DeepEqual(v1.Calls, want) {
+	if want := []string{"Item:main", "Item:x", "Thing:fast"}; !reflect.DeepEqual(v1.Calls, want) {
 		t.Errorf("hooks: got %v, want %v", v1.Calls, want)
 	}
 }
@@ -68,7 +70,9 @@ func TestNonZeroKept(t *testing.T) {
 		Timeout: metav1.Duration{Duration: time.Minute}, Memory: resource.MustParse("0"),
 		Surge: intstr.FromInt32(3), Unavailable: intstr.FromString("0%"), Tags: []string{"x"},
 		Limits: map[string]string{"mem": "2"}, Window: &v1.Window{Length: metav1.Duration{Duration: time.Hour}},
-		Main: v1.Item{Name: "mine", Count: 5}, Shared: v1.Shared{Region: "us"},
+		Main: v1.Item{Name: "mine", Count: 5}, Shared: v1.Shared{Region: "us", Zone: "b"},
+		Kept: v1.Kept{Name: "k", On: true, Size: 1, Wait: metav1.Duration{Duration: time.Second}, Budget: resource.MustParse("2"), Spare: intstr.FromString("s"),
+			Labels: map[string]string{}, Item: v1.Item{Name: "i", Count: 2}},
 	}}
 	want := obj.Spec
 	want.Window = &v1.Window{Length: metav1.Duration{Duration: time.Hour}}
@@ -78,6 +82,10 @@ func TestNonZeroKept(t *testing.T) {
 		t.Errorf("memory: a quantity set to 0 was defaulted to %s", got.Memory.String())
 	}
 	got.Memory, want.Memory = resource.Quantity{}, resource.Quantity{}
+	if got.Kept.Budget.String() != "2" {
+		t.Errorf("kept budget: %s", got.Kept.Budget.String())
+	}
+	got.Kept.Budget, want.Kept.Budget = resource.Quantity{}, resource.Quantity{}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("set values changed:\n got %#v\nwant %#v", got, want)
 	}
@@ -108,7 +116,7 @@ func TestSlicesAndMapsDefaulted(t *testing.T) {
 		t.Error("a nil map pointer value was allocated")
 	}
 	// Items in order, then the map value, the pointer, main, and the kind last.
-	want := []string{"Item:a", "Item:b", "Item:x", "Item:p", "Item:main", "Thing:fast"}
+	want := []string{"Item:a", "Item:b", "Item:x", "Item:p", "Item:main", "Item:x", "Thing:fast"}
 	if !reflect.DeepEqual(v1.Calls, want) {
 		t.Errorf("hook order: got %v, want %v", v1.Calls, want)
 	}
@@ -130,4 +138,68 @@ func TestListAndScheme(t *testing.T) {
 	if obj.Spec.Region != "eu" {
 		t.Errorf("scheme.Default(thing): region %q, want eu", obj.Spec.Region)
 	}
+}
+
+// TestExplicitZerosKept runs the generated SetObjectDefaultsFrom_Thing on
+// an object decoded from JSON: a field without omitempty whose key the JSON
+// sets keeps its zero, an absent or null key is defaulted, wherever the
+// field sits (nested, inline, list items, lists of lists, map values under
+// named keys, behind a pointer). The zero Node defaults every zero, and
+// presence.Marshaled none of those fields.
+func TestExplicitZerosKept(t *testing.T) {
+	zeros := `{"name":"","on":false,"size":0,"wait":"0s","budget":"0","spare":0,"labels":null,"item":{}}`
+	data := []byte(`{"spec":{"zone":"","kept":` + zeros + `,
+		"keptList":[` + zeros + `,{},{"size":0,"on":null}],
+		"keptGrid":[[{}],[` + zeros + `,{"size":0}]],
+		"keptByMode":{"fast":` + zeros + `,"slow":{}},
+		"keptRef":` + zeros + `}}`)
+	var obj v1.Thing
+	if err := json.Unmarshal(data, &obj); err != nil {
+		t.Fatal(err)
+	}
+	defsv1.SetObjectDefaultsFrom_Thing(&obj, presence.JSON(data))
+
+	// The Item's hook names an unnamed item: hooks see every zero.
+	kept := v1.Kept{Labels: map[string]string{"a": "b"}, Item: v1.Item{Name: "unnamed", Count: 1}}
+	defaulted := v1.Kept{Name: "anon", On: true, Size: 3, Wait: metav1.Duration{Duration: time.Minute},
+		Budget: resource.MustParse("1"), Spare: intstr.FromInt32(2), Labels: map[string]string{"a": "b"}, Item: v1.Item{Name: "x", Count: 1}}
+	sizeOnly := defaulted
+	sizeOnly.Size = 0
+	s := obj.Spec
+	for _, c := range []struct {
+		name      string
+		got, want any
+	}{
+		{"inline zone", s.Zone, ""},
+		{"kept", s.Kept, kept},
+		{"keptList", s.KeptList, []v1.Kept{kept, defaulted, sizeOnly}},
+		{"keptGrid", s.KeptGrid, [][]v1.Kept{{defaulted}, {kept, sizeOnly}}},
+		{"keptByMode", s.KeptByMode, map[v1.Mode]v1.Kept{"fast": kept, "slow": defaulted}},
+		{"keptRef", *s.KeptRef, kept},
+	} {
+		if !equalKept(c.got, c.want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", c.name, c.got, c.want)
+		}
+	}
+
+	var none, marshaled v1.Thing
+	if json.Unmarshal(data, &none) != nil || json.Unmarshal(data, &marshaled) != nil {
+		t.Fatal("decode")
+	}
+	defsv1.SetObjectDefaultsFrom_Thing(&none, presence.Node{})
+	if k := none.Spec.Kept; k.Name != "anon" || !k.On || k.Size != 3 || none.Spec.Zone != "a" {
+		t.Errorf("the zero Node kept a zero: %+v zone %q", none.Spec.Kept, none.Spec.Zone)
+	}
+	defsv1.SetObjectDefaultsFrom_Thing(&marshaled, presence.Marshaled)
+	if !equalKept(marshaled.Spec.KeptList[1], kept) || marshaled.Spec.Zone != "" {
+		t.Errorf("Marshaled defaulted a field without omitempty: %+v zone %q", marshaled.Spec.KeptList[1], marshaled.Spec.Zone)
+	}
+}
+
+// equalKept compares as JSON: a Quantity's cached string differs after
+// use.
+func equalKept(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
 }

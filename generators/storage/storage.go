@@ -129,9 +129,7 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 			),
 			jen.Return(jen.Id("items")),
 		),
-		jen.Id("Default").Op(":").Func().Params(jen.Id("obj").Op("*").Qual(pkg, k.Name)).Block(
-			jen.Id("SetObjectDefaults_" + k.Name).Call(jen.Id("obj")),
-		),
+		jen.Id("Default").Op(":").Id("SetObjectDefaultsFrom_" + k.Name),
 		jen.Id("Validate").Op(":").Id("Validate" + k.Name),
 		jen.Id("ValidateHooks").Op(":").Id("Validate" + k.Name + "Hooks"),
 	}

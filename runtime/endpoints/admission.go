@@ -11,6 +11,7 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/audit"
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -134,7 +135,9 @@ func (h *Handler[T, L]) mutate(ctx context.Context, op admission.Operation, sub 
 		return zero, fmt.Errorf("mutating admission of %s %q returned a %T", h.gvk.Kind, obj.GetName(), a.Object)
 	}
 	if any(out) != any(obj) && h.s.Default != nil {
-		h.s.Default(out)
+		// A webhook's object is Go's: its fields without omitempty are
+		// all set, as in the JSON a webhook answers with.
+		h.s.Default(out, presence.Marshaled)
 	}
 	return out, nil
 }

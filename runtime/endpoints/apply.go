@@ -16,6 +16,7 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/jsondecode"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -42,9 +43,9 @@ func (h *Handler[T, L]) fieldManager(sub string) (*fieldmanager.FieldManager, er
 		HasStatus: h.info.HasStatus(),
 	}
 	if h.s.Default != nil {
-		k.Default = func(obj runtime.Object) {
+		k.Default = func(obj runtime.Object, in presence.Node) {
 			if t, ok := obj.(T); ok {
-				h.s.Default(t)
+				h.s.Default(t, in)
 			}
 		}
 	}
@@ -189,6 +190,12 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		obj, err := applyTo(live)
 		if err != nil {
 			return err
+		}
+		// The merge kept the empty live object's zeros, which Go writes
+		// for fields without omitempty; what the object holds is the
+		// apply configuration, so its keys say which zeros were set.
+		if h.s.Default != nil {
+			h.s.Default(obj, presence.Unstructured(patchObj.Object))
 		}
 		if err := h.admit(ctx, OperationCreate, ns, name, obj, opts.dryRun); err != nil {
 			return err

@@ -33,6 +33,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"github.com/kubeforge/kubeforge/runtime/request"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/storage"
@@ -276,42 +277,45 @@ func (h *Handler[T, L]) listNamespace(req *restful.Request) (string, error) {
 
 // decodeObject reads a create or update body: JSON or YAML, strictly per
 // directive, apiVersion/kind checked against the URL.
-func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive string) (T, error) {
+//
+// in is the JSON the object was decoded from (the zero Node for
+// protobuf, which only built-in kinds take, and whose defaults do not ask).
+func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive string) (obj T, in presence.Node, err error) {
 	var zero T
 	body, err := readBody(r, h.opts.MaxRequestBodyBytes)
 	if err != nil {
-		return zero, err
+		return zero, in, err
 	}
 	if isProtobuf(r.Header.Get("Content-Type")) {
-		obj := h.s.New()
+		obj = h.s.New()
 		gvk, err := decodeProtobuf(body, obj, "request body")
 		if err != nil {
-			return zero, err
+			return zero, in, err
 		}
 		obj.GetObjectKind().SetGroupVersionKind(gvk)
 		if err := checkTypeMeta(obj, h.gvk); err != nil {
-			return zero, err
+			return zero, in, err
 		}
 		if err := h.checkCollections(obj, len(body)); err != nil {
-			return zero, err
+			return zero, in, err
 		}
-		return obj, nil
+		return obj, in, nil
 	}
 	data, yamlStrict, err := bodyToJSON(r.Header.Get("Content-Type"), body, directive)
 	if err != nil {
-		return zero, err
+		return zero, in, err
 	}
-	obj := h.s.New()
+	obj = h.s.New()
 	if err := unmarshal(w, data, obj, directive, yamlStrict, "request body"); err != nil {
-		return zero, err
+		return zero, in, err
 	}
 	if err := checkTypeMeta(obj, h.gvk); err != nil {
-		return zero, err
+		return zero, in, err
 	}
 	if err := h.checkCollections(obj, len(data)); err != nil {
-		return zero, err
+		return zero, in, err
 	}
-	return obj, nil
+	return obj, presence.JSON(data), nil
 }
 
 // matchNamespace makes the object's namespace the URL's (kube's
@@ -335,7 +339,7 @@ func (h *Handler[T, L]) matchNamespace(obj T, ns string) error {
 // placeObject makes the body's namespace agree with the URL's (kube's
 // EnsureObjectNamespaceMatchesRequestNamespace) and its name a valid path
 // segment, then applies the version's defaults.
-func (h *Handler[T, L]) placeObject(obj T, ns string) error {
+func (h *Handler[T, L]) placeObject(obj T, in presence.Node, ns string) error {
 	if err := h.matchNamespace(obj, ns); err != nil {
 		return err
 	}
@@ -354,7 +358,7 @@ func (h *Handler[T, L]) placeObject(obj T, ns string) error {
 		return apierrors.NewInvalid(h.gvk.GroupKind(), obj.GetName(), errs)
 	}
 	if h.s.Default != nil {
-		h.s.Default(obj)
+		h.s.Default(obj, in)
 	}
 	return nil
 }
@@ -468,11 +472,11 @@ func (h *Handler[T, L]) Create(req *restful.Request, resp *restful.Response) {
 		if err != nil {
 			return err
 		}
-		obj, err := h.decodeObject(w, r, opts.fieldValidation)
+		obj, in, err := h.decodeObject(w, r, opts.fieldValidation)
 		if err != nil {
 			return err
 		}
-		if err := h.placeObject(obj, ns); err != nil {
+		if err := h.placeObject(obj, in, ns); err != nil {
 			return err
 		}
 		fm, err := h.fieldManager("")
@@ -520,14 +524,14 @@ func (h *Handler[T, L]) update(sub string, req *restful.Request, resp *restful.R
 		if err != nil {
 			return err
 		}
-		obj, err := h.decodeObject(w, r, opts.fieldValidation)
+		obj, in, err := h.decodeObject(w, r, opts.fieldValidation)
 		if err != nil {
 			return err
 		}
 		if err := h.checkName(obj, name); err != nil {
 			return err
 		}
-		if err := h.placeObject(obj, ns); err != nil {
+		if err := h.placeObject(obj, in, ns); err != nil {
 			return err
 		}
 		fm, err := h.fieldManager(sub)

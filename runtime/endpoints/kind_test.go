@@ -1,6 +1,7 @@
 package endpoints_test
 
 import (
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"slices"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -121,7 +122,7 @@ func validateWidget(obj *Widget, namespaced bool) field.ErrorList {
 	return errs
 }
 
-func defaultWidget(obj *Widget) {
+func defaultWidget(obj *Widget, _ presence.Node) {
 	if obj.Spec.Owner == "panic" {
 		panic("boom") // exercises the handler's panic recovery
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -94,7 +95,7 @@ func pageBenchServer(b *testing.B, cached bool) (string, *atomic.Int64) {
 	s := newStrategy(&wi)
 	decodes := new(atomic.Int64)
 	def := s.Default
-	s.Default = func(w *Widget) { decodes.Add(1); def(w) }
+	s.Default = func(w *Widget, in presence.Node) { decodes.Add(1); def(w, in) }
 	install(ws, backend, s, endpoints.Options{Stop: stop})
 	c := restful.NewContainer()
 	c.ServiceErrorHandler(endpoints.ServiceErrorHandler)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -34,7 +35,7 @@ func pagesServers(t *testing.T, cached bool) (fast, typed string, decodes *atomi
 	s, s2 := newStrategy(&wi), newStrategy(&wi2)
 	decodes = new(atomic.Int64)
 	def := s.Default
-	s.Default = func(w *Widget) { decodes.Add(1); def(w) }
+	s.Default = func(w *Widget, in presence.Node) { decodes.Add(1); def(w, in) }
 	serve := func(store storage.Interface[*Widget, *WidgetList], s *resource.Strategy[*Widget, *WidgetList]) *httptest.Server {
 		h := endpoints.NewHandler(store, s, endpoints.Options{})
 		ws := new(restful.WebService).Path(apiPath).Produces(endpoints.Produces...)

@@ -23,6 +23,7 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
 	"github.com/kubeforge/kubeforge/runtime/jsondecode"
 	"github.com/kubeforge/kubeforge/runtime/jsonencode"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -151,7 +152,7 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 				return zero, err
 			}
 			if h.s.Default != nil {
-				h.s.Default(obj)
+				h.s.Default(obj, presence.JSON(patched))
 			}
 			return h.mutate(ctx, admission.Update, sub, h.trackUpdate(fm, current, obj, manager), current, opts)
 		}

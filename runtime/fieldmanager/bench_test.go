@@ -1,6 +1,7 @@
 package fieldmanager_test
 
 import (
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,7 +25,7 @@ func benchShipment() *typesv1.Shipment {
 	s.Spec.Parcels = []typesv1.Parcel{{Name: "box", Count: 2}}
 	s.Spec.Parcels[0].Weight.Set(2500)
 	s.Spec.Tags = []string{"bench"}
-	shippingv1.ShipmentStrategy.Default(s)
+	shippingv1.ShipmentStrategy.Default(s, presence.Node{})
 	return s
 }
 
@@ -35,7 +36,7 @@ func benchManager(b *testing.B) *fieldmanager.FieldManager {
 	fm, err := reg.FieldManager(fieldmanager.Kind{
 		GVK:       s.Info.GroupVersionKind(),
 		New:       func() runtime.Object { return s.New() },
-		Default:   func(obj runtime.Object) { s.Default(obj.(*typesv1.Shipment)) },
+		Default:   func(obj runtime.Object, in presence.Node) { s.Default(obj.(*typesv1.Shipment), in) },
 		HasStatus: s.Info.HasStatus(),
 	}, "")
 	if err != nil {
@@ -92,7 +93,7 @@ func BenchmarkUpdatePaths(b *testing.B) {
 	kind := fieldmanager.Kind{
 		GVK:       s.Info.GroupVersionKind(),
 		New:       func() runtime.Object { return s.New() },
-		Default:   func(obj runtime.Object) { s.Default(obj.(*typesv1.Shipment)) },
+		Default:   func(obj runtime.Object, in presence.Node) { s.Default(obj.(*typesv1.Shipment), in) },
 		HasStatus: s.Info.HasStatus(),
 	}
 	main, err := reg.FieldManager(kind, "")

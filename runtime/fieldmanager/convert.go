@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforge/kubeforge/runtime/presence"
 )
 
 // Conversion converts one served version of a kind (a spoke) to and from
@@ -162,13 +164,12 @@ func (c *kindConvertor) New(gvk schema.GroupVersionKind) (runtime.Object, error)
 	return obj, nil
 }
 
-// Default implements runtime.ObjectDefaulter: the kind's own version is
-// defaulted; the field manager defaults nothing else.
-func (c *kindConvertor) Default(obj runtime.Object) {
-	if c.kind.Default != nil && c.sameType(obj) {
-		c.kind.Default(obj)
-	}
-}
+// Default implements runtime.ObjectDefaulter. The field manager defaults
+// only the result of an apply, right after converting it from its
+// unstructured form, where typed already applied the defaults: with the
+// keys that form holds, as kube-apiserver defaults a custom resource's
+// unstructured object (an explicit zero the apply set stays).
+func (c *kindConvertor) Default(runtime.Object) {}
 
 // Convert implements runtime.ObjectConvertor; the field manager does not
 // use it.
@@ -195,6 +196,9 @@ func (c *kindConvertor) typed(in runtime.Object) (runtime.Object, *version, erro
 			return nil, nil, fmt.Errorf("convert %s to its Go type: %w", gvk, err)
 		}
 		obj.GetObjectKind().SetGroupVersionKind(gvk)
+		if gvk == c.kind.GVK && c.kind.Default != nil {
+			c.kind.Default(obj, presence.Unstructured(u.UnstructuredContent()))
+		}
 		return obj, v, nil
 	}
 	gvk := in.GetObjectKind().GroupVersionKind()

@@ -51,6 +51,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/conversion"
 	"github.com/kubeforge/kubeforge/runtime/openapidefs"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 )
 
 // Kind describes one served kind to the Registry.
@@ -59,8 +60,11 @@ type Kind struct {
 	GVK schema.GroupVersionKind
 	// New returns an empty object of the kind (a pointer to its Go struct).
 	New func() runtime.Object
-	// Default applies the kind's defaults; nil means none.
-	Default func(runtime.Object)
+	// Default applies the kind's defaults to an object of its own version,
+	// given the JSON it came from (a zero that in sets in a field without
+	// omitempty is kept); nil means none. The field manager defaults the
+	// result of an apply, from its unstructured form.
+	Default func(obj runtime.Object, in presence.Node)
 	// HasStatus: the status subresource is served, so the main resource
 	// does not own .status and the status subresource owns only .status.
 	HasStatus bool

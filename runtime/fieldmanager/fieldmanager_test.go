@@ -3,6 +3,7 @@ package fieldmanager_test
 import (
 	"encoding/json"
 	"errors"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"reflect"
 	"sort"
 	"strings"
@@ -126,7 +127,7 @@ func TestRegistry(t *testing.T) {
 	k := fieldmanager.Kind{
 		GVK:     thingGVK,
 		New:     func() runtime.Object { return &thing{} },
-		Default: func(obj runtime.Object) { defaulted = true; obj.(*thing).Spec.Count = 7 },
+		Default: func(obj runtime.Object, _ presence.Node) { defaulted = true; obj.(*thing).Spec.Count = 7 },
 	}
 	fm, err := reg.FieldManager(k, "")
 	if err != nil {
@@ -184,7 +185,7 @@ func TestGeneratedSchemas(t *testing.T) {
 	fm, err := reg.FieldManager(fieldmanager.Kind{
 		GVK:       s.Info.GroupVersionKind(),
 		New:       func() runtime.Object { return s.New() },
-		Default:   func(obj runtime.Object) { s.Default(obj.(*typesv1.Shipment)) },
+		Default:   func(obj runtime.Object, in presence.Node) { s.Default(obj.(*typesv1.Shipment), in) },
 		HasStatus: s.Info.HasStatus(),
 	}, "")
 	if err != nil {

@@ -1,6 +1,7 @@
 package fieldmanager_test
 
 import (
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"reflect"
 	"testing"
 	"time"
@@ -101,7 +102,7 @@ func TestNoCopyConversion(t *testing.T) {
 	reg := shippingRegistry(t, true)
 	s, a := shippingv1.ShipmentStrategy, shippingv1alpha1.ShipmentStrategy
 	k := fieldmanager.Kind{GVK: s.Info.GroupVersionKind(), New: func() runtime.Object { return s.New() },
-		Default: func(obj runtime.Object) { s.Default(obj.(*typesv1.Shipment)) }, HasStatus: true}
+		Default: func(obj runtime.Object, in presence.Node) { s.Default(obj.(*typesv1.Shipment), in) }, HasStatus: true}
 	main := newFMPair(t, reg, k, "")
 	status := newFMPair(t, reg, k, "status")
 	alpha := newFMPair(t, reg, fieldmanager.Kind{GVK: a.Info.GroupVersionKind(), New: func() runtime.Object { return a.New() }, HasStatus: true}, "")
@@ -127,7 +128,7 @@ func TestNoCopyConversion(t *testing.T) {
 		PickupAfter:    &when,
 		Tracking:       typesv1.Tracking{Notify: "ops@example.dev", IntervalMinutes: 5},
 	}
-	s.Default(obj)
+	s.Default(obj, presence.Node{})
 
 	lf, lr := step(t, "create", update(main.fast, obj, "creator"), update(main.ref, obj, "creator"), empty(), empty())
 	if mf := lf.(metav1.Object).GetManagedFields(); len(mf) != 1 || mf[0].Manager != "creator" {

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubeforge/kubeforge/runtime/presence"
 )
 
 // Scale is what the scale subresource reads from an object: the
@@ -199,8 +201,11 @@ type Strategy[T Object, L ListObject] struct {
 	SetItems func(list L, items []T)
 	GetItems func(list L) []T
 
-	// Default applies +default markers and SetDefaults_<Type> hooks.
-	Default func(obj T)
+	// Default applies +default markers and SetDefaults_<Type> hooks; in is
+	// the JSON obj was decoded from (a zero it sets in a field without
+	// omitempty is kept), presence.Marshaled for an object that comes
+	// from Go, or the zero Node to default every zero.
+	Default func(obj T, in presence.Node)
 	// Validate returns the generated and hand-written validation errors,
 	// including metadata (name, labels, annotations, finalizers).
 	Validate func(obj T) field.ErrorList

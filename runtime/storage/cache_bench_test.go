@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -229,7 +230,7 @@ func BenchmarkWriteRead(b *testing.B) {
 // defaults every object it decodes; a DeepCopy does not).
 func countDecodes(n *atomic.Int64) func(*resource.Strategy[*Widget, *WidgetList]) {
 	return func(s *resource.Strategy[*Widget, *WidgetList]) {
-		s.Default = func(*Widget) { n.Add(1) }
+		s.Default = func(*Widget, presence.Node) { n.Add(1) }
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"os"
 	"reflect"
 	"strings"
@@ -82,7 +83,7 @@ func widgetStrategy(namespaced, withStatus bool) *resource.Strategy[*Widget, *Wi
 			}
 			return out
 		},
-		Default: func(*Widget) {},
+		Default: func(*Widget, presence.Node) {},
 		Validate: func(w *Widget) field.ErrorList {
 			var errs field.ErrorList
 			if w.Spec.Size < 0 {

@@ -33,6 +33,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/jsondecode"
 	"github.com/kubeforge/kubeforge/runtime/jsonencode"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/runtime/warnings"
 )
@@ -247,9 +248,10 @@ func (st *access[T, L]) decode(data []byte, rev int64) (T, error) {
 	obj.SetResourceVersion(strconv.FormatInt(rev, 10))
 	// The storage version's defaults apply on every read, before any
 	// conversion, as kube-apiserver applies them when it decodes from
-	// etcd: a field added later with a default shows on old objects.
+	// etcd: a field added later with a default shows on old objects, and
+	// a zero the stored JSON holds stays.
 	if st.s.Default != nil {
-		st.s.Default(obj)
+		st.s.Default(obj, presence.JSON(data))
 	}
 	return obj, nil
 }
@@ -303,7 +305,9 @@ func (st *access[T, L]) conflict(name string, msg string) error {
 // are dropped (ratchet).
 func (st *Store[T, L]) validate(ctx context.Context, obj, old T, update, fromSpoke bool) error {
 	if fromSpoke && st.s.Default != nil {
-		st.s.Default(obj)
+		// Converted in Go: every field without omitempty is set, as in
+		// a conversion webhook's JSON answer.
+		st.s.Default(obj, presence.Marshaled)
 	}
 	if errs := checks(ctx, st.s, obj, old, update, fromSpoke); len(errs) > 0 {
 		return apierrors.NewInvalid(st.groupKind(), obj.GetName(), errs)

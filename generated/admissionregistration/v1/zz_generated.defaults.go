@@ -5,6 +5,7 @@
 package admissionregistrationv1
 
 import (
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	v1 "k8s.io/api/admissionregistration/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -60,6 +61,12 @@ func SetObjectDefaults_MutatingWebhookConfiguration(obj *v1.MutatingWebhookConfi
 	// No +default markers or SetDefaults_ hooks apply to MutatingWebhookConfiguration.
 }
 
+// SetObjectDefaultsFrom_MutatingWebhookConfiguration is SetObjectDefaults_MutatingWebhookConfiguration: MutatingWebhookConfiguration is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_MutatingWebhookConfiguration(obj *v1.MutatingWebhookConfiguration, in presence.Node) {
+	// No +default markers or SetDefaults_ hooks apply to MutatingWebhookConfiguration.
+}
+
 // SetObjectDefaults_MutatingWebhookConfigurationList defaults every item of a MutatingWebhookConfigurationList.
 func SetObjectDefaults_MutatingWebhookConfigurationList(obj *v1.MutatingWebhookConfigurationList) {
 	for i := range obj.Items {
@@ -69,6 +76,12 @@ func SetObjectDefaults_MutatingWebhookConfigurationList(obj *v1.MutatingWebhookC
 
 // SetObjectDefaults_ValidatingAdmissionPolicy applies the +default markers and SetDefaults_ hooks to a ValidatingAdmissionPolicy.
 func SetObjectDefaults_ValidatingAdmissionPolicy(obj *v1.ValidatingAdmissionPolicy) {
+	// No +default markers or SetDefaults_ hooks apply to ValidatingAdmissionPolicy.
+}
+
+// SetObjectDefaultsFrom_ValidatingAdmissionPolicy is SetObjectDefaults_ValidatingAdmissionPolicy: ValidatingAdmissionPolicy is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_ValidatingAdmissionPolicy(obj *v1.ValidatingAdmissionPolicy, in presence.Node) {
 	// No +default markers or SetDefaults_ hooks apply to ValidatingAdmissionPolicy.
 }
 
@@ -84,6 +97,12 @@ func SetObjectDefaults_ValidatingAdmissionPolicyBinding(obj *v1.ValidatingAdmiss
 	// No +default markers or SetDefaults_ hooks apply to ValidatingAdmissionPolicyBinding.
 }
 
+// SetObjectDefaultsFrom_ValidatingAdmissionPolicyBinding is SetObjectDefaults_ValidatingAdmissionPolicyBinding: ValidatingAdmissionPolicyBinding is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_ValidatingAdmissionPolicyBinding(obj *v1.ValidatingAdmissionPolicyBinding, in presence.Node) {
+	// No +default markers or SetDefaults_ hooks apply to ValidatingAdmissionPolicyBinding.
+}
+
 // SetObjectDefaults_ValidatingAdmissionPolicyBindingList defaults every item of a ValidatingAdmissionPolicyBindingList.
 func SetObjectDefaults_ValidatingAdmissionPolicyBindingList(obj *v1.ValidatingAdmissionPolicyBindingList) {
 	for i := range obj.Items {
@@ -93,6 +112,12 @@ func SetObjectDefaults_ValidatingAdmissionPolicyBindingList(obj *v1.ValidatingAd
 
 // SetObjectDefaults_ValidatingWebhookConfiguration applies the +default markers and SetDefaults_ hooks to a ValidatingWebhookConfiguration.
 func SetObjectDefaults_ValidatingWebhookConfiguration(obj *v1.ValidatingWebhookConfiguration) {
+	// No +default markers or SetDefaults_ hooks apply to ValidatingWebhookConfiguration.
+}
+
+// SetObjectDefaultsFrom_ValidatingWebhookConfiguration is SetObjectDefaults_ValidatingWebhookConfiguration: ValidatingWebhookConfiguration is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_ValidatingWebhookConfiguration(obj *v1.ValidatingWebhookConfiguration, in presence.Node) {
 	// No +default markers or SetDefaults_ hooks apply to ValidatingWebhookConfiguration.
 }
 

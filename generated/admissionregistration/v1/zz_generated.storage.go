@@ -33,9 +33,7 @@ var MutatingWebhookConfigurationStrategy = &resource.Strategy[*v1.MutatingWebhoo
 		}
 		return items
 	},
-	Default: func(obj *v1.MutatingWebhookConfiguration) {
-		SetObjectDefaults_MutatingWebhookConfiguration(obj)
-	},
+	Default:           SetObjectDefaultsFrom_MutatingWebhookConfiguration,
 	Validate:          ValidateMutatingWebhookConfiguration,
 	ValidateHooks:     ValidateMutatingWebhookConfigurationHooks,
 	Ratchet:           false,
@@ -73,9 +71,7 @@ var ValidatingAdmissionPolicyStrategy = &resource.Strategy[*v1.ValidatingAdmissi
 		}
 		return items
 	},
-	Default: func(obj *v1.ValidatingAdmissionPolicy) {
-		SetObjectDefaults_ValidatingAdmissionPolicy(obj)
-	},
+	Default:           SetObjectDefaultsFrom_ValidatingAdmissionPolicy,
 	Validate:          ValidateValidatingAdmissionPolicy,
 	ValidateHooks:     ValidateValidatingAdmissionPolicyHooks,
 	Ratchet:           false,
@@ -119,9 +115,7 @@ var ValidatingAdmissionPolicyBindingStrategy = &resource.Strategy[*v1.Validating
 		}
 		return items
 	},
-	Default: func(obj *v1.ValidatingAdmissionPolicyBinding) {
-		SetObjectDefaults_ValidatingAdmissionPolicyBinding(obj)
-	},
+	Default:           SetObjectDefaultsFrom_ValidatingAdmissionPolicyBinding,
 	Validate:          ValidateValidatingAdmissionPolicyBinding,
 	ValidateHooks:     ValidateValidatingAdmissionPolicyBindingHooks,
 	Ratchet:           false,
@@ -159,9 +153,7 @@ var ValidatingWebhookConfigurationStrategy = &resource.Strategy[*v1.ValidatingWe
 		}
 		return items
 	},
-	Default: func(obj *v1.ValidatingWebhookConfiguration) {
-		SetObjectDefaults_ValidatingWebhookConfiguration(obj)
-	},
+	Default:           SetObjectDefaultsFrom_ValidatingWebhookConfiguration,
 	Validate:          ValidateValidatingWebhookConfiguration,
 	ValidateHooks:     ValidateValidatingWebhookConfigurationHooks,
 	Ratchet:           false,

@@ -58,6 +58,10 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: covered
       type:
         scalar: boolean
+    - name: doors
+      type:
+        scalar: numeric
+      default: 1
     - name: id
       type:
         scalar: numeric
@@ -74,6 +78,10 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: open
       type:
         scalar: string
+    - name: staffed
+      type:
+        scalar: boolean
+      default: true
 - name: com.github.kubeforge.kubeforge.types.infra.v1.Warehouse
   map:
     fields:
@@ -124,6 +132,10 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: region
       type:
         scalar: string
+    - name: robots
+      type:
+        scalar: numeric
+      default: 2
     - name: zones
       type:
         list:

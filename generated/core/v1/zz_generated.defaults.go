@@ -5,6 +5,7 @@
 package corev1
 
 import (
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	v1 "k8s.io/api/core/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -70,6 +71,12 @@ func SetObjectDefaults_ConfigMap(obj *v1.ConfigMap) {
 	// No +default markers or SetDefaults_ hooks apply to ConfigMap.
 }
 
+// SetObjectDefaultsFrom_ConfigMap is SetObjectDefaults_ConfigMap: ConfigMap is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_ConfigMap(obj *v1.ConfigMap, in presence.Node) {
+	// No +default markers or SetDefaults_ hooks apply to ConfigMap.
+}
+
 // SetObjectDefaults_ConfigMapList defaults every item of a ConfigMapList.
 func SetObjectDefaults_ConfigMapList(obj *v1.ConfigMapList) {
 	for i := range obj.Items {
@@ -79,6 +86,12 @@ func SetObjectDefaults_ConfigMapList(obj *v1.ConfigMapList) {
 
 // SetObjectDefaults_Event applies the +default markers and SetDefaults_ hooks to an Event.
 func SetObjectDefaults_Event(obj *v1.Event) {
+	// No +default markers or SetDefaults_ hooks apply to Event.
+}
+
+// SetObjectDefaultsFrom_Event is SetObjectDefaults_Event: Event is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_Event(obj *v1.Event, in presence.Node) {
 	// No +default markers or SetDefaults_ hooks apply to Event.
 }
 
@@ -94,6 +107,12 @@ func SetObjectDefaults_Namespace(obj *v1.Namespace) {
 	// No +default markers or SetDefaults_ hooks apply to Namespace.
 }
 
+// SetObjectDefaultsFrom_Namespace is SetObjectDefaults_Namespace: Namespace is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_Namespace(obj *v1.Namespace, in presence.Node) {
+	// No +default markers or SetDefaults_ hooks apply to Namespace.
+}
+
 // SetObjectDefaults_NamespaceList defaults every item of a NamespaceList.
 func SetObjectDefaults_NamespaceList(obj *v1.NamespaceList) {
 	for i := range obj.Items {
@@ -106,6 +125,12 @@ func SetObjectDefaults_Secret(obj *v1.Secret) {
 	// No +default markers or SetDefaults_ hooks apply to Secret.
 }
 
+// SetObjectDefaultsFrom_Secret is SetObjectDefaults_Secret: Secret is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_Secret(obj *v1.Secret, in presence.Node) {
+	// No +default markers or SetDefaults_ hooks apply to Secret.
+}
+
 // SetObjectDefaults_SecretList defaults every item of a SecretList.
 func SetObjectDefaults_SecretList(obj *v1.SecretList) {
 	for i := range obj.Items {
@@ -115,6 +140,12 @@ func SetObjectDefaults_SecretList(obj *v1.SecretList) {
 
 // SetObjectDefaults_ServiceAccount applies the +default markers and SetDefaults_ hooks to a ServiceAccount.
 func SetObjectDefaults_ServiceAccount(obj *v1.ServiceAccount) {
+	setDefaults_ServiceAccount(obj)
+}
+
+// SetObjectDefaultsFrom_ServiceAccount is SetObjectDefaults_ServiceAccount: ServiceAccount is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_ServiceAccount(obj *v1.ServiceAccount, in presence.Node) {
 	setDefaults_ServiceAccount(obj)
 }
 

@@ -5,6 +5,7 @@
 package eventsv1
 
 import (
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	v1 "k8s.io/api/events/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -27,6 +28,12 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 
 // SetObjectDefaults_Event applies the +default markers and SetDefaults_ hooks to an Event.
 func SetObjectDefaults_Event(obj *v1.Event) {
+	// No +default markers or SetDefaults_ hooks apply to Event.
+}
+
+// SetObjectDefaultsFrom_Event is SetObjectDefaults_Event: Event is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_Event(obj *v1.Event, in presence.Node) {
 	// No +default markers or SetDefaults_ hooks apply to Event.
 }
 

@@ -5,6 +5,7 @@
 package infrav1
 
 import (
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	v1 "github.com/kubeforge/kubeforge/types/infra/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -26,8 +27,15 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 }
 
 // SetObjectDefaults_Warehouse applies the +default markers and SetDefaults_ hooks to a Warehouse.
+// Every zero field is defaulted: see SetObjectDefaultsFrom_Warehouse for an object decoded from JSON.
 func SetObjectDefaults_Warehouse(obj *v1.Warehouse) {
-	setDefaults_Warehouse(obj)
+	setDefaults_Warehouse(obj, presence.Node{})
+}
+
+// SetObjectDefaultsFrom_Warehouse is SetObjectDefaults_Warehouse for an object decoded from in: a zero
+// that in sets, in a field without omitempty, is kept.
+func SetObjectDefaultsFrom_Warehouse(obj *v1.Warehouse, in presence.Node) {
+	setDefaults_Warehouse(obj, in)
 }
 
 // SetObjectDefaults_WarehouseList defaults every item of a WarehouseList.
@@ -37,25 +45,46 @@ func SetObjectDefaults_WarehouseList(obj *v1.WarehouseList) {
 	}
 }
 
-// setDefaults_Warehouse defaults a Warehouse.
-func setDefaults_Warehouse(obj *v1.Warehouse) {
-	setDefaults_WarehouseSpec(&obj.Spec)
+// setDefaults_Warehouse defaults a Warehouse; in is its JSON.
+func setDefaults_Warehouse(obj *v1.Warehouse, in presence.Node) {
+	setDefaults_WarehouseSpec(&obj.Spec, in.Field("spec"))
 	v1.SetDefaults_Warehouse(obj)
 }
 
-// setDefaults_WarehouseSpec defaults a WarehouseSpec.
-func setDefaults_WarehouseSpec(obj *v1.WarehouseSpec) {
+// setDefaults_WarehouseSpec defaults a WarehouseSpec; in is its JSON.
+func setDefaults_WarehouseSpec(obj *v1.WarehouseSpec, in presence.Node) {
+	items := in.Field("docks").Items()
 	for i := range obj.Docks {
-		setDefaults_Dock(&obj.Docks[i])
+		item := items.Next()
+		setDefaults_Dock(&obj.Docks[i], item)
+	}
+	members := in.Field("openingHours").Members()
+	for k, v := range obj.OpeningHours {
+		member := members.Get(k)
+		setDefaults_Hours(&v, member)
+		obj.OpeningHours[k] = v
+	}
+	if obj.Robots == 0 && !in.Has("robots") {
+		obj.Robots = 2
 	}
 	if obj.Bonded == nil {
 		obj.Bonded = new(bool(false))
 	}
 }
 
-// setDefaults_Dock defaults a Dock.
-func setDefaults_Dock(obj *v1.Dock) {
+// setDefaults_Dock defaults a Dock; in is its JSON.
+func setDefaults_Dock(obj *v1.Dock, in presence.Node) {
 	if obj.Kind == "" {
 		obj.Kind = "Truck"
+	}
+	if obj.Doors == 0 && !in.Has("doors") {
+		obj.Doors = 1
+	}
+}
+
+// setDefaults_Hours defaults a Hours; in is its JSON.
+func setDefaults_Hours(obj *v1.Hours, in presence.Node) {
+	if !obj.Staffed && !in.Has("staffed") {
+		obj.Staffed = true
 	}
 }

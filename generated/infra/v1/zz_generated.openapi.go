@@ -16,6 +16,13 @@ func OpenAPISchemas() map[string]json.RawMessage {
       "description": "Covered docks keep rain out.",
       "type": "boolean"
     },
+    "doors": {
+      "default": 1,
+      "description": "Doors of the dock; 0 closes it. Without omitempty, an explicit 0 is kept over the default, as in a custom resource.",
+      "format": "int32",
+      "minimum": 0,
+      "type": "integer"
+    },
     "id": {
       "description": "ID of the dock, unique within the warehouse.",
       "format": "int32",
@@ -50,6 +57,11 @@ func OpenAPISchemas() map[string]json.RawMessage {
       "description": "Open is the local opening time, HH:MM.",
       "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$",
       "type": "string"
+    },
+    "staffed": {
+      "default": true,
+      "description": "Staffed days have people on site; false means automated only.",
+      "type": "boolean"
     }
   },
   "required": [
@@ -187,6 +199,13 @@ func OpenAPISchemas() map[string]json.RawMessage {
       "description": "Region the warehouse belongs to.",
       "minLength": 1,
       "type": "string"
+    },
+    "robots": {
+      "default": 2,
+      "description": "Robots working the floor; 0 stops them all. Without omitempty, an explicit 0 is kept over the default.",
+      "format": "int32",
+      "minimum": 0,
+      "type": "integer"
     },
     "zones": {
       "description": "Zones are the named areas inside the warehouse.",

@@ -33,9 +33,7 @@ var WarehouseStrategy = &resource.Strategy[*v1.Warehouse, *v1.WarehouseList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.Warehouse) {
-		SetObjectDefaults_Warehouse(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Warehouse,
 	Validate:          ValidateWarehouse,
 	ValidateHooks:     ValidateWarehouseHooks,
 	Ratchet:           true,

@@ -69,6 +69,9 @@ func validate_WarehouseSpec(obj *v1.WarehouseSpec, fldPath *field.Path) field.Er
 			errs = append(errs, validate_Hours(&v, fldPath.Child("openingHours").Key(k))...)
 		}
 	}
+	if obj.Robots < 0 {
+		errs = append(errs, field.Invalid(fldPath.Child("robots"), obj.Robots, "must be greater than or equal to 0"))
+	}
 	if len(obj.Zones) != 0 {
 		errs = append(errs, validate.Unique(fldPath.Child("zones"), obj.Zones)...)
 	}
@@ -107,6 +110,9 @@ func validate_Dock(obj *v1.Dock, fldPath *field.Path) field.ErrorList {
 		default:
 			errs = append(errs, field.NotSupported(fldPath.Child("kind"), string(obj.Kind), []string{"Truck", "Rail", "Ship"}))
 		}
+	}
+	if obj.Doors < 0 {
+		errs = append(errs, field.Invalid(fldPath.Child("doors"), obj.Doors, "must be greater than or equal to 0"))
 	}
 	return errs
 }

@@ -5,6 +5,7 @@
 package rbacv1
 
 import (
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	v1 "k8s.io/api/rbac/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -60,6 +61,12 @@ func SetObjectDefaults_ClusterRole(obj *v1.ClusterRole) {
 	// No +default markers or SetDefaults_ hooks apply to ClusterRole.
 }
 
+// SetObjectDefaultsFrom_ClusterRole is SetObjectDefaults_ClusterRole: ClusterRole is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_ClusterRole(obj *v1.ClusterRole, in presence.Node) {
+	// No +default markers or SetDefaults_ hooks apply to ClusterRole.
+}
+
 // SetObjectDefaults_ClusterRoleList defaults every item of a ClusterRoleList.
 func SetObjectDefaults_ClusterRoleList(obj *v1.ClusterRoleList) {
 	for i := range obj.Items {
@@ -69,6 +76,12 @@ func SetObjectDefaults_ClusterRoleList(obj *v1.ClusterRoleList) {
 
 // SetObjectDefaults_ClusterRoleBinding applies the +default markers and SetDefaults_ hooks to a ClusterRoleBinding.
 func SetObjectDefaults_ClusterRoleBinding(obj *v1.ClusterRoleBinding) {
+	// No +default markers or SetDefaults_ hooks apply to ClusterRoleBinding.
+}
+
+// SetObjectDefaultsFrom_ClusterRoleBinding is SetObjectDefaults_ClusterRoleBinding: ClusterRoleBinding is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_ClusterRoleBinding(obj *v1.ClusterRoleBinding, in presence.Node) {
 	// No +default markers or SetDefaults_ hooks apply to ClusterRoleBinding.
 }
 
@@ -84,6 +97,12 @@ func SetObjectDefaults_Role(obj *v1.Role) {
 	// No +default markers or SetDefaults_ hooks apply to Role.
 }
 
+// SetObjectDefaultsFrom_Role is SetObjectDefaults_Role: Role is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_Role(obj *v1.Role, in presence.Node) {
+	// No +default markers or SetDefaults_ hooks apply to Role.
+}
+
 // SetObjectDefaults_RoleList defaults every item of a RoleList.
 func SetObjectDefaults_RoleList(obj *v1.RoleList) {
 	for i := range obj.Items {
@@ -93,6 +112,12 @@ func SetObjectDefaults_RoleList(obj *v1.RoleList) {
 
 // SetObjectDefaults_RoleBinding applies the +default markers and SetDefaults_ hooks to a RoleBinding.
 func SetObjectDefaults_RoleBinding(obj *v1.RoleBinding) {
+	// No +default markers or SetDefaults_ hooks apply to RoleBinding.
+}
+
+// SetObjectDefaultsFrom_RoleBinding is SetObjectDefaults_RoleBinding: RoleBinding is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_RoleBinding(obj *v1.RoleBinding, in presence.Node) {
 	// No +default markers or SetDefaults_ hooks apply to RoleBinding.
 }
 

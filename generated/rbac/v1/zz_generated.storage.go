@@ -33,9 +33,7 @@ var ClusterRoleStrategy = &resource.Strategy[*v1.ClusterRole, *v1.ClusterRoleLis
 		}
 		return items
 	},
-	Default: func(obj *v1.ClusterRole) {
-		SetObjectDefaults_ClusterRole(obj)
-	},
+	Default:           SetObjectDefaultsFrom_ClusterRole,
 	Validate:          ValidateClusterRole,
 	ValidateHooks:     ValidateClusterRoleHooks,
 	Ratchet:           false,
@@ -74,9 +72,7 @@ var ClusterRoleBindingStrategy = &resource.Strategy[*v1.ClusterRoleBinding, *v1.
 		}
 		return items
 	},
-	Default: func(obj *v1.ClusterRoleBinding) {
-		SetObjectDefaults_ClusterRoleBinding(obj)
-	},
+	Default:           SetObjectDefaultsFrom_ClusterRoleBinding,
 	Validate:          ValidateClusterRoleBinding,
 	ValidateHooks:     ValidateClusterRoleBindingHooks,
 	Ratchet:           false,
@@ -115,9 +111,7 @@ var RoleStrategy = &resource.Strategy[*v1.Role, *v1.RoleList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.Role) {
-		SetObjectDefaults_Role(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Role,
 	Validate:          ValidateRole,
 	ValidateHooks:     ValidateRoleHooks,
 	Ratchet:           false,
@@ -155,9 +149,7 @@ var RoleBindingStrategy = &resource.Strategy[*v1.RoleBinding, *v1.RoleBindingLis
 		}
 		return items
 	},
-	Default: func(obj *v1.RoleBinding) {
-		SetObjectDefaults_RoleBinding(obj)
-	},
+	Default:           SetObjectDefaultsFrom_RoleBinding,
 	Validate:          ValidateRoleBinding,
 	ValidateHooks:     ValidateRoleBindingHooks,
 	Ratchet:           false,

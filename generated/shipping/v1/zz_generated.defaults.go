@@ -7,6 +7,7 @@ package shippingv1
 import (
 	"time"
 
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	v1 "github.com/kubeforge/kubeforge/types/shipping/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -31,6 +32,12 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 
 // SetObjectDefaults_Shipment applies the +default markers and SetDefaults_ hooks to a Shipment.
 func SetObjectDefaults_Shipment(obj *v1.Shipment) {
+	setDefaults_Shipment(obj)
+}
+
+// SetObjectDefaultsFrom_Shipment is SetObjectDefaults_Shipment: no default of Shipment depends
+// on whether the request's JSON (in) set a zero.
+func SetObjectDefaultsFrom_Shipment(obj *v1.Shipment, in presence.Node) {
 	setDefaults_Shipment(obj)
 }
 

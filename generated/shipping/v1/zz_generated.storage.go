@@ -34,9 +34,7 @@ var ShipmentStrategy = &resource.Strategy[*v1.Shipment, *v1.ShipmentList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.Shipment) {
-		SetObjectDefaults_Shipment(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Shipment,
 	Validate:          ValidateShipment,
 	ValidateHooks:     ValidateShipmentHooks,
 	Ratchet:           true,

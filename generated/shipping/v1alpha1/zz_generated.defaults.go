@@ -5,6 +5,7 @@
 package shippingv1alpha1
 
 import (
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	v1alpha1 "github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -27,6 +28,12 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 
 // SetObjectDefaults_Shipment applies the +default markers and SetDefaults_ hooks to a Shipment.
 func SetObjectDefaults_Shipment(obj *v1alpha1.Shipment) {
+	setDefaults_Shipment(obj)
+}
+
+// SetObjectDefaultsFrom_Shipment is SetObjectDefaults_Shipment: no default of Shipment depends
+// on whether the request's JSON (in) set a zero.
+func SetObjectDefaultsFrom_Shipment(obj *v1alpha1.Shipment, in presence.Node) {
 	setDefaults_Shipment(obj)
 }
 

@@ -33,9 +33,7 @@ var ShipmentStrategy = &resource.Strategy[*v1alpha1.Shipment, *v1alpha1.Shipment
 		}
 		return items
 	},
-	Default: func(obj *v1alpha1.Shipment) {
-		SetObjectDefaults_Shipment(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Shipment,
 	Validate:          ValidateShipment,
 	ValidateHooks:     ValidateShipmentHooks,
 	Ratchet:           true,

@@ -24,6 +24,13 @@ type Dock struct {
 	// Covered docks keep rain out.
 	// +optional
 	Covered *bool `json:"covered,omitempty"`
+
+	// Doors of the dock; 0 closes it. Without omitempty, an explicit 0 is
+	// kept over the default, as in a custom resource.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Doors int32 `json:"doors"`
 }
 
 // Hours are opening hours for a weekday.
@@ -37,6 +44,11 @@ type Hours struct {
 	// +kubebuilder:validation:Pattern=`^([01][0-9]|2[0-3]):[0-5][0-9]$`
 	// +required
 	Close string `json:"close"`
+
+	// Staffed days have people on site; false means automated only.
+	// +kubebuilder:default=true
+	// +optional
+	Staffed bool `json:"staffed"`
 }
 
 // WarehouseSpec describes a warehouse.
@@ -63,6 +75,13 @@ type WarehouseSpec struct {
 	// OpeningHours by weekday (mon, tue, ...).
 	// +optional
 	OpeningHours map[string]Hours `json:"openingHours,omitempty"`
+
+	// Robots working the floor; 0 stops them all. Without omitempty, an
+	// explicit 0 is kept over the default.
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Robots int32 `json:"robots"`
 
 	// Bonded warehouses may hold goods before customs clearance.
 	// +kubebuilder:default=false

@@ -19,6 +19,11 @@ type DockApplyConfiguration struct {
 	Kind *infrav1.DockKind `json:"kind,omitempty"`
 	// Covered docks keep rain out.
 	Covered *bool `json:"covered,omitempty"`
+	/*
+	   Doors of the dock; 0 closes it. Without omitempty, an explicit 0 is
+	   kept over the default, as in a custom resource.
+	*/
+	Doors *int32 `json:"doors,omitempty"`
 }
 
 // Dock constructs an empty DockApplyConfiguration.
@@ -41,5 +46,11 @@ func (b *DockApplyConfiguration) WithKind(value infrav1.DockKind) *DockApplyConf
 // WithCovered sets the Covered field and returns the receiver.
 func (b *DockApplyConfiguration) WithCovered(value bool) *DockApplyConfiguration {
 	b.Covered = &value
+	return b
+}
+
+// WithDoors sets the Doors field and returns the receiver.
+func (b *DockApplyConfiguration) WithDoors(value int32) *DockApplyConfiguration {
+	b.Doors = &value
 	return b
 }

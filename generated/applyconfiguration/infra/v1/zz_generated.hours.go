@@ -15,6 +15,8 @@ type HoursApplyConfiguration struct {
 	Open *string `json:"open,omitempty"`
 	// Close is the local closing time, HH:MM.
 	Close *string `json:"close,omitempty"`
+	// Staffed days have people on site; false means automated only.
+	Staffed *bool `json:"staffed,omitempty"`
 }
 
 // Hours constructs an empty HoursApplyConfiguration.
@@ -31,5 +33,11 @@ func (b *HoursApplyConfiguration) WithOpen(value string) *HoursApplyConfiguratio
 // WithClose sets the Close field and returns the receiver.
 func (b *HoursApplyConfiguration) WithClose(value string) *HoursApplyConfiguration {
 	b.Close = &value
+	return b
+}
+
+// WithStaffed sets the Staffed field and returns the receiver.
+func (b *HoursApplyConfiguration) WithStaffed(value bool) *HoursApplyConfiguration {
+	b.Staffed = &value
 	return b
 }

@@ -23,6 +23,11 @@ type WarehouseSpecApplyConfiguration struct {
 	Docks []DockApplyConfiguration `json:"docks,omitempty"`
 	// OpeningHours by weekday (mon, tue, ...).
 	OpeningHours map[string]HoursApplyConfiguration `json:"openingHours,omitempty"`
+	/*
+	   Robots working the floor; 0 stops them all. Without omitempty, an
+	   explicit 0 is kept over the default.
+	*/
+	Robots *int32 `json:"robots,omitempty"`
 	// Bonded warehouses may hold goods before customs clearance.
 	Bonded *bool `json:"bonded,omitempty"`
 	// Zones are the named areas inside the warehouse.
@@ -73,6 +78,12 @@ func (b *WarehouseSpecApplyConfiguration) WithOpeningHours(entries map[string]Ho
 	for k, v := range entries {
 		b.OpeningHours[k] = v
 	}
+	return b
+}
+
+// WithRobots sets the Robots field and returns the receiver.
+func (b *WarehouseSpecApplyConfiguration) WithRobots(value int32) *WarehouseSpecApplyConfiguration {
+	b.Robots = &value
 	return b
 }
 

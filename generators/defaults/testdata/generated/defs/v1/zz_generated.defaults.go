@@ -6,6 +6,7 @@ package defsv1
 
 import (
 	v1 "github.com/kubeforge/kubeforge/generators/defaults/testdata/types/defs/v1"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	resource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -30,8 +31,15 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 }
 
 // SetObjectDefaults_Thing applies the +default markers and SetDefaults_ hooks to a Thing.
+// Every zero field is defaulted: see SetObjectDefaultsFrom_Thing for an object decoded from JSON.
 func SetObjectDefaults_Thing(obj *v1.Thing) {
-	setDefaults_Thing(obj)
+	setDefaults_Thing(obj, presence.Node{})
+}
+
+// SetObjectDefaultsFrom_Thing is SetObjectDefaults_Thing for an object decoded from in: a zero
+// that in sets, in a field without omitempty, is kept.
+func SetObjectDefaultsFrom_Thing(obj *v1.Thing, in presence.Node) {
+	setDefaults_Thing(obj, in)
 }
 
 // SetObjectDefaults_ThingList defaults every item of a ThingList.
@@ -41,14 +49,14 @@ func SetObjectDefaults_ThingList(obj *v1.ThingList) {
 	}
 }
 
-// setDefaults_Thing defaults a Thing.
-func setDefaults_Thing(obj *v1.Thing) {
-	setDefaults_ThingSpec(&obj.Spec)
+// setDefaults_Thing defaults a Thing; in is its JSON.
+func setDefaults_Thing(obj *v1.Thing, in presence.Node) {
+	setDefaults_ThingSpec(&obj.Spec, in.Field("spec"))
 	v1.SetDefaults_Thing(obj)
 }
 
-// setDefaults_ThingSpec defaults a ThingSpec.
-func setDefaults_ThingSpec(obj *v1.ThingSpec) {
+// setDefaults_ThingSpec defaults a ThingSpec; in is its JSON.
+func setDefaults_ThingSpec(obj *v1.ThingSpec, in presence.Node) {
 	if obj.Mode == "" {
 		obj.Mode = "fast"
 	}
@@ -110,7 +118,31 @@ func setDefaults_ThingSpec(obj *v1.ThingSpec) {
 		obj.Main = v1.Item{Name: "main"}
 	}
 	setDefaults_Item(&obj.Main)
-	setDefaults_Shared(&obj.Shared)
+	setDefaults_Shared(&obj.Shared, in)
+	setDefaults_Kept(&obj.Kept, in.Field("kept"))
+	items := in.Field("keptList").Items()
+	for i := range obj.KeptList {
+		item := items.Next()
+		setDefaults_Kept(&obj.KeptList[i], item)
+	}
+	items2 := in.Field("keptGrid").Items()
+	for i := range obj.KeptGrid {
+		item2 := items2.Next()
+		items3 := item2.Items()
+		for i2 := range obj.KeptGrid[i] {
+			item3 := items3.Next()
+			setDefaults_Kept(&obj.KeptGrid[i][i2], item3)
+		}
+	}
+	members := in.Field("keptByMode").Members()
+	for k, v := range obj.KeptByMode {
+		member := members.Get(string(k))
+		setDefaults_Kept(&v, member)
+		obj.KeptByMode[k] = v
+	}
+	if obj.KeptRef != nil {
+		setDefaults_Kept(obj.KeptRef, in.Field("keptRef"))
+	}
 }
 
 // setDefaults_Item defaults an Item.
@@ -128,9 +160,41 @@ func setDefaults_Window(obj *v1.Window) {
 	}
 }
 
-// setDefaults_Shared defaults a Shared.
-func setDefaults_Shared(obj *v1.Shared) {
+// setDefaults_Shared defaults a Shared; in is its JSON.
+func setDefaults_Shared(obj *v1.Shared, in presence.Node) {
 	if obj.Region == "" {
 		obj.Region = "eu"
 	}
+	if obj.Zone == "" && !in.Has("zone") {
+		obj.Zone = "a"
+	}
+}
+
+// setDefaults_Kept defaults a Kept; in is its JSON.
+func setDefaults_Kept(obj *v1.Kept, in presence.Node) {
+	if obj.Name == "" && !in.Has("name") {
+		obj.Name = "anon"
+	}
+	if !obj.On && !in.Has("on") {
+		obj.On = true
+	}
+	if obj.Size == 0 && !in.Has("size") {
+		obj.Size = 3
+	}
+	if obj.Wait.Duration == 0 && !in.Has("wait") {
+		obj.Wait = metav1.Duration{Duration: 1 * time.Minute}
+	}
+	if obj.Budget == (resource.Quantity{}) && !in.Has("budget") {
+		obj.Budget = resource.MustParse("1")
+	}
+	if obj.Spare == (intstr.IntOrString{}) && !in.Has("spare") {
+		obj.Spare = intstr.FromInt32(2)
+	}
+	if obj.Labels == nil {
+		obj.Labels = map[string]string{"a": "b"}
+	}
+	if obj.Item == (v1.Item{}) && !in.Has("item") {
+		obj.Item = v1.Item{Name: "x"}
+	}
+	setDefaults_Item(&obj.Item)
 }

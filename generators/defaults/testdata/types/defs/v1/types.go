@@ -40,6 +40,55 @@ type Shared struct {
 	// +kubebuilder:default=eu
 	// +optional
 	Region string `json:"region,omitempty"`
+
+	// Zone is asked in the embedding struct's JSON.
+	// +kubebuilder:default=a
+	// +optional
+	Zone string `json:"zone"`
+}
+
+// Kept has fields without omitempty, whose explicit zeros a request's
+// JSON keeps over their defaults.
+type Kept struct {
+	// Name is a string.
+	// +kubebuilder:default=anon
+	// +optional
+	Name string `json:"name"`
+
+	// On is a bool.
+	// +kubebuilder:default=true
+	// +optional
+	On bool `json:"on"`
+
+	// Size is an int.
+	// +kubebuilder:default=3
+	// +optional
+	Size int32 `json:"size"`
+
+	// Wait is a duration.
+	// +kubebuilder:default="1m"
+	// +optional
+	Wait metav1.Duration `json:"wait"`
+
+	// Budget is a quantity.
+	// +kubebuilder:default="1"
+	// +optional
+	Budget resource.Quantity `json:"budget"`
+
+	// Spare is an int-or-string.
+	// +kubebuilder:default=2
+	// +optional
+	Spare intstr.IntOrString `json:"spare"`
+
+	// Labels is a map: nil is null in JSON, so it needs no question.
+	// +kubebuilder:default={"a":"b"}
+	// +optional
+	Labels map[string]string `json:"labels"`
+
+	// Item is a struct with a whole-object default.
+	// +kubebuilder:default={"name":"x"}
+	// +optional
+	Item Item `json:"item"`
 }
 
 // ThingSpec covers every kind of default.
@@ -136,6 +185,26 @@ type ThingSpec struct {
 	Extension *runtime.RawExtension `json:"extension,omitempty"`
 
 	Shared `json:",inline"`
+
+	// Kept is a struct of fields without omitempty.
+	// +optional
+	Kept Kept `json:"kept"`
+
+	// KeptList items are asked one by one.
+	// +optional
+	KeptList []Kept `json:"keptList,omitempty"`
+
+	// KeptGrid nests lists.
+	// +optional
+	KeptGrid [][]Kept `json:"keptGrid,omitempty"`
+
+	// KeptByMode has named keys.
+	// +optional
+	KeptByMode map[Mode]Kept `json:"keptByMode,omitempty"`
+
+	// KeptRef is a pointer.
+	// +optional
+	KeptRef *Kept `json:"keptRef,omitempty"`
 }
 
 // Thing is the kind.

@@ -35,9 +35,7 @@ var DepotStrategy = &resource.Strategy[*v1.Depot, *v1.DepotList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.Depot) {
-		SetObjectDefaults_Depot(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Depot,
 	Validate:          ValidateDepot,
 	ValidateHooks:     ValidateDepotHooks,
 	Ratchet:           true,
@@ -88,9 +86,7 @@ var TruckStrategy = &resource.Strategy[*v1.Truck, *v1.TruckList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.Truck) {
-		SetObjectDefaults_Truck(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Truck,
 	Validate:          ValidateTruck,
 	ValidateHooks:     ValidateTruckHooks,
 	Ratchet:           true,

@@ -33,9 +33,7 @@ var TruckStrategy = &resource.Strategy[*v1beta1.Truck, *v1beta1.TruckList]{
 		}
 		return items
 	},
-	Default: func(obj *v1beta1.Truck) {
-		SetObjectDefaults_Truck(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Truck,
 	Validate:          ValidateTruck,
 	ValidateHooks:     ValidateTruckHooks,
 	Ratchet:           true,

@@ -33,9 +33,7 @@ var SiteStrategy = &resource.Strategy[*v1.Site, *v1.SiteList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.Site) {
-		SetObjectDefaults_Site(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Site,
 	Validate:          ValidateSite,
 	ValidateHooks:     ValidateSiteHooks,
 	Ratchet:           true,

@@ -5,6 +5,7 @@
 package coordinationv1
 
 import (
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	v1 "k8s.io/api/coordination/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -27,6 +28,12 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 
 // SetObjectDefaults_Lease applies the +default markers and SetDefaults_ hooks to a Lease.
 func SetObjectDefaults_Lease(obj *v1.Lease) {
+	// No +default markers or SetDefaults_ hooks apply to Lease.
+}
+
+// SetObjectDefaultsFrom_Lease is SetObjectDefaults_Lease: Lease is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_Lease(obj *v1.Lease, in presence.Node) {
 	// No +default markers or SetDefaults_ hooks apply to Lease.
 }
 

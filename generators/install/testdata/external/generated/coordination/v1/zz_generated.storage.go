@@ -35,9 +35,7 @@ var LeaseStrategy = &resource.Strategy[*v1.Lease, *v1.LeaseList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.Lease) {
-		SetObjectDefaults_Lease(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Lease,
 	Validate:          ValidateLease,
 	ValidateHooks:     ValidateLeaseHooks,
 	Ratchet:           false,

@@ -5,6 +5,7 @@
 package corev1
 
 import (
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	v1 "k8s.io/api/core/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -27,6 +28,12 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 
 // SetObjectDefaults_ConfigMap applies the +default markers and SetDefaults_ hooks to a ConfigMap.
 func SetObjectDefaults_ConfigMap(obj *v1.ConfigMap) {
+	// No +default markers or SetDefaults_ hooks apply to ConfigMap.
+}
+
+// SetObjectDefaultsFrom_ConfigMap is SetObjectDefaults_ConfigMap: ConfigMap is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_ConfigMap(obj *v1.ConfigMap, in presence.Node) {
 	// No +default markers or SetDefaults_ hooks apply to ConfigMap.
 }
 

@@ -35,9 +35,7 @@ var ConfigMapStrategy = &resource.Strategy[*v1.ConfigMap, *v1.ConfigMapList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.ConfigMap) {
-		SetObjectDefaults_ConfigMap(obj)
-	},
+	Default:           SetObjectDefaultsFrom_ConfigMap,
 	Validate:          ValidateConfigMap,
 	ValidateHooks:     ValidateConfigMapHooks,
 	Ratchet:           false,

@@ -38,9 +38,7 @@ var ConfigMapStrategy = &resource.Strategy[*v1.ConfigMap, *v1.ConfigMapList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.ConfigMap) {
-		SetObjectDefaults_ConfigMap(obj)
-	},
+	Default:           SetObjectDefaultsFrom_ConfigMap,
 	Validate:          ValidateConfigMap,
 	ValidateHooks:     ValidateConfigMapHooks,
 	Ratchet:           false,
@@ -91,9 +89,7 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.Event) {
-		SetObjectDefaults_Event(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Event,
 	Validate:          ValidateEvent,
 	ValidateHooks:     ValidateEventHooks,
 	Ratchet:           false,
@@ -228,9 +224,7 @@ var NamespaceStrategy = &resource.Strategy[*v1.Namespace, *v1.NamespaceList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.Namespace) {
-		SetObjectDefaults_Namespace(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Namespace,
 	Validate:          ValidateNamespace,
 	ValidateHooks:     ValidateNamespaceHooks,
 	Ratchet:           false,
@@ -296,9 +290,7 @@ var SecretStrategy = &resource.Strategy[*v1.Secret, *v1.SecretList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.Secret) {
-		SetObjectDefaults_Secret(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Secret,
 	Validate:          ValidateSecret,
 	ValidateHooks:     ValidateSecretHooks,
 	Ratchet:           false,
@@ -363,9 +355,7 @@ var ServiceStrategy = &resource.Strategy[*v1.Service, *v1.ServiceList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.Service) {
-		SetObjectDefaults_Service(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Service,
 	Validate:          ValidateService,
 	ValidateHooks:     ValidateServiceHooks,
 	Ratchet:           false,

@@ -38,9 +38,7 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 		}
 		return items
 	},
-	Default: func(obj *v1.Event) {
-		SetObjectDefaults_Event(obj)
-	},
+	Default:           SetObjectDefaultsFrom_Event,
 	Validate:          ValidateEvent,
 	ValidateHooks:     ValidateEventHooks,
 	ValidateUpdate:    ValidateEventUpdate,

@@ -1,0 +1,114 @@
+package presence
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+const doc = `{
+  "spec": {"replicas": 0, "enabled": false, "name": "", "gone": null,
+           "esc\u0061ped": 1, "dup": null, "dup": 0,
+           "items": [{"count": 0}, null, {"other": "x]}\"{"}, {}],
+           "byName": {"a": {"count": 0}, "b": {}, "c": null}},
+  "list": [1, "two", [3], {"four": 4}]
+}`
+
+// nodes is the same document through each source that reads one.
+func nodes(t *testing.T) map[string]Node {
+	var u map[string]any
+	if err := json.Unmarshal([]byte(doc), &u); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]Node{"json": JSON([]byte(doc)), "unstructured": Unstructured(u)}
+}
+
+func TestFields(t *testing.T) {
+	for name, root := range nodes(t) {
+		spec := root.Field("spec")
+		for key, want := range map[string]bool{
+			"replicas": true, "enabled": true, "name": true, "gone": false,
+			"escaped": true, "dup": true, "missing": false, "items": true,
+		} {
+			if got := spec.Has(key); got != want {
+				t.Errorf("%s: spec.Has(%q) = %v, want %v", name, key, got, want)
+			}
+		}
+		if root.Has("replicas") || root.Field("list").Has("four") || spec.Field("replicas").Has("x") {
+			t.Errorf("%s: a key of a nested object, an array or a number counts as present", name)
+		}
+
+		it := spec.Field("items").Items()
+		var got []bool
+		for range 5 {
+			got = append(got, it.Next().Has("count"))
+		}
+		if want := []bool{true, false, false, false, false}; !equal(got, want) {
+			t.Errorf("%s: items' count present = %v, want %v", name, got, want)
+		}
+		it = spec.Field("items").Items()
+		it.Next()
+		if it.Next().src != none {
+			t.Errorf("%s: a null item is not the zero Node", name)
+		}
+		if !it.Next().Has("other") {
+			t.Errorf("%s: the item after a null one is lost", name)
+		}
+
+		m := spec.Field("byName").Members()
+		if !m.Get("a").Has("count") || m.Get("b").Has("count") || m.Get("c").src != none || m.Get("z").src != none {
+			t.Errorf("%s: map members read wrong", name)
+		}
+	}
+}
+
+func TestNoneAndMarshaled(t *testing.T) {
+	var zero Node
+	it := zero.Items()
+	if zero.Has("a") || zero.Field("a").Has("b") || it.Next().Has("a") || zero.Members().Get("a").Has("b") {
+		t.Error("the zero Node has a field")
+	}
+	it = Marshaled.Items()
+	if !Marshaled.Has("a") || !Marshaled.Field("a").Has("b") || !it.Next().Has("a") || !Marshaled.Members().Get("k").Has("b") {
+		t.Error("Marshaled lacks a field")
+	}
+	for _, in := range []string{"", "  ", "0", `"s"`, "\x0a\x03abc"} {
+		if JSON([]byte(in)).src != none {
+			t.Errorf("JSON(%q) is not the zero Node", in)
+		}
+	}
+	if Unstructured(nil).src != none {
+		t.Error("Unstructured(nil) is not the zero Node")
+	}
+}
+
+func equal(a, b []bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzJSON: no input that decodes makes a question panic or loop.
+func FuzzJSON(f *testing.F) {
+	f.Add([]byte(doc), "spec")
+	f.Add([]byte(`{"a":[{"b":"\"}"}]}`), "a")
+	f.Fuzz(func(t *testing.T, data []byte, key string) {
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return
+		}
+		n := JSON(data)
+		n.Has(key)
+		f := n.Field(key)
+		f.Members().Get(key)
+		it := f.Items()
+		for range len(data) + 1 {
+			it.Next().Has(key)
+		}
+	})
+}
