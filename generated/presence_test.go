@@ -40,8 +40,8 @@ func TestExplicitZerosKept(t *testing.T) {
 	}
 
 	zeros := mustCall(t, http.StatusCreated, "POST", path, warehouse("zeros", obj{
-		"robots": 0,
-		"docks":  []obj{{"id": 1, "doors": 0}, {"id": 2}, {"id": 3, "doors": nil}},
+		"robots":       0,
+		"docks":        []obj{{"id": 1, "doors": 0}, {"id": 2}, {"id": 3, "doors": nil}},
 		"openingHours": obj{"mon": hours(false), "tue": hours(), "wed": hours(true)},
 	}), "")
 	check("create with explicit zeros", zeros, 0, []int{0, 1, 1}, map[string]bool{"mon": false, "tue": true, "wed": true})
@@ -93,5 +93,86 @@ func TestExplicitZerosKept(t *testing.T) {
 		if get(item, "metadata", "name") == "yaml" {
 			check("list", item.(obj), 0, []int{0}, nil)
 		}
+	}
+}
+
+// TestRequiredMeansSent: a required field is missing when the request's
+// JSON has no key for it (or null), as kube-apiserver checks a custom
+// resource's required properties: an explicit "" or 0 in a field without
+// omitempty is a value, judged by the field's other markers, and [] is a
+// list, judged by minItems. Through a create, an update and a merge patch,
+// in v1 and through the v1alpha1 view.
+func TestRequiredMeansSent(t *testing.T) {
+	base := startServer(t)
+	path := base + "/apis/infra.kubeforge.dev/v1/warehouses"
+	causes := func(st obj) []string {
+		var out []string
+		for _, c := range get(st, "details", "causes").([]any) {
+			out = append(out, get(c, "field").(string)+" "+get(c, "reason").(string))
+		}
+		return out
+	}
+	invalid := func(what string, code int, st obj, want ...string) {
+		t.Helper()
+		if code != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: %d %v, want 422", what, code, st)
+		}
+		if got := causes(st); !jsonEqual(got, want) {
+			t.Errorf("%s: causes %v, want %v (%v)", what, got, want, st["message"])
+		}
+	}
+	wh := func(name string, spec obj) obj {
+		return obj{"apiVersion": "infra.kubeforge.dev/v1", "kind": "Warehouse", "metadata": obj{"name": name}, "spec": spec}
+	}
+
+	code, st := call(t, "POST", path, wh("a", obj{"docks": []obj{{"doors": 2}}, "openingHours": obj{"mon": obj{"open": "", "close": nil}}}), "")
+	invalid("absent, null and zero", code, st,
+		"spec.region FieldValueRequired",
+		"spec.docks[0].id FieldValueRequired",
+		"spec.openingHours[mon].open FieldValueInvalid",
+		"spec.openingHours[mon].close FieldValueRequired")
+	code, st = call(t, "POST", path, wh("b", obj{"region": "", "docks": []obj{{"id": 0}}}), "")
+	invalid("an empty region, a zero id", code, st, "spec.region FieldValueTooShort", "spec.docks[0].id FieldValueInvalid")
+	mustCall(t, http.StatusNotFound, "GET", path+"/a", nil, "")
+
+	// Street has no other marker: "" is accepted, as in a CRD; absent is not.
+	shipments := base + "/apis/shipping.kubeforge.dev/v1/namespaces/default/shipments"
+	s := shipment("s1", "Bonn", nil)
+	s["spec"].(obj)["origin"].(obj)["street"] = ""
+	created := mustCall(t, http.StatusCreated, "POST", shipments, s, "")
+	want(t, created, "", "spec", "origin", "street")
+	delete(s["spec"].(obj)["origin"].(obj), "street")
+	s["metadata"].(obj)["name"] = "s2"
+	code, st = call(t, "POST", shipments, s, "")
+	invalid("an absent street", code, st, "spec.origin.street FieldValueRequired")
+
+	// Server-side apply that creates reads its configuration.
+	s = shipment("s4", "Bonn", nil)
+	s["spec"].(obj)["origin"].(obj)["street"] = ""
+	applied := mustCall(t, http.StatusCreated, "PATCH", shipments+"/s4?fieldManager=test", s, "application/apply-patch+yaml")
+	want(t, applied, "", "spec", "origin", "street")
+
+	// [] is a list: minItems judges it.
+	s = shipment("s3", "Bonn", nil)
+	s["spec"].(obj)["parcels"] = []obj{}
+	code, st = call(t, "POST", shipments, s, "")
+	invalid("no parcels", code, st, "spec.parcels FieldValueTooFew")
+
+	// An update and a merge patch see what they send (a value an update
+	// leaves as it was is not judged again: kube's ratcheting).
+	code, st = call(t, "PATCH", shipments+"/s1", obj{"spec": obj{"destination": obj{"street": nil}}}, "application/merge-patch+json")
+	invalid("a merge patch removing a street", code, st, "spec.destination.street FieldValueRequired")
+	patched := mustCall(t, http.StatusOK, "PATCH", shipments+"/s1", obj{"spec": obj{"destination": obj{"street": ""}}}, "application/merge-patch+json")
+	want(t, patched, "", "spec", "destination", "street")
+	created = mustCall(t, http.StatusOK, "PATCH", shipments+"/s1", obj{"spec": obj{"destination": obj{"street": "2 New Road"}}}, "application/merge-patch+json")
+	created["spec"].(obj)["destination"].(obj)["street"] = ""
+	updated := mustCall(t, http.StatusOK, "PUT", shipments+"/s1", created, "")
+	want(t, updated, "", "spec", "destination", "street")
+	cur := mustCall(t, http.StatusOK, "GET", shipments+"/s1", nil, "")
+	cur["spec"].(obj)["origin"].(obj)["street"] = "3 Any Road"
+	delete(cur["spec"].(obj)["destination"].(obj), "street")
+	code, st = call(t, "PUT", shipments+"/s1", cur, "")
+	if code != http.StatusOK {
+		t.Errorf("an update leaving an empty street out: %d %v (unchanged, ratcheted)", code, st)
 	}
 }

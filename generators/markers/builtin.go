@@ -63,7 +63,7 @@ func newBuiltin() (*Registry, error) {
 	add(Definition{Name: "optional", Target: FieldTarget,
 		Help: "The field may be omitted. Without +optional or +required, a field is required unless its json tag has omitempty (Kubernetes' rule)."})
 	add(Definition{Name: "required", Target: FieldTarget,
-		Help: "The field must be set."})
+		Help: "The field must be set: its key must be in the object's JSON, not null (as a CRD's required). A nil pointer, slice or map, or a zero value in a field with omitempty, is missing; an explicit \"\", 0 or [] sent for a field without omitempty is a value, which the field's other markers judge."})
 	add(Definition{Name: "kubebuilder:validation:Optional", Target: pf,
 		Help: "Like +optional. On a package, fields are optional unless marked required."})
 	add(Definition{Name: "kubebuilder:validation:Required", Target: pf,

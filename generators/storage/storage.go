@@ -130,7 +130,7 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 			jen.Return(jen.Id("items")),
 		),
 		jen.Id("Default").Op(":").Id("SetObjectDefaultsFrom_" + k.Name),
-		jen.Id("Validate").Op(":").Id("Validate" + k.Name),
+		jen.Id("Validate").Op(":").Id("Validate" + k.Name + "From"),
 		jen.Id("ValidateHooks").Op(":").Id("Validate" + k.Name + "Hooks"),
 	}
 	if builtinstrategy.For(k).ValidateUpdate != "" {

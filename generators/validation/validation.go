@@ -14,12 +14,17 @@
 //     find invalid) with the kind's name function (NameIsDNSSubdomain
 //     unless the kind says otherwise), namespaced or not per the kind;
 //     path "metadata".
-//   - +required: a required field that is zero gets field.Required ("Required
-//     value") and no other check. Zero means "" for strings, nil for pointers,
-//     empty for slices and maps, the zero value for metav1.Time, Duration,
-//     MicroTime, resource.Quantity and intstr.IntOrString. Numbers and
-//     booleans are required-checked only with an explicit +required marker
-//     (0 and false are values); structs never (their fields are checked).
+//   - +required: a required field that is missing gets field.Required
+//     ("Required value") and no other check. Missing means nil for pointers,
+//     slices and maps (an absent key or null: [] is a value, as in a CRD),
+//     the zero value for metav1.Time and MicroTime (written as null), and
+//     "" for strings, the zero Duration, Quantity and IntOrString, and 0 or
+//     false for numbers and booleans with an explicit +required marker
+//     (without one they are values); structs never (their fields are
+//     checked). A field without omitempty writes those zeros as values, so
+//     Validate<Kind>From asks the request's JSON (runtime/presence) whether
+//     its key was there: an explicit "" or 0 is then a value, checked by the
+//     field's other markers, as kube-apiserver checks a custom resource.
 //   - an optional field with omitempty that is zero is absent from the JSON
 //     and, as in Kubernetes, not validated further.
 //   - the validation markers (model.Validation), with kube-apiserver's CRD
@@ -77,6 +82,7 @@ const (
 	slicesPkg    = "slices"
 	mapsPkg      = "maps"
 	fmtPkg       = "fmt"
+	presencePkg  = "github.com/kubeforge/kubeforge/runtime/presence"
 	maxNestDepth = typegraph.MaxDepth
 )
 
@@ -111,6 +117,22 @@ type gen struct {
 	// object written through another served version (which that version's
 	// own markers validated).
 	hooksOnly bool
+
+	// asks holds the keys of the struct types whose functions take the
+	// request's JSON (in presence.Node): a required field of theirs, or
+	// of a type below them, asks it whether its zero was sent.
+	asks map[string]bool
+	// names counts the variables of the function being written.
+	names map[string]int
+}
+
+// fresh is a variable name not yet used in the function being written.
+func (g *gen) fresh(base string) string {
+	g.names[base]++
+	if n := g.names[base]; n > 1 {
+		return base + strconv.Itoa(n)
+	}
+	return base
 }
 
 func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
@@ -175,7 +197,7 @@ func buildGraphs(api *model.API, v *model.Version) (g, hg *gen, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	g = &gen{api: api, v: v, graph: graph}
+	g = &gen{api: api, v: v, graph: graph, asks: map[string]bool{}}
 
 	// Fixed point: a node needs a function when it (or anything it reaches)
 	// has something to check. Start from "nothing" and grow.
@@ -186,11 +208,14 @@ func buildGraphs(api *model.API, v *model.Version) (g, hg *gen, err error) {
 	}); err != nil {
 		return nil, nil, err
 	}
+	if !v.External {
+		g.growAsks()
+	}
 	hookGraph, err := typegraph.Build(v, "validateHooks_", "Validate_")
 	if err != nil {
 		return nil, nil, err
 	}
-	hg = &gen{api: api, v: v, graph: hookGraph, hooksOnly: true}
+	hg = &gen{api: api, v: v, graph: hookGraph, hooksOnly: true, asks: map[string]bool{}}
 	if err := hookGraph.Grow(func(n *typegraph.Node) (bool, error) {
 		body, err := hg.nodeBody(n)
 		return len(body) > 0, err
@@ -211,7 +236,7 @@ func kindFuncs(k *model.Kind, g, hg *gen) []jen.Code {
 			nameFunc(k), jen.Qual(fieldPkg, "NewPath").Call(jen.Lit("metadata"))),
 	}
 	if g.graph.Needs[root.Key] {
-		stmts = append(stmts, appendAll(jen.Id(root.Fn).Call(jen.Id("obj"), jen.Nil())))
+		stmts = append(stmts, appendAll(g.call(root, jen.Id("obj"), jen.Nil(), func() *jen.Statement { return jen.Id("in") })))
 	}
 	builtinCheck := builtinstrategy.For(k).Validate
 	if builtinCheck != "" {
@@ -222,14 +247,34 @@ func kindFuncs(k *model.Kind, g, hg *gen) []jen.Code {
 	if k.Namespaced {
 		scope = "namespaced"
 	}
+	objParam := jen.Id("obj").Op("*").Qual(v.Package, k.Type.Name)
 	decls := []jen.Code{
 		jen.Commentf("Validate%s validates %s %s: its metadata (a %s object named as a %s),", k.Name, genall.Article(k.Name), k.Name, scope, nameText(k)),
 		jen.Comment("every validation marker and the hand-written Validate_ hooks. Error paths start at the"),
-		jen.Comment("object's root (spec.parcels[1].count)."),
-		jen.Func().Id("Validate"+k.Name).Params(jen.Id("obj").Op("*").Qual(v.Package, k.Type.Name)).
-			Qual(fieldPkg, "ErrorList").Block(stmts...),
+		jen.Comment("object's root (spec.parcels[1].count). A required field that is zero is missing."),
+		jen.Func().Id("Validate"+k.Name).Params(objParam).
+			Qual(fieldPkg, "ErrorList").Block(jen.Return(jen.Id("Validate"+k.Name+"From").Call(jen.Id("obj"), jen.Qual(presencePkg, "Node").Values()))),
 		jen.Line(),
 	}
+	if g.asks[root.Key] {
+		decls = append(decls,
+			jen.Commentf("Validate%sFrom is Validate%s for an object decoded from in: a required field", k.Name, k.Name),
+			jen.Comment("without omitempty is missing only when in has no key for it (or null), as in a CRD, so"),
+			jen.Comment("an explicit \"\" or 0 is a value, checked by the field's other markers."))
+	} else if v.External {
+		decls = append(decls,
+			jen.Commentf("Validate%sFrom is Validate%s: %s is a built-in kind, checked as kube-apiserver", k.Name, k.Name, k.Name),
+			jen.Comment("checks it, whatever the request's JSON (in) holds."))
+	} else {
+		decls = append(decls,
+			jen.Commentf("Validate%sFrom is Validate%s: no required field of %s can be set to its zero", k.Name, k.Name, k.Name),
+			jen.Comment("in JSON apart from leaving it out, so in is not asked."))
+	}
+	decls = append(decls,
+		jen.Func().Id("Validate"+k.Name+"From").Params(objParam, jen.Id("in").Qual(presencePkg, "Node")).
+			Qual(fieldPkg, "ErrorList").Block(stmts...),
+		jen.Line(),
+	)
 	if up := builtinstrategy.For(k).ValidateUpdate; up != "" {
 		decls = append(decls, updateFunc(k, g, up)...)
 	}
@@ -301,12 +346,17 @@ func (g *gen) nodeFuncs() ([]jen.Code, error) {
 		if g.hooksOnly {
 			doc = jen.Commentf("%s runs the Validate_ hooks of %s %s at fldPath.", n.Fn, genall.Article(n.Name), n.Name)
 		}
+		params := []jen.Code{
+			jen.Id("obj").Op("*").Qual(n.Pkg, n.Name),
+			jen.Id("fldPath").Op("*").Qual(fieldPkg, "Path"),
+		}
+		if g.asks[n.Key] {
+			params = append(params, jen.Id("in").Qual(presencePkg, "Node"))
+			doc = jen.Commentf("%s validates %s %s at fldPath; in is its JSON.", n.Fn, genall.Article(n.Name), n.Name)
+		}
 		decls = append(decls,
 			doc,
-			jen.Func().Id(n.Fn).Params(
-				jen.Id("obj").Op("*").Qual(n.Pkg, n.Name),
-				jen.Id("fldPath").Op("*").Qual(fieldPkg, "Path"),
-			).Qual(fieldPkg, "ErrorList").Block(stmts...),
+			jen.Func().Id(n.Fn).Params(params...).Qual(fieldPkg, "ErrorList").Block(stmts...),
 			jen.Line(),
 		)
 	}
@@ -404,7 +454,9 @@ func zero(r resolved, x func() *jen.Statement, numbersAndBools bool) jen.Code {
 	case model.PointerRef:
 		return x().Op("==").Nil()
 	case model.SliceRef, model.MapRef:
-		return jen.Len(x()).Op("==").Lit(0)
+		// nil is an absent key or null; [] and {} are values (a CRD's
+		// required list is satisfied by [], and minItems judges it).
+		return x().Op("==").Nil()
 	case model.BuiltinRef:
 		switch {
 		case ref.Name == "string":
@@ -468,7 +520,12 @@ func nonZero(r resolved, x func() *jen.Statement) jen.Code {
 func (g *gen) nodeBody(n *typegraph.Node) ([]jen.Code, error) {
 	obj := func() *jen.Statement { return jen.Id("obj") }
 	path := func() *jen.Statement { return jen.Id("fldPath") }
-	stmts, err := g.fields(n.Name, n.Fields, obj, path)
+	g.names = map[string]int{}
+	var in expr
+	if g.asks[n.Key] {
+		in = func() *jen.Statement { return jen.Id("in") }
+	}
+	stmts, err := g.fields(n.Name, n.Fields, obj, path, in)
 	if err != nil {
 		return nil, err
 	}
@@ -478,10 +535,10 @@ func (g *gen) nodeBody(n *typegraph.Node) ([]jen.Code, error) {
 	return stmts, nil
 }
 
-func (g *gen) fields(typeName string, fields []*model.Field, obj, path func() *jen.Statement) ([]jen.Code, error) {
+func (g *gen) fields(typeName string, fields []*model.Field, obj, path func() *jen.Statement, in expr) ([]jen.Code, error) {
 	var stmts []jen.Code
 	for _, f := range fields {
-		s, err := g.field(f, obj, path)
+		s, err := g.field(f, obj, path, in)
 		if err != nil {
 			return nil, fmt.Errorf("field %s.%s: %w", typeName, f.Name, err)
 		}
@@ -490,7 +547,7 @@ func (g *gen) fields(typeName string, fields []*model.Field, obj, path func() *j
 	return stmts, nil
 }
 
-func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement) ([]jen.Code, error) {
+func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement, in expr) ([]jen.Code, error) {
 	switch known(f.Type) {
 	case "TypeMeta", "ObjectMeta", "ListMeta":
 		return nil, nil // metadata is checked by Validate<Kind>
@@ -502,13 +559,16 @@ func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement) ([]jen.Co
 	}
 	r := resolve(f.Type)
 	val := model.MergeValidation(f.Validation, r.val)
-	checks, err := g.value(r, val, f, x, path)
+	checks, err := g.value(r, val, f, x, path, fieldIn(f, in))
 	if err != nil {
 		return nil, err
 	}
 	var req jen.Code
 	if f.Required && !g.hooksOnly {
 		req = zero(r, x, explicitRequired(f))
+		if req != nil && in != nil && asksJSON(f, r) {
+			req = jen.Add(req).Op("&&").Op("!").Add(in()).Dot("Has").Call(jen.Lit(f.JSONName))
+		}
 	}
 	if req != nil {
 		stmt := jen.If(req).Block(appendOne(jen.Qual(fieldPkg, "Required").Call(path(), jen.Lit(""))))
@@ -528,6 +588,96 @@ func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement) ([]jen.Co
 	return checks, nil
 }
 
+// expr is a generated expression.
+type expr = func() *jen.Statement
+
+// asksJSON reports whether the required check of f asks the request's
+// JSON: f has no omitempty, so Go writes its zero as a value ("", 0,
+// false, "0s", "0"), and only the JSON tells an explicit zero from an
+// absent key. (Nil pointers, slices and maps and the zero Time write null,
+// which is missing in JSON too.)
+func asksJSON(f *model.Field, r resolved) bool {
+	if f.OmitEmpty || f.JSONName == "" || !f.Required {
+		return false
+	}
+	switch r.ref.Kind {
+	case model.BuiltinRef:
+		return true
+	case model.NamedRef:
+		switch known(r.ref) {
+		case "Duration", "Quantity", "IntOrString":
+			return true
+		}
+	}
+	return false
+}
+
+// fieldIn is the node of f's value within its struct's node in: the
+// struct's own for an inline field.
+func fieldIn(f *model.Field, in expr) expr {
+	if in == nil || (f.JSONName == "" && (f.Inline || f.Embedded)) {
+		return in
+	}
+	return func() *jen.Statement { return in().Dot("Field").Call(jen.Lit(f.JSONName)) }
+}
+
+// call is the call of n's function on ptr at path, with in when n takes
+// it (the zero Node when the caller has none).
+func (g *gen) call(n *typegraph.Node, ptr, path jen.Code, in expr) jen.Code {
+	if !g.asks[n.Key] {
+		return jen.Id(n.Fn).Call(ptr, path)
+	}
+	if in == nil {
+		return jen.Id(n.Fn).Call(ptr, path, jen.Qual(presencePkg, "Node").Values())
+	}
+	return jen.Id(n.Fn).Call(ptr, path, in())
+}
+
+// growAsks finds the struct types whose functions take the request's JSON:
+// those with a required field whose check asks it, and those above them.
+func (g *gen) growAsks() {
+	x := func() *jen.Statement { return jen.Id("x") }
+	for changed := true; changed; {
+		changed = false
+		for _, n := range g.graph.Order {
+			if g.asks[n.Key] || !g.graph.Needs[n.Key] {
+				continue
+			}
+			for _, f := range n.Fields {
+				switch known(f.Type) {
+				case "TypeMeta", "ObjectMeta", "ListMeta":
+					continue
+				}
+				r := resolve(f.Type)
+				if (asksJSON(f, r) && zero(r, x, explicitRequired(f)) != nil) || g.refAsks(f.Type, 0) {
+					g.asks[n.Key] = true
+					changed = true
+					break
+				}
+			}
+		}
+	}
+}
+
+// refAsks reports whether checking a value of type r asks the JSON.
+func (g *gen) refAsks(r *model.TypeRef, depth int) bool {
+	if r == nil || depth > maxNestDepth {
+		return false
+	}
+	switch r.Kind {
+	case model.PointerRef, model.SliceRef, model.ArrayRef, model.MapRef:
+		return g.refAsks(r.Elem, depth+1)
+	case model.NamedRef:
+		if n := g.graph.Struct(r); n != nil {
+			return g.asks[n.Key]
+		}
+		if t := r.Local; t != nil && t.Underlying != nil {
+			return g.refAsks(t.Underlying, depth+1)
+		}
+	}
+	return false
+}
+
 // scalarOnly keeps the markers that apply to a scalar value.
 func scalarOnly(v model.Validation) model.Validation {
 	return model.Validation{
@@ -538,9 +688,14 @@ func scalarOnly(v model.Validation) model.Validation {
 
 // value returns the checks of one value x (of shape r) at path. f is the
 // field the value belongs to (for list types), or nil for nested items.
-func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path func() *jen.Statement) ([]jen.Code, error) {
+//
+// in is x's node of the request's JSON, nil when nothing below x asks it.
+func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path func() *jen.Statement, in expr) ([]jen.Code, error) {
 	var stmts []jen.Code
 	ref := r.ref
+	if in != nil && !g.refAsks(ref, 0) {
+		in = nil
+	}
 	switch ref.Kind {
 	case model.PointerRef:
 		er := resolve(ref.Elem)
@@ -548,11 +703,11 @@ func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path fu
 		if n := g.graph.Struct(er.ref); n != nil {
 			// A pointer to a struct is passed on as is.
 			if g.graph.Needs[n.Key] {
-				inner = append(inner, appendAll(jen.Id(n.Fn).Call(x(), path())))
+				inner = append(inner, appendAll(g.call(n, x(), path(), in)))
 			}
 		} else {
 			var err error
-			inner, err = g.value(er, model.MergeValidation(val, er.val), nil, deref(er.ref, x), path)
+			inner, err = g.value(er, model.MergeValidation(val, er.val), nil, deref(er.ref, x), path, in)
 			if err != nil {
 				return nil, err
 			}
@@ -564,13 +719,13 @@ func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path fu
 		if ref.Kind == model.SliceRef && ref.Elem != nil && ref.Elem.Kind == model.BuiltinRef && ref.Elem.Name == "byte" {
 			break // []byte is a base64 string in JSON
 		}
-		s, err := g.list(r, val, f, x, path)
+		s, err := g.list(r, val, f, x, path, in)
 		if err != nil {
 			return nil, err
 		}
 		stmts = append(stmts, s...)
 	case model.MapRef:
-		s, err := g.mapValue(r, val, x, path)
+		s, err := g.mapValue(r, val, x, path, in)
 		if err != nil {
 			return nil, err
 		}
@@ -584,7 +739,7 @@ func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path fu
 	case model.NamedRef:
 		if n := g.graph.Struct(ref); n != nil {
 			if g.graph.Needs[n.Key] {
-				stmts = append(stmts, appendAll(jen.Id(n.Fn).Call(addr(x), path())))
+				stmts = append(stmts, appendAll(g.call(n, addr(x), path(), in)))
 			}
 			return stmts, nil
 		}
@@ -618,7 +773,7 @@ func (g *gen) loopVar(base string) string {
 	return base + strconv.Itoa(g.loop+1)
 }
 
-func (g *gen) list(r resolved, val model.Validation, f *model.Field, x, path func() *jen.Statement) ([]jen.Code, error) {
+func (g *gen) list(r resolved, val model.Validation, f *model.Field, x, path func() *jen.Statement, in expr) ([]jen.Code, error) {
 	var stmts []jen.Code
 	ref := r.ref
 	n := func() *jen.Statement { return jen.Len(x()) }
@@ -655,6 +810,12 @@ func (g *gen) list(r resolved, val model.Validation, f *model.Field, x, path fun
 		stmts = append(stmts, s...)
 	}
 	i := g.loopVar("i")
+	var items, itemNode string
+	var itemIn expr
+	if in != nil {
+		items, itemNode = g.fresh("items"), g.fresh("item")
+		itemIn = func() *jen.Statement { return jen.Id(itemNode) }
+	}
 	g.loop++
 	item := func() *jen.Statement { return x().Index(jen.Id(i)) }
 	ipath := func() *jen.Statement { return path().Dot("Index").Call(jen.Id(i)) }
@@ -664,12 +825,16 @@ func (g *gen) list(r resolved, val model.Validation, f *model.Field, x, path fun
 	if val.Items != nil {
 		itemVal = model.MergeValidation(val.Items.Validation, itemVal)
 	}
-	inner, err := g.item(er, itemVal, item, ipath)
+	inner, err := g.item(er, itemVal, item, ipath, itemIn)
 	g.loop--
 	if err != nil {
 		return nil, fmt.Errorf("items: %w", err)
 	}
 	if len(inner) > 0 {
+		if in != nil {
+			inner = append([]jen.Code{jen.Id(itemNode).Op(":=").Id(items).Dot("Next").Call()}, inner...)
+			stmts = append(stmts, jen.Id(items).Op(":=").Add(in()).Dot("Items").Call())
+		}
 		stmts = append(stmts, jen.For(jen.Id(i).Op(":=").Range().Add(x())).Block(inner...))
 	}
 	return stmts, nil
@@ -677,11 +842,11 @@ func (g *gen) list(r resolved, val model.Validation, f *model.Field, x, path fun
 
 // item checks a slice item or map value: the element type's own markers
 // and the scalar markers of the field.
-func (g *gen) item(er resolved, fieldScalar model.Validation, x, path func() *jen.Statement) ([]jen.Code, error) {
-	return g.value(er, model.MergeValidation(fieldScalar, er.val), nil, x, path)
+func (g *gen) item(er resolved, fieldScalar model.Validation, x, path func() *jen.Statement, in expr) ([]jen.Code, error) {
+	return g.value(er, model.MergeValidation(fieldScalar, er.val), nil, x, path, in)
 }
 
-func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Statement) ([]jen.Code, error) {
+func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Statement, in expr) ([]jen.Code, error) {
 	var stmts []jen.Code
 	ref := r.ref
 	n := func() *jen.Statement { return jen.Len(x()) }
@@ -700,6 +865,12 @@ func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Sta
 	kr := resolve(ref.Key)
 	k := g.loopVar("k")
 	v := g.loopVar("v")
+	var members, member string
+	var memberIn expr
+	if in != nil {
+		members, member = g.fresh("members"), g.fresh("member")
+		memberIn = func() *jen.Statement { return jen.Id(member) }
+	}
 	g.loop++
 	item := func() *jen.Statement { return x().Index(jen.Id(k)) }
 	var keyStr jen.Code
@@ -719,7 +890,7 @@ func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Sta
 	if needCopy {
 		itemExpr = func() *jen.Statement { return jen.Id(v) }
 	}
-	inner, err := g.item(er, scalarOnly(val), itemExpr, kpath)
+	inner, err := g.item(er, scalarOnly(val), itemExpr, kpath, memberIn)
 	g.loop--
 	if err != nil {
 		return nil, fmt.Errorf("values: %w", err)
@@ -727,6 +898,15 @@ func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Sta
 	if len(inner) > 0 {
 		if needCopy {
 			inner = append([]jen.Code{jen.Id(v).Op(":=").Add(item())}, inner...)
+		}
+		if in != nil {
+			// JSON keys are strings: other keys have no member to ask.
+			node := jen.Qual(presencePkg, "Node").Values()
+			if kr.ref.Kind == model.BuiltinRef && kr.ref.Name == "string" {
+				node = jen.Id(members).Dot("Get").Call(keyStr)
+			}
+			inner = append([]jen.Code{jen.Id(member).Op(":=").Add(node)}, inner...)
+			stmts = append(stmts, jen.Id(members).Op(":=").Add(in()).Dot("Members").Call())
 		}
 		var keys jen.Code
 		if kr.ref.Kind == model.BuiltinRef && (kr.ref.Name == "string" || isInt(kr.ref.Name) || isFloat(kr.ref.Name)) {

@@ -114,8 +114,10 @@ func (h *Handler[T, L]) attributes(ctx context.Context, op admission.Operation, 
 
 // mutate runs mutating admission on obj (old is the current object on an
 // update, the zero value on a create) and returns the object to write,
-// defaulted again when admission changed it.
-func (h *Handler[T, L]) mutate(ctx context.Context, op admission.Operation, sub string, obj, old T, opts writeOptions) (T, error) {
+// defaulted again when admission changed it. in is the JSON obj was
+// decoded from (nil: none); an object admission replaced is Go's, and in
+// becomes presence.Marshaled.
+func (h *Handler[T, L]) mutate(ctx context.Context, op admission.Operation, sub string, obj, old T, opts writeOptions, in *presence.Node) (T, error) {
 	if h.opts.Admission == nil {
 		return obj, nil
 	}
@@ -134,10 +136,15 @@ func (h *Handler[T, L]) mutate(ctx context.Context, op admission.Operation, sub 
 	if !ok {
 		return zero, fmt.Errorf("mutating admission of %s %q returned a %T", h.gvk.Kind, obj.GetName(), a.Object)
 	}
-	if any(out) != any(obj) && h.s.Default != nil {
+	if any(out) != any(obj) {
 		// A webhook's object is Go's: its fields without omitempty are
 		// all set, as in the JSON a webhook answers with.
-		h.s.Default(out, presence.Marshaled)
+		if in != nil {
+			*in = presence.Marshaled
+		}
+		if h.s.Default != nil {
+			h.s.Default(out, presence.Marshaled)
+		}
 	}
 	return out, nil
 }

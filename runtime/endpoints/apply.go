@@ -166,17 +166,22 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		}
 		return obj, nil
 	}
+	// The result of an apply over a live object holds every field the
+	// live object wrote, which Go writes without omitempty: as a stored
+	// custom resource written by Go holds them.
+	var in presence.Node
 	updateTo := func(live T) (T, error) {
 		obj, err := applyTo(live)
 		if err != nil {
 			return obj, err
 		}
-		return h.mutate(ctx, admission.Update, sub, obj, live, opts)
+		in = presence.Marshaled
+		return h.mutate(ctx, admission.Update, sub, obj, live, opts, &in)
 	}
 
 	for attempt := 0; ; attempt++ {
 		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, updateTo, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub,
-			Admit: h.admitFunc(admission.Update, sub, ns, name, opts.options, opts.dryRun)})
+			Admit: h.admitFunc(admission.Update, sub, ns, name, opts.options, opts.dryRun), Presence: &in})
 		if err == nil {
 			return h.respondObject(w, r, http.StatusOK, f, out)
 		}
@@ -194,8 +199,9 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		// The merge kept the empty live object's zeros, which Go writes
 		// for fields without omitempty; what the object holds is the
 		// apply configuration, so its keys say which zeros were set.
+		created := presence.Unstructured(patchObj.Object)
 		if h.s.Default != nil {
-			h.s.Default(obj, presence.Unstructured(patchObj.Object))
+			h.s.Default(obj, created)
 		}
 		if err := h.admit(ctx, OperationCreate, ns, name, obj, opts.dryRun); err != nil {
 			return err
@@ -204,10 +210,10 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		// CreateOptions (kube's patchToCreateOptions).
 		createOpts := asCreate(opts)
 		var none T
-		if obj, err = h.mutate(ctx, admission.Create, "", obj, none, createOpts); err != nil {
+		if obj, err = h.mutate(ctx, admission.Create, "", obj, none, createOpts, &created); err != nil {
 			return err
 		}
-		created, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun,
+		made, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun, Presence: created,
 			Admit: h.admitFunc(admission.Create, "", ns, name, createOpts.options, opts.dryRun)})
 		if apierrors.IsAlreadyExists(err) {
 			continue // created meanwhile: apply to it
@@ -215,7 +221,7 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		if err != nil {
 			return err
 		}
-		return h.respondObject(w, r, http.StatusCreated, f, created)
+		return h.respondObject(w, r, http.StatusCreated, f, made)
 	}
 }
 

@@ -491,11 +491,11 @@ func (h *Handler[T, L]) Create(req *restful.Request, resp *restful.Response) {
 			return err
 		}
 		var none T
-		if obj, err = h.mutate(ctx, admission.Create, "", obj, none, opts); err != nil {
+		if obj, err = h.mutate(ctx, admission.Create, "", obj, none, opts, &in); err != nil {
 			return err
 		}
 		ctx, written := h.askWritten(ctx, f)
-		out, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun, Owned: true,
+		out, err := h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun, Owned: true, Presence: in,
 			Admit: h.admitFunc(admission.Create, "", obj.GetNamespace(), obj.GetName(), opts.options, opts.dryRun)})
 		if err != nil {
 			return err
@@ -545,13 +545,15 @@ func (h *Handler[T, L]) update(sub string, req *restful.Request, resp *restful.R
 		ctx, cancel := h.requestContext(r)
 		defer cancel()
 		ctx = h.admissionContext(ctx, w)
+		var sent presence.Node // in, or Marshaled once admission replaced the object
 		tryUpdate := func(current T) (T, error) {
-			return h.mutate(ctx, admission.Update, sub, h.trackUpdate(fm, current, obj.DeepCopyObject().(T), manager), current, opts)
+			sent = in
+			return h.mutate(ctx, admission.Update, sub, h.trackUpdate(fm, current, obj.DeepCopyObject().(T), manager), current, opts, &sent)
 		}
 		ctx, written := h.askWritten(ctx, f)
 		for attempt := 0; ; attempt++ {
 			out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, tryUpdate,
-				storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub, RequireResourceVersion: !h.info.UnconditionalUpdate,
+				storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub, RequireResourceVersion: !h.info.UnconditionalUpdate, Presence: &sent,
 					Admit: h.admitFunc(admission.Update, sub, ns, name, opts.options, opts.dryRun)})
 			if err == nil {
 				return h.respondWritten(w, r, http.StatusOK, f, out, written)
@@ -559,7 +561,7 @@ func (h *Handler[T, L]) update(sub string, req *restful.Request, resp *restful.R
 			if !apierrors.IsNotFound(err) || sub != "" || !h.info.CreateOnUpdate || attempt > 0 {
 				return err
 			}
-			out, err = h.createOnUpdate(ctx, fm, obj.DeepCopyObject().(T), manager, opts)
+			out, err = h.createOnUpdate(ctx, fm, obj.DeepCopyObject().(T), in, manager, opts)
 			if apierrors.IsAlreadyExists(err) {
 				continue // created meanwhile: update it
 			}
@@ -576,7 +578,7 @@ func (h *Handler[T, L]) update(sub string, req *restful.Request, resp *restful.R
 // (resource.Info.CreateOnUpdate): its managedFields as an update over
 // nothing, admitted as a create with CreateOptions (kube's
 // updateToCreateOptions), whatever resourceVersion it carries.
-func (h *Handler[T, L]) createOnUpdate(ctx context.Context, fm *fieldmanager.FieldManager, obj T, manager string, opts writeOptions) (T, error) {
+func (h *Handler[T, L]) createOnUpdate(ctx context.Context, fm *fieldmanager.FieldManager, obj T, in presence.Node, manager string, opts writeOptions) (T, error) {
 	var zero T
 	obj.SetResourceVersion("")
 	obj = h.trackUpdate(fm, h.s.New(), obj, manager)
@@ -585,11 +587,11 @@ func (h *Handler[T, L]) createOnUpdate(ctx context.Context, fm *fieldmanager.Fie
 	if err := h.admit(ctx, OperationCreate, ns, name, obj, opts.dryRun); err != nil {
 		return zero, err
 	}
-	obj, err := h.mutate(ctx, admission.Create, "", obj, zero, createOpts)
+	obj, err := h.mutate(ctx, admission.Create, "", obj, zero, createOpts, &in)
 	if err != nil {
 		return zero, err
 	}
-	return h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun, Owned: true,
+	return h.store.Create(ctx, obj, storage.CreateOptions{DryRun: opts.dryRun, Owned: true, Presence: in,
 		Admit: h.admitFunc(admission.Create, "", ns, name, createOpts.options, opts.dryRun)})
 }
 

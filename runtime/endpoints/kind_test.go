@@ -165,7 +165,7 @@ func newStrategy(info *resource.Info) *resource.Strategy[*Widget, *WidgetList] {
 			return out
 		},
 		Default:  defaultWidget,
-		Validate: func(obj *Widget) field.ErrorList { return validateWidget(obj, info.Namespaced) },
+		Validate: func(obj *Widget, _ presence.Node) field.ErrorList { return validateWidget(obj, info.Namespaced) },
 		SpecChanged: func(oldObj, newObj *Widget) bool {
 			if info.HasStatus() {
 				return specChanged(oldObj, newObj)

@@ -112,6 +112,7 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 		defer cancel()
 		ctx = h.admissionContext(ctx, w)
 		var warnings []error
+		var in presence.Node // the patched JSON of the last try
 		tryUpdate := func(current T) (T, error) {
 			var zero T
 			warnings = nil
@@ -151,15 +152,16 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			if err := h.checkCollections(obj, len(patched)); err != nil {
 				return zero, err
 			}
+			in = presence.JSON(patched)
 			if h.s.Default != nil {
-				h.s.Default(obj, presence.JSON(patched))
+				h.s.Default(obj, in)
 			}
-			return h.mutate(ctx, admission.Update, sub, h.trackUpdate(fm, current, obj, manager), current, opts)
+			return h.mutate(ctx, admission.Update, sub, h.trackUpdate(fm, current, obj, manager), current, opts, &in)
 		}
 
 		ctx, written := h.askWritten(ctx, f)
 		out, err := h.store.GuaranteedUpdate(ctx, ns, name, sub, tryUpdate, storage.UpdateOptions{DryRun: opts.dryRun, Subresource: sub,
-			Admit: h.admitFunc(admission.Update, sub, ns, name, opts.options, opts.dryRun)})
+			Admit: h.admitFunc(admission.Update, sub, ns, name, opts.options, opts.dryRun), Presence: &in})
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"io"
 	"log/slog"
 	"net/http"
@@ -56,7 +57,7 @@ var namespaceStrategy = &resource.Strategy[*corev1.Namespace, *corev1.NamespaceL
 	NewList:     func() *corev1.NamespaceList { return &corev1.NamespaceList{} },
 	SetItems:    func(l *corev1.NamespaceList, items []*corev1.Namespace) { l.Items = deref(items) },
 	GetItems:    func(l *corev1.NamespaceList) []*corev1.Namespace { return refs(l.Items) },
-	Validate:    func(obj *corev1.Namespace) field.ErrorList { return validateMeta(obj) },
+	Validate:    func(obj *corev1.Namespace, _ presence.Node) field.ErrorList { return validateMeta(obj) },
 	ResetStatus: func(obj *corev1.Namespace) { obj.Status = corev1.NamespaceStatus{} },
 	CopyStatus:  func(dst, src *corev1.Namespace) { dst.Status = *src.Status.DeepCopy() },
 	SpecChanged: func(o, n *corev1.Namespace) bool { return !equalJSON(o.Spec, n.Spec) },
@@ -68,7 +69,7 @@ var configMapStrategy = &resource.Strategy[*corev1.ConfigMap, *corev1.ConfigMapL
 	NewList:     func() *corev1.ConfigMapList { return &corev1.ConfigMapList{} },
 	SetItems:    func(l *corev1.ConfigMapList, items []*corev1.ConfigMap) { l.Items = deref(items) },
 	GetItems:    func(l *corev1.ConfigMapList) []*corev1.ConfigMap { return refs(l.Items) },
-	Validate:    func(obj *corev1.ConfigMap) field.ErrorList { return validateMeta(obj) },
+	Validate:    func(obj *corev1.ConfigMap, _ presence.Node) field.ErrorList { return validateMeta(obj) },
 	SpecChanged: func(o, n *corev1.ConfigMap) bool { return !equalJSON(o.Data, n.Data) },
 }
 
@@ -78,7 +79,7 @@ var eventStrategy = &resource.Strategy[*corev1.Event, *corev1.EventList]{
 	NewList:  func() *corev1.EventList { return &corev1.EventList{} },
 	SetItems: func(l *corev1.EventList, items []*corev1.Event) { l.Items = deref(items) },
 	GetItems: func(l *corev1.EventList) []*corev1.Event { return refs(l.Items) },
-	Validate: func(obj *corev1.Event) field.ErrorList { return validateMeta(obj) },
+	Validate: func(obj *corev1.Event, _ presence.Node) field.ErrorList { return validateMeta(obj) },
 	SpecChanged: func(o, n *corev1.Event) bool {
 		a, b := o.DeepCopy(), n.DeepCopy()
 		a.ObjectMeta, b.ObjectMeta = metav1.ObjectMeta{}, metav1.ObjectMeta{}

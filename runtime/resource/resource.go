@@ -207,8 +207,10 @@ type Strategy[T Object, L ListObject] struct {
 	// from Go, or the zero Node to default every zero.
 	Default func(obj T, in presence.Node)
 	// Validate returns the generated and hand-written validation errors,
-	// including metadata (name, labels, annotations, finalizers).
-	Validate func(obj T) field.ErrorList
+	// including metadata (name, labels, annotations, finalizers). in is
+	// the JSON obj was decoded from, as for Default: a required field
+	// without omitempty that it sets to "" or 0 is not missing.
+	Validate func(obj T, in presence.Node) field.ErrorList
 	// ValidateHooks returns only the hand-written Validate_ hooks' errors:
 	// what the storage version checks on an object written through another
 	// served version, which that version's own Validate checked.

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	kfconversion "github.com/kubeforge/kubeforge/runtime/conversion"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
@@ -148,8 +149,8 @@ func (cv *converted[E, EL, T, L]) admitFunc(admit AdmitFunc) AdmitFunc {
 
 // validate runs the spoke's validation (the request version's field paths).
 // On an update (old set) unchanged values' errors are dropped (ratchet).
-func (cv *converted[E, EL, T, L]) validate(ctx context.Context, obj, old E, update bool) error {
-	if errs := checks(ctx, cv.s, obj, old, update, false); len(errs) > 0 {
+func (cv *converted[E, EL, T, L]) validate(ctx context.Context, obj, old E, update bool, in presence.Node) error {
+	if errs := checks(ctx, cv.s, obj, old, update, false, in); len(errs) > 0 {
 		return apierrors.NewInvalid(schema.GroupKind{Group: cv.s.Info.Group, Kind: cv.s.Info.Kind}, obj.GetName(), errs)
 	}
 	return nil
@@ -169,7 +170,7 @@ func (cv *converted[E, EL, T, L]) Create(ctx context.Context, in E, opts CreateO
 		check.SetName(generateName(obj.GetGenerateName()))
 	}
 	var none E
-	if err := cv.validate(ctx, check, none, false); err != nil {
+	if err := cv.validate(ctx, check, none, false, opts.Presence); err != nil {
 		return zero, err
 	}
 	h, err := cv.toHub("create", obj)
@@ -260,7 +261,7 @@ func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespac
 				cv.s.CopyStatus(check, spokeCur)
 			}
 		}
-		if err := cv.validate(ctx, check, spokeCur, true); err != nil {
+		if err := cv.validate(ctx, check, spokeCur, true, opts.sent()); err != nil {
 			return zeroT, err
 		}
 		return cv.toHub("update", newObj)

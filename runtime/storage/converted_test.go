@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -91,7 +92,7 @@ func alphaStrategy() *resource.Strategy[*AlphaWidget, *AlphaWidgetList] {
 			}
 			return out
 		},
-		Validate: func(w *AlphaWidget) field.ErrorList {
+		Validate: func(w *AlphaWidget, _ presence.Node) field.ErrorList {
 			var errs field.ErrorList
 			if w.Name == "" {
 				errs = append(errs, field.Required(field.NewPath("metadata", "name"), "name or generateName is required"))

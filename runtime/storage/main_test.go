@@ -84,7 +84,7 @@ func widgetStrategy(namespaced, withStatus bool) *resource.Strategy[*Widget, *Wi
 			return out
 		},
 		Default: func(*Widget, presence.Node) {},
-		Validate: func(w *Widget) field.ErrorList {
+		Validate: func(w *Widget, _ presence.Node) field.ErrorList {
 			var errs field.ErrorList
 			if w.Spec.Size < 0 {
 				errs = append(errs, field.Invalid(field.NewPath("spec", "size"), w.Spec.Size, "must be greater than or equal to 0"))

@@ -62,6 +62,11 @@ type CreateOptions struct {
 	// returns), so Create sets the server's fields on it instead of on a
 	// deep copy.
 	Owned bool
+	// Presence is the JSON the object was decoded from, which validation
+	// asks whether a required field without omitempty was sent as its
+	// zero or left out (see resource.Strategy.Validate); the zero Node
+	// counts every zero as missing.
+	Presence presence.Node
 	// fromSpoke is set by a converted view: see Store.validate.
 	fromSpoke bool
 }
@@ -98,8 +103,20 @@ type UpdateOptions struct {
 	// kube-apiserver answers for custom resources, which allow no
 	// unconditional update.
 	RequireResourceVersion bool
+	// Presence, when set, is where tryUpdate leaves the JSON of the object
+	// it returns (see CreateOptions.Presence); nil, or a zero Node left
+	// there, counts every zero as missing.
+	Presence *presence.Node
 	// fromSpoke is set by a converted view: see Store.validate.
 	fromSpoke bool
+}
+
+// sent is what tryUpdate left in Presence.
+func (o UpdateOptions) sent() presence.Node {
+	if o.Presence == nil {
+		return presence.Node{}
+	}
+	return *o.Presence
 }
 
 // checkResourceVersionPrecondition checks the resourceVersion of newObj, a
@@ -303,13 +320,13 @@ func (st *access[T, L]) conflict(name string, msg string) error {
 //
 // On an update (old set) the errors of values the update left unchanged
 // are dropped (ratchet).
-func (st *Store[T, L]) validate(ctx context.Context, obj, old T, update, fromSpoke bool) error {
+func (st *Store[T, L]) validate(ctx context.Context, obj, old T, update, fromSpoke bool, in presence.Node) error {
 	if fromSpoke && st.s.Default != nil {
 		// Converted in Go: every field without omitempty is set, as in
 		// a conversion webhook's JSON answer.
 		st.s.Default(obj, presence.Marshaled)
 	}
-	if errs := checks(ctx, st.s, obj, old, update, fromSpoke); len(errs) > 0 {
+	if errs := checks(ctx, st.s, obj, old, update, fromSpoke, in); len(errs) > 0 {
 		return apierrors.NewInvalid(st.groupKind(), obj.GetName(), errs)
 	}
 	if st.s.FinalizerWarnings {
@@ -352,17 +369,17 @@ func finalizerWarnings(fins, prev []string) []string {
 // (Rules; transition rules see old on an update). On an update of a kind
 // that ratchets, the errors of values the update left unchanged are
 // dropped.
-func checks[T resource.Object, L resource.ListObject](ctx context.Context, s *resource.Strategy[T, L], obj, old T, update, hooksOnly bool) field.ErrorList {
+func checks[T resource.Object, L resource.ListObject](ctx context.Context, s *resource.Strategy[T, L], obj, old T, update, hooksOnly bool, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	check := s.Validate
-	if hooksOnly {
-		check = s.ValidateHooks
-	}
 	switch {
 	case update && !hooksOnly && s.ValidateUpdate != nil:
 		errs = s.ValidateUpdate(obj, old)
-	case check != nil:
-		errs = check(obj)
+	case hooksOnly:
+		if s.ValidateHooks != nil {
+			errs = s.ValidateHooks(obj)
+		}
+	case s.Validate != nil:
+		errs = s.Validate(obj, in)
 	}
 	if s.Rules != nil && !hooksOnly {
 		var prev T
@@ -418,7 +435,7 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	if err := ctx.Err(); err != nil {
 		return zero, st.etcdError(ctx, "create", obj.GetName(), err)
 	}
-	if err := st.validate(ctx, obj, none, false, opts.fromSpoke); err != nil {
+	if err := st.validate(ctx, obj, none, false, opts.fromSpoke, opts.Presence); err != nil {
 		return zero, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -670,7 +687,7 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 	if err := ctx.Err(); err != nil {
 		return zero, false, st.etcdError(ctx, "update", name, err)
 	}
-	if err := st.validate(ctx, newObj, cur, true, opts.fromSpoke); err != nil {
+	if err := st.validate(ctx, newObj, cur, true, opts.fromSpoke, opts.sent()); err != nil {
 		return zero, false, err
 	}
 	if err := st.validateAdmission(ctx, "UPDATE", newObj, cur, opts.DryRun, opts.Subresource); err != nil {

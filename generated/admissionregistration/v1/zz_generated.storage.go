@@ -34,7 +34,7 @@ var MutatingWebhookConfigurationStrategy = &resource.Strategy[*v1.MutatingWebhoo
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_MutatingWebhookConfiguration,
-	Validate:          ValidateMutatingWebhookConfiguration,
+	Validate:          ValidateMutatingWebhookConfigurationFrom,
 	ValidateHooks:     ValidateMutatingWebhookConfigurationHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,
@@ -72,7 +72,7 @@ var ValidatingAdmissionPolicyStrategy = &resource.Strategy[*v1.ValidatingAdmissi
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_ValidatingAdmissionPolicy,
-	Validate:          ValidateValidatingAdmissionPolicy,
+	Validate:          ValidateValidatingAdmissionPolicyFrom,
 	ValidateHooks:     ValidateValidatingAdmissionPolicyHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,
@@ -116,7 +116,7 @@ var ValidatingAdmissionPolicyBindingStrategy = &resource.Strategy[*v1.Validating
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_ValidatingAdmissionPolicyBinding,
-	Validate:          ValidateValidatingAdmissionPolicyBinding,
+	Validate:          ValidateValidatingAdmissionPolicyBindingFrom,
 	ValidateHooks:     ValidateValidatingAdmissionPolicyBindingHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,
@@ -154,7 +154,7 @@ var ValidatingWebhookConfigurationStrategy = &resource.Strategy[*v1.ValidatingWe
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_ValidatingWebhookConfiguration,
-	Validate:          ValidateValidatingWebhookConfiguration,
+	Validate:          ValidateValidatingWebhookConfigurationFrom,
 	ValidateHooks:     ValidateValidatingWebhookConfigurationHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,

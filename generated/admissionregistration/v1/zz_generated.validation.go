@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"unicode/utf8"
 
+	presence "github.com/kubeforge/kubeforge/runtime/presence"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/admissionregistration/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -23,8 +24,14 @@ var (
 
 // ValidateMutatingWebhookConfiguration validates a MutatingWebhookConfiguration: its metadata (a cluster-scoped object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateMutatingWebhookConfiguration(obj *v1.MutatingWebhookConfiguration) field.ErrorList {
+	return ValidateMutatingWebhookConfigurationFrom(obj, presence.Node{})
+}
+
+// ValidateMutatingWebhookConfigurationFrom is ValidateMutatingWebhookConfiguration: MutatingWebhookConfiguration is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateMutatingWebhookConfigurationFrom(obj *v1.MutatingWebhookConfiguration, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_MutatingWebhookConfiguration(obj, nil)...)
 	return errs
@@ -39,8 +46,14 @@ func ValidateMutatingWebhookConfigurationHooks(obj *v1.MutatingWebhookConfigurat
 
 // ValidateValidatingAdmissionPolicy validates a ValidatingAdmissionPolicy: its metadata (a cluster-scoped object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateValidatingAdmissionPolicy(obj *v1.ValidatingAdmissionPolicy) field.ErrorList {
+	return ValidateValidatingAdmissionPolicyFrom(obj, presence.Node{})
+}
+
+// ValidateValidatingAdmissionPolicyFrom is ValidateValidatingAdmissionPolicy: ValidatingAdmissionPolicy is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateValidatingAdmissionPolicyFrom(obj *v1.ValidatingAdmissionPolicy, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_ValidatingAdmissionPolicy(obj, nil)...)
 	return errs
@@ -55,8 +68,14 @@ func ValidateValidatingAdmissionPolicyHooks(obj *v1.ValidatingAdmissionPolicy) f
 
 // ValidateValidatingAdmissionPolicyBinding validates a ValidatingAdmissionPolicyBinding: its metadata (a cluster-scoped object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateValidatingAdmissionPolicyBinding(obj *v1.ValidatingAdmissionPolicyBinding) field.ErrorList {
+	return ValidateValidatingAdmissionPolicyBindingFrom(obj, presence.Node{})
+}
+
+// ValidateValidatingAdmissionPolicyBindingFrom is ValidateValidatingAdmissionPolicyBinding: ValidatingAdmissionPolicyBinding is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateValidatingAdmissionPolicyBindingFrom(obj *v1.ValidatingAdmissionPolicyBinding, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_ValidatingAdmissionPolicyBinding(obj, nil)...)
 	return errs
@@ -71,8 +90,14 @@ func ValidateValidatingAdmissionPolicyBindingHooks(obj *v1.ValidatingAdmissionPo
 
 // ValidateValidatingWebhookConfiguration validates a ValidatingWebhookConfiguration: its metadata (a cluster-scoped object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateValidatingWebhookConfiguration(obj *v1.ValidatingWebhookConfiguration) field.ErrorList {
+	return ValidateValidatingWebhookConfigurationFrom(obj, presence.Node{})
+}
+
+// ValidateValidatingWebhookConfigurationFrom is ValidateValidatingWebhookConfiguration: ValidatingWebhookConfiguration is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateValidatingWebhookConfigurationFrom(obj *v1.ValidatingWebhookConfiguration, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_ValidatingWebhookConfiguration(obj, nil)...)
 	return errs
@@ -142,7 +167,7 @@ func validate_MutatingWebhook(obj *v1.MutatingWebhook, fldPath *field.Path) fiel
 			}
 		}
 	}
-	if len(obj.AdmissionReviewVersions) == 0 {
+	if obj.AdmissionReviewVersions == nil {
 		errs = append(errs, field.Required(fldPath.Child("admissionReviewVersions"), ""))
 	}
 	if obj.ReinvocationPolicy != nil {
@@ -479,7 +504,7 @@ func validate_ValidatingAdmissionPolicyBindingSpec(obj *v1.ValidatingAdmissionPo
 	if obj.MatchResources != nil {
 		errs = append(errs, validate_MatchResources(obj.MatchResources, fldPath.Child("matchResources"))...)
 	}
-	if len(obj.ValidationActions) == 0 {
+	if obj.ValidationActions == nil {
 		errs = append(errs, field.Required(fldPath.Child("validationActions"), ""))
 	} else {
 		errs = append(errs, validate.Unique(fldPath.Child("validationActions"), obj.ValidationActions)...)
@@ -560,7 +585,7 @@ func validate_ValidatingWebhook(obj *v1.ValidatingWebhook, fldPath *field.Path) 
 			}
 		}
 	}
-	if len(obj.AdmissionReviewVersions) == 0 {
+	if obj.AdmissionReviewVersions == nil {
 		errs = append(errs, field.Required(fldPath.Child("admissionReviewVersions"), ""))
 	}
 	if len(obj.MatchConditions) != 0 {

@@ -6,6 +6,7 @@ package coordinationv1
 
 import (
 	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
+	presence "github.com/kubeforge/kubeforge/runtime/presence"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/coordination/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -14,8 +15,14 @@ import (
 
 // ValidateLease validates a Lease: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateLease(obj *v1.Lease) field.ErrorList {
+	return ValidateLeaseFrom(obj, presence.Node{})
+}
+
+// ValidateLeaseFrom is ValidateLease: Lease is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateLeaseFrom(obj *v1.Lease, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, builtin.ValidateLease(obj)...)
 	return errs

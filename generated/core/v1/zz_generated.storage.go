@@ -39,7 +39,7 @@ var ConfigMapStrategy = &resource.Strategy[*v1.ConfigMap, *v1.ConfigMapList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_ConfigMap,
-	Validate:          ValidateConfigMap,
+	Validate:          ValidateConfigMapFrom,
 	ValidateHooks:     ValidateConfigMapHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,
@@ -90,7 +90,7 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_Event,
-	Validate:          ValidateEvent,
+	Validate:          ValidateEventFrom,
 	ValidateHooks:     ValidateEventHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,
@@ -225,7 +225,7 @@ var NamespaceStrategy = &resource.Strategy[*v1.Namespace, *v1.NamespaceList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_Namespace,
-	Validate:          ValidateNamespace,
+	Validate:          ValidateNamespaceFrom,
 	ValidateHooks:     ValidateNamespaceHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,
@@ -291,7 +291,7 @@ var SecretStrategy = &resource.Strategy[*v1.Secret, *v1.SecretList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_Secret,
-	Validate:          ValidateSecret,
+	Validate:          ValidateSecretFrom,
 	ValidateHooks:     ValidateSecretHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,
@@ -356,7 +356,7 @@ var ServiceAccountStrategy = &resource.Strategy[*v1.ServiceAccount, *v1.ServiceA
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_ServiceAccount,
-	Validate:          ValidateServiceAccount,
+	Validate:          ValidateServiceAccountFrom,
 	ValidateHooks:     ValidateServiceAccountHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,

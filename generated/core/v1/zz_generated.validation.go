@@ -6,6 +6,7 @@ package corev1
 
 import (
 	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
+	presence "github.com/kubeforge/kubeforge/runtime/presence"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -15,8 +16,14 @@ import (
 
 // ValidateConfigMap validates a ConfigMap: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
+	return ValidateConfigMapFrom(obj, presence.Node{})
+}
+
+// ValidateConfigMapFrom is ValidateConfigMap: ConfigMap is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateConfigMapFrom(obj *v1.ConfigMap, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
@@ -31,8 +38,14 @@ func ValidateConfigMapHooks(obj *v1.ConfigMap) field.ErrorList {
 
 // ValidateEvent validates an Event: its metadata (a namespaced object named as a path segment),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateEvent(obj *v1.Event) field.ErrorList {
+	return ValidateEventFrom(obj, presence.Node{})
+}
+
+// ValidateEventFrom is ValidateEvent: Event is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateEventFrom(obj *v1.Event, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, builtin.ValidateCoreEvent(obj)...)
 	return errs
@@ -47,8 +60,14 @@ func ValidateEventHooks(obj *v1.Event) field.ErrorList {
 
 // ValidateNamespace validates a Namespace: its metadata (a cluster-scoped object named as a DNS label),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateNamespace(obj *v1.Namespace) field.ErrorList {
+	return ValidateNamespaceFrom(obj, presence.Node{})
+}
+
+// ValidateNamespaceFrom is ValidateNamespace: Namespace is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateNamespaceFrom(obj *v1.Namespace, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSLabel, field.NewPath("metadata"))
 	errs = append(errs, validate_Namespace(obj, nil)...)
 	errs = append(errs, builtin.ValidateNamespace(obj)...)
@@ -64,8 +83,14 @@ func ValidateNamespaceHooks(obj *v1.Namespace) field.ErrorList {
 
 // ValidateSecret validates a Secret: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateSecret(obj *v1.Secret) field.ErrorList {
+	return ValidateSecretFrom(obj, presence.Node{})
+}
+
+// ValidateSecretFrom is ValidateSecret: Secret is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateSecretFrom(obj *v1.Secret, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, builtin.ValidateSecret(obj)...)
 	return errs
@@ -80,8 +105,14 @@ func ValidateSecretHooks(obj *v1.Secret) field.ErrorList {
 
 // ValidateServiceAccount validates a ServiceAccount: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateServiceAccount(obj *v1.ServiceAccount) field.ErrorList {
+	return ValidateServiceAccountFrom(obj, presence.Node{})
+}
+
+// ValidateServiceAccountFrom is ValidateServiceAccount: ServiceAccount is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateServiceAccountFrom(obj *v1.ServiceAccount, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_ServiceAccount(obj, nil)...)
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)

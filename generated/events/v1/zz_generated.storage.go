@@ -38,7 +38,7 @@ var EventStrategy = &resource.Strategy[*v1.Event, *v1.EventList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_Event,
-	Validate:          ValidateEvent,
+	Validate:          ValidateEventFrom,
 	ValidateHooks:     ValidateEventHooks,
 	ValidateUpdate:    ValidateEventUpdate,
 	Ratchet:           false,

@@ -6,6 +6,7 @@ package eventsv1
 
 import (
 	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
+	presence "github.com/kubeforge/kubeforge/runtime/presence"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/events/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -15,8 +16,14 @@ import (
 
 // ValidateEvent validates an Event: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateEvent(obj *v1.Event) field.ErrorList {
+	return ValidateEventFrom(obj, presence.Node{})
+}
+
+// ValidateEventFrom is ValidateEvent: Event is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateEventFrom(obj *v1.Event, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validate_Event(obj, nil)...)
 	errs = append(errs, builtin.ValidateEventsEvent(obj)...)

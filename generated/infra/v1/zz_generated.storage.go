@@ -34,7 +34,7 @@ var WarehouseStrategy = &resource.Strategy[*v1.Warehouse, *v1.WarehouseList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_Warehouse,
-	Validate:          ValidateWarehouse,
+	Validate:          ValidateWarehouseFrom,
 	ValidateHooks:     ValidateWarehouseHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,

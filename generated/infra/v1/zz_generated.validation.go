@@ -10,6 +10,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	presence "github.com/kubeforge/kubeforge/runtime/presence"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "github.com/kubeforge/kubeforge/types/infra/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -24,10 +25,17 @@ var (
 
 // ValidateWarehouse validates a Warehouse: its metadata (a cluster-scoped object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateWarehouse(obj *v1.Warehouse) field.ErrorList {
+	return ValidateWarehouseFrom(obj, presence.Node{})
+}
+
+// ValidateWarehouseFrom is ValidateWarehouse for an object decoded from in: a required field
+// without omitempty is missing only when in has no key for it (or null), as in a CRD, so
+// an explicit "" or 0 is a value, checked by the field's other markers.
+func ValidateWarehouseFrom(obj *v1.Warehouse, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	errs = append(errs, validate_Warehouse(obj, nil)...)
+	errs = append(errs, validate_Warehouse(obj, nil, in)...)
 	return errs
 }
 
@@ -38,17 +46,17 @@ func ValidateWarehouseHooks(obj *v1.Warehouse) field.ErrorList {
 	return nil
 }
 
-// validate_Warehouse validates a Warehouse at fldPath.
-func validate_Warehouse(obj *v1.Warehouse, fldPath *field.Path) field.ErrorList {
+// validate_Warehouse validates a Warehouse at fldPath; in is its JSON.
+func validate_Warehouse(obj *v1.Warehouse, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, validate_WarehouseSpec(&obj.Spec, fldPath.Child("spec"))...)
+	errs = append(errs, validate_WarehouseSpec(&obj.Spec, fldPath.Child("spec"), in.Field("spec"))...)
 	return errs
 }
 
-// validate_WarehouseSpec validates a WarehouseSpec at fldPath.
-func validate_WarehouseSpec(obj *v1.WarehouseSpec, fldPath *field.Path) field.ErrorList {
+// validate_WarehouseSpec validates a WarehouseSpec at fldPath; in is its JSON.
+func validate_WarehouseSpec(obj *v1.WarehouseSpec, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Region == "" {
+	if obj.Region == "" && !in.Has("region") {
 		errs = append(errs, field.Required(fldPath.Child("region"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.Region) < 1 {
@@ -59,14 +67,18 @@ func validate_WarehouseSpec(obj *v1.WarehouseSpec, fldPath *field.Path) field.Er
 		errs = append(errs, validate.MapKey(fldPath.Child("docks"), obj.Docks, "id", func(item *v1.Dock) int32 {
 			return item.ID
 		})...)
+		items := in.Field("docks").Items()
 		for i := range obj.Docks {
-			errs = append(errs, validate_Dock(&obj.Docks[i], fldPath.Child("docks").Index(i))...)
+			item := items.Next()
+			errs = append(errs, validate_Dock(&obj.Docks[i], fldPath.Child("docks").Index(i), item)...)
 		}
 	}
 	if len(obj.OpeningHours) != 0 {
+		members := in.Field("openingHours").Members()
 		for _, k := range slices.Sorted(maps.Keys(obj.OpeningHours)) {
+			member := members.Get(k)
 			v := obj.OpeningHours[k]
-			errs = append(errs, validate_Hours(&v, fldPath.Child("openingHours").Key(k))...)
+			errs = append(errs, validate_Hours(&v, fldPath.Child("openingHours").Key(k), member)...)
 		}
 	}
 	if obj.Robots < 0 {
@@ -94,10 +106,10 @@ func validate_WarehouseSpec(obj *v1.WarehouseSpec, fldPath *field.Path) field.Er
 	return errs
 }
 
-// validate_Dock validates a Dock at fldPath.
-func validate_Dock(obj *v1.Dock, fldPath *field.Path) field.ErrorList {
+// validate_Dock validates a Dock at fldPath; in is its JSON.
+func validate_Dock(obj *v1.Dock, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.ID == 0 {
+	if obj.ID == 0 && !in.Has("id") {
 		errs = append(errs, field.Required(fldPath.Child("id"), ""))
 	} else {
 		if obj.ID < 1 {
@@ -117,17 +129,17 @@ func validate_Dock(obj *v1.Dock, fldPath *field.Path) field.ErrorList {
 	return errs
 }
 
-// validate_Hours validates a Hours at fldPath.
-func validate_Hours(obj *v1.Hours, fldPath *field.Path) field.ErrorList {
+// validate_Hours validates a Hours at fldPath; in is its JSON.
+func validate_Hours(obj *v1.Hours, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Open == "" {
+	if obj.Open == "" && !in.Has("open") {
 		errs = append(errs, field.Required(fldPath.Child("open"), ""))
 	} else {
 		if !pattern1.MatchString(obj.Open) {
 			errs = append(errs, field.Invalid(fldPath.Child("open"), obj.Open, "must match '^([01][0-9]|2[0-3]):[0-5][0-9]$'"))
 		}
 	}
-	if obj.Close == "" {
+	if obj.Close == "" && !in.Has("close") {
 		errs = append(errs, field.Required(fldPath.Child("close"), ""))
 	} else {
 		if !pattern1.MatchString(obj.Close) {

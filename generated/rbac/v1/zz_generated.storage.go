@@ -34,7 +34,7 @@ var ClusterRoleStrategy = &resource.Strategy[*v1.ClusterRole, *v1.ClusterRoleLis
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_ClusterRole,
-	Validate:          ValidateClusterRole,
+	Validate:          ValidateClusterRoleFrom,
 	ValidateHooks:     ValidateClusterRoleHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,
@@ -73,7 +73,7 @@ var ClusterRoleBindingStrategy = &resource.Strategy[*v1.ClusterRoleBinding, *v1.
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_ClusterRoleBinding,
-	Validate:          ValidateClusterRoleBinding,
+	Validate:          ValidateClusterRoleBindingFrom,
 	ValidateHooks:     ValidateClusterRoleBindingHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,
@@ -112,7 +112,7 @@ var RoleStrategy = &resource.Strategy[*v1.Role, *v1.RoleList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_Role,
-	Validate:          ValidateRole,
+	Validate:          ValidateRoleFrom,
 	ValidateHooks:     ValidateRoleHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,
@@ -150,7 +150,7 @@ var RoleBindingStrategy = &resource.Strategy[*v1.RoleBinding, *v1.RoleBindingLis
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_RoleBinding,
-	Validate:          ValidateRoleBinding,
+	Validate:          ValidateRoleBindingFrom,
 	ValidateHooks:     ValidateRoleBindingHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,

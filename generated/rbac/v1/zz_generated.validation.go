@@ -6,6 +6,7 @@ package rbacv1
 
 import (
 	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
+	presence "github.com/kubeforge/kubeforge/runtime/presence"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/rbac/v1"
 	path "k8s.io/apimachinery/pkg/api/validation/path"
@@ -15,8 +16,14 @@ import (
 
 // ValidateClusterRole validates a ClusterRole: its metadata (a cluster-scoped object named as a path segment),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateClusterRole(obj *v1.ClusterRole) field.ErrorList {
+	return ValidateClusterRoleFrom(obj, presence.Node{})
+}
+
+// ValidateClusterRoleFrom is ValidateClusterRole: ClusterRole is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateClusterRoleFrom(obj *v1.ClusterRole, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, false, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_ClusterRole(obj, nil)...)
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
@@ -32,8 +39,14 @@ func ValidateClusterRoleHooks(obj *v1.ClusterRole) field.ErrorList {
 
 // ValidateClusterRoleBinding validates a ClusterRoleBinding: its metadata (a cluster-scoped object named as a path segment),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateClusterRoleBinding(obj *v1.ClusterRoleBinding) field.ErrorList {
+	return ValidateClusterRoleBindingFrom(obj, presence.Node{})
+}
+
+// ValidateClusterRoleBindingFrom is ValidateClusterRoleBinding: ClusterRoleBinding is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateClusterRoleBindingFrom(obj *v1.ClusterRoleBinding, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, false, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_ClusterRoleBinding(obj, nil)...)
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
@@ -49,8 +62,14 @@ func ValidateClusterRoleBindingHooks(obj *v1.ClusterRoleBinding) field.ErrorList
 
 // ValidateRole validates a Role: its metadata (a namespaced object named as a path segment),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateRole(obj *v1.Role) field.ErrorList {
+	return ValidateRoleFrom(obj, presence.Node{})
+}
+
+// ValidateRoleFrom is ValidateRole: Role is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateRoleFrom(obj *v1.Role, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_Role(obj, nil)...)
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
@@ -66,8 +85,14 @@ func ValidateRoleHooks(obj *v1.Role) field.ErrorList {
 
 // ValidateRoleBinding validates a RoleBinding: its metadata (a namespaced object named as a path segment),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateRoleBinding(obj *v1.RoleBinding) field.ErrorList {
+	return ValidateRoleBindingFrom(obj, presence.Node{})
+}
+
+// ValidateRoleBindingFrom is ValidateRoleBinding: RoleBinding is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateRoleBindingFrom(obj *v1.RoleBinding, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_RoleBinding(obj, nil)...)
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
@@ -96,7 +121,7 @@ func validate_ClusterRole(obj *v1.ClusterRole, fldPath *field.Path) field.ErrorL
 // validate_PolicyRule validates a PolicyRule at fldPath.
 func validate_PolicyRule(obj *v1.PolicyRule, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if len(obj.Verbs) == 0 {
+	if obj.Verbs == nil {
 		errs = append(errs, field.Required(fldPath.Child("verbs"), ""))
 	}
 	return errs

@@ -35,7 +35,7 @@ var ShipmentStrategy = &resource.Strategy[*v1.Shipment, *v1.ShipmentList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_Shipment,
-	Validate:          ValidateShipment,
+	Validate:          ValidateShipmentFrom,
 	ValidateHooks:     ValidateShipmentHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,

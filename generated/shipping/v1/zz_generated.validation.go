@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"unicode/utf8"
 
+	presence "github.com/kubeforge/kubeforge/runtime/presence"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "github.com/kubeforge/kubeforge/types/shipping/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -25,10 +26,17 @@ var (
 
 // ValidateShipment validates a Shipment: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateShipment(obj *v1.Shipment) field.ErrorList {
+	return ValidateShipmentFrom(obj, presence.Node{})
+}
+
+// ValidateShipmentFrom is ValidateShipment for an object decoded from in: a required field
+// without omitempty is missing only when in has no key for it (or null), as in a CRD, so
+// an explicit "" or 0 is a value, checked by the field's other markers.
+func ValidateShipmentFrom(obj *v1.Shipment, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	errs = append(errs, validate_Shipment(obj, nil)...)
+	errs = append(errs, validate_Shipment(obj, nil, in)...)
 	return errs
 }
 
@@ -39,17 +47,17 @@ func ValidateShipmentHooks(obj *v1.Shipment) field.ErrorList {
 	return validateHooks_Shipment(obj, nil)
 }
 
-// validate_Shipment validates a Shipment at fldPath.
-func validate_Shipment(obj *v1.Shipment, fldPath *field.Path) field.ErrorList {
+// validate_Shipment validates a Shipment at fldPath; in is its JSON.
+func validate_Shipment(obj *v1.Shipment, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, validate_ShipmentSpec(&obj.Spec, fldPath.Child("spec"))...)
-	errs = append(errs, validate_ShipmentStatus(&obj.Status, fldPath.Child("status"))...)
+	errs = append(errs, validate_ShipmentSpec(&obj.Spec, fldPath.Child("spec"), in.Field("spec"))...)
+	errs = append(errs, validate_ShipmentStatus(&obj.Status, fldPath.Child("status"), in.Field("status"))...)
 	errs = append(errs, v1.Validate_Shipment(obj, fldPath)...)
 	return errs
 }
 
-// validate_ShipmentSpec validates a ShipmentSpec at fldPath.
-func validate_ShipmentSpec(obj *v1.ShipmentSpec, fldPath *field.Path) field.ErrorList {
+// validate_ShipmentSpec validates a ShipmentSpec at fldPath; in is its JSON.
+func validate_ShipmentSpec(obj *v1.ShipmentSpec, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
 	if obj.Priority != "" {
 		switch obj.Priority {
@@ -58,9 +66,9 @@ func validate_ShipmentSpec(obj *v1.ShipmentSpec, fldPath *field.Path) field.Erro
 			errs = append(errs, field.NotSupported(fldPath.Child("priority"), string(obj.Priority), []string{"Low", "Normal", "Urgent"}))
 		}
 	}
-	errs = append(errs, validate_Address(&obj.Origin, fldPath.Child("origin"))...)
-	errs = append(errs, validate_Address(&obj.Destination, fldPath.Child("destination"))...)
-	if len(obj.Parcels) == 0 {
+	errs = append(errs, validate_Address(&obj.Origin, fldPath.Child("origin"), in.Field("origin"))...)
+	errs = append(errs, validate_Address(&obj.Destination, fldPath.Child("destination"), in.Field("destination"))...)
+	if obj.Parcels == nil {
 		errs = append(errs, field.Required(fldPath.Child("parcels"), ""))
 	} else {
 		if len(obj.Parcels) > 50 {
@@ -72,8 +80,10 @@ func validate_ShipmentSpec(obj *v1.ShipmentSpec, fldPath *field.Path) field.Erro
 		errs = append(errs, validate.MapKey(fldPath.Child("parcels"), obj.Parcels, "name", func(item *v1.Parcel) string {
 			return item.Name
 		})...)
+		items := in.Field("parcels").Items()
 		for i := range obj.Parcels {
-			errs = append(errs, validate_Parcel(&obj.Parcels[i], fldPath.Child("parcels").Index(i))...)
+			item := items.Next()
+			errs = append(errs, validate_Parcel(&obj.Parcels[i], fldPath.Child("parcels").Index(i), item)...)
 		}
 	}
 	if len(obj.Tags) != 0 {
@@ -96,13 +106,13 @@ func validate_ShipmentSpec(obj *v1.ShipmentSpec, fldPath *field.Path) field.Erro
 	return errs
 }
 
-// validate_Address validates an Address at fldPath.
-func validate_Address(obj *v1.Address, fldPath *field.Path) field.ErrorList {
+// validate_Address validates an Address at fldPath; in is its JSON.
+func validate_Address(obj *v1.Address, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Street == "" {
+	if obj.Street == "" && !in.Has("street") {
 		errs = append(errs, field.Required(fldPath.Child("street"), ""))
 	}
-	if obj.City == "" {
+	if obj.City == "" && !in.Has("city") {
 		errs = append(errs, field.Required(fldPath.Child("city"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.City) < 1 {
@@ -125,10 +135,10 @@ func validate_Address(obj *v1.Address, fldPath *field.Path) field.ErrorList {
 	return errs
 }
 
-// validate_Parcel validates a Parcel at fldPath.
-func validate_Parcel(obj *v1.Parcel, fldPath *field.Path) field.ErrorList {
+// validate_Parcel validates a Parcel at fldPath; in is its JSON.
+func validate_Parcel(obj *v1.Parcel, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Name == "" {
+	if obj.Name == "" && !in.Has("name") {
 		errs = append(errs, field.Required(fldPath.Child("name"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.Name) > 63 {
@@ -168,8 +178,8 @@ func validate_Tracking(obj *v1.Tracking, fldPath *field.Path) field.ErrorList {
 	return errs
 }
 
-// validate_ShipmentStatus validates a ShipmentStatus at fldPath.
-func validate_ShipmentStatus(obj *v1.ShipmentStatus, fldPath *field.Path) field.ErrorList {
+// validate_ShipmentStatus validates a ShipmentStatus at fldPath; in is its JSON.
+func validate_ShipmentStatus(obj *v1.ShipmentStatus, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
 	if obj.Phase != "" {
 		switch obj.Phase {
@@ -187,17 +197,19 @@ func validate_ShipmentStatus(obj *v1.ShipmentStatus, fldPath *field.Path) field.
 		errs = append(errs, validate.MapKey(fldPath.Child("conditions"), obj.Conditions, "type", func(item *metav1.Condition) string {
 			return item.Type
 		})...)
+		items := in.Field("conditions").Items()
 		for i := range obj.Conditions {
-			errs = append(errs, validate_meta_v1_Condition(&obj.Conditions[i], fldPath.Child("conditions").Index(i))...)
+			item := items.Next()
+			errs = append(errs, validate_meta_v1_Condition(&obj.Conditions[i], fldPath.Child("conditions").Index(i), item)...)
 		}
 	}
 	return errs
 }
 
-// validate_meta_v1_Condition validates a Condition at fldPath.
-func validate_meta_v1_Condition(obj *metav1.Condition, fldPath *field.Path) field.ErrorList {
+// validate_meta_v1_Condition validates a Condition at fldPath; in is its JSON.
+func validate_meta_v1_Condition(obj *metav1.Condition, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Type == "" {
+	if obj.Type == "" && !in.Has("type") {
 		errs = append(errs, field.Required(fldPath.Child("type"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.Type) > 316 {
@@ -207,7 +219,7 @@ func validate_meta_v1_Condition(obj *metav1.Condition, fldPath *field.Path) fiel
 			errs = append(errs, field.Invalid(fldPath.Child("type"), obj.Type, "must match '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$'"))
 		}
 	}
-	if obj.Status == "" {
+	if obj.Status == "" && !in.Has("status") {
 		errs = append(errs, field.Required(fldPath.Child("status"), ""))
 	} else {
 		switch obj.Status {
@@ -224,7 +236,7 @@ func validate_meta_v1_Condition(obj *metav1.Condition, fldPath *field.Path) fiel
 	if obj.LastTransitionTime.IsZero() {
 		errs = append(errs, field.Required(fldPath.Child("lastTransitionTime"), ""))
 	}
-	if obj.Reason == "" {
+	if obj.Reason == "" && !in.Has("reason") {
 		errs = append(errs, field.Required(fldPath.Child("reason"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.Reason) > 1024 {
@@ -237,7 +249,7 @@ func validate_meta_v1_Condition(obj *metav1.Condition, fldPath *field.Path) fiel
 			errs = append(errs, field.Invalid(fldPath.Child("reason"), obj.Reason, "must match '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'"))
 		}
 	}
-	if obj.Message == "" {
+	if obj.Message == "" && !in.Has("message") {
 		errs = append(errs, field.Required(fldPath.Child("message"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.Message) > 32768 {

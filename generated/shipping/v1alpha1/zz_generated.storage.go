@@ -34,7 +34,7 @@ var ShipmentStrategy = &resource.Strategy[*v1alpha1.Shipment, *v1alpha1.Shipment
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_Shipment,
-	Validate:          ValidateShipment,
+	Validate:          ValidateShipmentFrom,
 	ValidateHooks:     ValidateShipmentHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,

@@ -7,6 +7,7 @@ package shippingv1alpha1
 import (
 	"unicode/utf8"
 
+	presence "github.com/kubeforge/kubeforge/runtime/presence"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1alpha1 "github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -15,10 +16,17 @@ import (
 
 // ValidateShipment validates a Shipment: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateShipment(obj *v1alpha1.Shipment) field.ErrorList {
+	return ValidateShipmentFrom(obj, presence.Node{})
+}
+
+// ValidateShipmentFrom is ValidateShipment for an object decoded from in: a required field
+// without omitempty is missing only when in has no key for it (or null), as in a CRD, so
+// an explicit "" or 0 is a value, checked by the field's other markers.
+func ValidateShipmentFrom(obj *v1alpha1.Shipment, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	errs = append(errs, validate_Shipment(obj, nil)...)
+	errs = append(errs, validate_Shipment(obj, nil, in)...)
 	return errs
 }
 
@@ -29,36 +37,38 @@ func ValidateShipmentHooks(obj *v1alpha1.Shipment) field.ErrorList {
 	return nil
 }
 
-// validate_Shipment validates a Shipment at fldPath.
-func validate_Shipment(obj *v1alpha1.Shipment, fldPath *field.Path) field.ErrorList {
+// validate_Shipment validates a Shipment at fldPath; in is its JSON.
+func validate_Shipment(obj *v1alpha1.Shipment, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, validate_ShipmentSpec(&obj.Spec, fldPath.Child("spec"))...)
+	errs = append(errs, validate_ShipmentSpec(&obj.Spec, fldPath.Child("spec"), in.Field("spec"))...)
 	return errs
 }
 
-// validate_ShipmentSpec validates a ShipmentSpec at fldPath.
-func validate_ShipmentSpec(obj *v1alpha1.ShipmentSpec, fldPath *field.Path) field.ErrorList {
+// validate_ShipmentSpec validates a ShipmentSpec at fldPath; in is its JSON.
+func validate_ShipmentSpec(obj *v1alpha1.ShipmentSpec, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, validate_Address(&obj.From, fldPath.Child("from"))...)
-	errs = append(errs, validate_Address(&obj.Destination, fldPath.Child("destination"))...)
+	errs = append(errs, validate_Address(&obj.From, fldPath.Child("from"), in.Field("from"))...)
+	errs = append(errs, validate_Address(&obj.Destination, fldPath.Child("destination"), in.Field("destination"))...)
 	if len(obj.Parcels) != 0 {
 		errs = append(errs, validate.MapKey(fldPath.Child("parcels"), obj.Parcels, "name", func(item *v1alpha1.Parcel) string {
 			return item.Name
 		})...)
+		items := in.Field("parcels").Items()
 		for i := range obj.Parcels {
-			errs = append(errs, validate_Parcel(&obj.Parcels[i], fldPath.Child("parcels").Index(i))...)
+			item := items.Next()
+			errs = append(errs, validate_Parcel(&obj.Parcels[i], fldPath.Child("parcels").Index(i), item)...)
 		}
 	}
 	return errs
 }
 
-// validate_Address validates an Address at fldPath.
-func validate_Address(obj *v1alpha1.Address, fldPath *field.Path) field.ErrorList {
+// validate_Address validates an Address at fldPath; in is its JSON.
+func validate_Address(obj *v1alpha1.Address, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Street == "" {
+	if obj.Street == "" && !in.Has("street") {
 		errs = append(errs, field.Required(fldPath.Child("street"), ""))
 	}
-	if obj.City == "" {
+	if obj.City == "" && !in.Has("city") {
 		errs = append(errs, field.Required(fldPath.Child("city"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.City) < 1 {
@@ -76,10 +86,10 @@ func validate_Address(obj *v1alpha1.Address, fldPath *field.Path) field.ErrorLis
 	return errs
 }
 
-// validate_Parcel validates a Parcel at fldPath.
-func validate_Parcel(obj *v1alpha1.Parcel, fldPath *field.Path) field.ErrorList {
+// validate_Parcel validates a Parcel at fldPath; in is its JSON.
+func validate_Parcel(obj *v1alpha1.Parcel, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Name == "" {
+	if obj.Name == "" && !in.Has("name") {
 		errs = append(errs, field.Required(fldPath.Child("name"), ""))
 	}
 	if obj.Count != 0 {

@@ -6,6 +6,7 @@ package markersv1
 
 import (
 	v1 "github.com/kubeforge/kubeforge/generators/validation/testdata/types/markers/v1"
+	presence "github.com/kubeforge/kubeforge/runtime/presence"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	resource "k8s.io/apimachinery/pkg/api/resource"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -25,8 +26,14 @@ var (
 
 // ValidateGizmo validates a Gizmo: its metadata (a cluster-scoped object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateGizmo(obj *v1.Gizmo) field.ErrorList {
+	return ValidateGizmoFrom(obj, presence.Node{})
+}
+
+// ValidateGizmoFrom is ValidateGizmo: no required field of Gizmo can be set to its zero
+// in JSON apart from leaving it out, so in is not asked.
+func ValidateGizmoFrom(obj *v1.Gizmo, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	return errs
 }
@@ -40,10 +47,17 @@ func ValidateGizmoHooks(obj *v1.Gizmo) field.ErrorList {
 
 // ValidateWidget validates a Widget: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateWidget(obj *v1.Widget) field.ErrorList {
+	return ValidateWidgetFrom(obj, presence.Node{})
+}
+
+// ValidateWidgetFrom is ValidateWidget for an object decoded from in: a required field
+// without omitempty is missing only when in has no key for it (or null), as in a CRD, so
+// an explicit "" or 0 is a value, checked by the field's other markers.
+func ValidateWidgetFrom(obj *v1.Widget, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	errs = append(errs, validate_Widget(obj, nil)...)
+	errs = append(errs, validate_Widget(obj, nil, in)...)
 	return errs
 }
 
@@ -54,16 +68,16 @@ func ValidateWidgetHooks(obj *v1.Widget) field.ErrorList {
 	return validateHooks_Widget(obj, nil)
 }
 
-// validate_Widget validates a Widget at fldPath.
-func validate_Widget(obj *v1.Widget, fldPath *field.Path) field.ErrorList {
+// validate_Widget validates a Widget at fldPath; in is its JSON.
+func validate_Widget(obj *v1.Widget, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, validate_WidgetSpec(&obj.Spec, fldPath.Child("spec"))...)
+	errs = append(errs, validate_WidgetSpec(&obj.Spec, fldPath.Child("spec"), in.Field("spec"))...)
 	errs = append(errs, v1.Validate_Widget(obj, fldPath)...)
 	return errs
 }
 
-// validate_WidgetSpec validates a WidgetSpec at fldPath.
-func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path) field.ErrorList {
+// validate_WidgetSpec validates a WidgetSpec at fldPath; in is its JSON.
+func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
 	if obj.Size != "" {
 		switch obj.Size {
@@ -108,10 +122,10 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path) field.ErrorLis
 			errs = append(errs, field.NotSupported(fldPath.Child("level"), obj.Level, []string{"1", "2", "3"}))
 		}
 	}
-	if obj.Owner == "" {
+	if obj.Owner == "" && !in.Has("owner") {
 		errs = append(errs, field.Required(fldPath.Child("owner"), ""))
 	}
-	if obj.Weight == (resource.Quantity{}) {
+	if obj.Weight == (resource.Quantity{}) && !in.Has("weight") {
 		errs = append(errs, field.Required(fldPath.Child("weight"), ""))
 	}
 	if len(obj.Parts) != 0 {
@@ -124,16 +138,20 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path) field.ErrorLis
 		errs = append(errs, validate.MapKey(fldPath.Child("parts"), obj.Parts, "name", func(item *v1.Part) string {
 			return item.Name
 		})...)
+		items := in.Field("parts").Items()
 		for i := range obj.Parts {
-			errs = append(errs, validate_Part(&obj.Parts[i], fldPath.Child("parts").Index(i))...)
+			item := items.Next()
+			errs = append(errs, validate_Part(&obj.Parts[i], fldPath.Child("parts").Index(i), item)...)
 		}
 	}
 	if len(obj.Ports) != 0 {
 		errs = append(errs, validate.MapKeys(fldPath.Child("ports"), obj.Ports, []string{"name", "port"}, func(item *v1.Port) []any {
 			return []any{item.Name, item.Port}
 		})...)
+		items2 := in.Field("ports").Items()
 		for i := range obj.Ports {
-			errs = append(errs, validate_Port(&obj.Ports[i], fldPath.Child("ports").Index(i))...)
+			item2 := items2.Next()
+			errs = append(errs, validate_Port(&obj.Ports[i], fldPath.Child("ports").Index(i), item2)...)
 		}
 	}
 	if len(obj.Tags) != 0 {
@@ -151,9 +169,11 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path) field.ErrorLis
 		}
 	}
 	if len(obj.OpeningHours) != 0 {
+		members := in.Field("openingHours").Members()
 		for _, k := range slices.Sorted(maps.Keys(obj.OpeningHours)) {
+			member := members.Get(k)
 			v := obj.OpeningHours[k]
-			errs = append(errs, validate_Hours(&v, fldPath.Child("openingHours").Key(k))...)
+			errs = append(errs, validate_Hours(&v, fldPath.Child("openingHours").Key(k), member)...)
 		}
 	}
 	if len(obj.Sizes) != 0 {
@@ -166,7 +186,7 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path) field.ErrorLis
 		}
 	}
 	if obj.Backup != nil {
-		errs = append(errs, validate_Part(obj.Backup, fldPath.Child("backup"))...)
+		errs = append(errs, validate_Part(obj.Backup, fldPath.Child("backup"), in.Field("backup"))...)
 	}
 	errs = append(errs, validate_Contact(&obj.Contact, fldPath)...)
 	errs = append(errs, validate_Formats(&obj.Formats, fldPath.Child("formats"))...)
@@ -242,10 +262,10 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path) field.ErrorLis
 	return errs
 }
 
-// validate_Part validates a Part at fldPath.
-func validate_Part(obj *v1.Part, fldPath *field.Path) field.ErrorList {
+// validate_Part validates a Part at fldPath; in is its JSON.
+func validate_Part(obj *v1.Part, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Name == "" {
+	if obj.Name == "" && !in.Has("name") {
 		errs = append(errs, field.Required(fldPath.Child("name"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.Name) > 10 {
@@ -264,22 +284,22 @@ func validate_Part(obj *v1.Part, fldPath *field.Path) field.ErrorList {
 	return errs
 }
 
-// validate_Port validates a Port at fldPath.
-func validate_Port(obj *v1.Port, fldPath *field.Path) field.ErrorList {
+// validate_Port validates a Port at fldPath; in is its JSON.
+func validate_Port(obj *v1.Port, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Name == "" {
+	if obj.Name == "" && !in.Has("name") {
 		errs = append(errs, field.Required(fldPath.Child("name"), ""))
 	}
-	if obj.Port == 0 {
+	if obj.Port == 0 && !in.Has("port") {
 		errs = append(errs, field.Required(fldPath.Child("port"), ""))
 	}
 	return errs
 }
 
-// validate_Hours validates a Hours at fldPath.
-func validate_Hours(obj *v1.Hours, fldPath *field.Path) field.ErrorList {
+// validate_Hours validates a Hours at fldPath; in is its JSON.
+func validate_Hours(obj *v1.Hours, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Open == "" {
+	if obj.Open == "" && !in.Has("open") {
 		errs = append(errs, field.Required(fldPath.Child("open"), ""))
 	} else {
 		if !pattern2.MatchString(obj.Open) {

@@ -36,7 +36,7 @@ var DepotStrategy = &resource.Strategy[*v1.Depot, *v1.DepotList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_Depot,
-	Validate:          ValidateDepot,
+	Validate:          ValidateDepotFrom,
 	ValidateHooks:     ValidateDepotHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,
@@ -87,7 +87,7 @@ var TruckStrategy = &resource.Strategy[*v1.Truck, *v1.TruckList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_Truck,
-	Validate:          ValidateTruck,
+	Validate:          ValidateTruckFrom,
 	ValidateHooks:     ValidateTruckHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,

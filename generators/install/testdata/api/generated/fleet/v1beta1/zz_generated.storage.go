@@ -34,7 +34,7 @@ var TruckStrategy = &resource.Strategy[*v1beta1.Truck, *v1beta1.TruckList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_Truck,
-	Validate:          ValidateTruck,
+	Validate:          ValidateTruckFrom,
 	ValidateHooks:     ValidateTruckHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,

@@ -34,7 +34,7 @@ var SiteStrategy = &resource.Strategy[*v1.Site, *v1.SiteList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_Site,
-	Validate:          ValidateSite,
+	Validate:          ValidateSiteFrom,
 	ValidateHooks:     ValidateSiteHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,

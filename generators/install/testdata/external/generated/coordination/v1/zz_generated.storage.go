@@ -36,7 +36,7 @@ var LeaseStrategy = &resource.Strategy[*v1.Lease, *v1.LeaseList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_Lease,
-	Validate:          ValidateLease,
+	Validate:          ValidateLeaseFrom,
 	ValidateHooks:     ValidateLeaseHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,

@@ -36,7 +36,7 @@ var ConfigMapStrategy = &resource.Strategy[*v1.ConfigMap, *v1.ConfigMapList]{
 		return items
 	},
 	Default:           SetObjectDefaultsFrom_ConfigMap,
-	Validate:          ValidateConfigMap,
+	Validate:          ValidateConfigMapFrom,
 	ValidateHooks:     ValidateConfigMapHooks,
 	Ratchet:           false,
 	FinalizerWarnings: false,

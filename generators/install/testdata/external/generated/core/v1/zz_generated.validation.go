@@ -6,6 +6,7 @@ package corev1
 
 import (
 	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
+	presence "github.com/kubeforge/kubeforge/runtime/presence"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -14,8 +15,14 @@ import (
 
 // ValidateConfigMap validates a ConfigMap: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
+	return ValidateConfigMapFrom(obj, presence.Node{})
+}
+
+// ValidateConfigMapFrom is ValidateConfigMap: ConfigMap is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateConfigMapFrom(obj *v1.ConfigMap, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs

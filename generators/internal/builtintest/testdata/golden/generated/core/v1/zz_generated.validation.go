@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	builtin "github.com/kubeforge/kubeforge/runtime/builtin"
+	presence "github.com/kubeforge/kubeforge/runtime/presence"
 	validate "github.com/kubeforge/kubeforge/runtime/validate"
 	v1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -25,8 +26,14 @@ var (
 
 // ValidateConfigMap validates a ConfigMap: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateConfigMap(obj *v1.ConfigMap) field.ErrorList {
+	return ValidateConfigMapFrom(obj, presence.Node{})
+}
+
+// ValidateConfigMapFrom is ValidateConfigMap: ConfigMap is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateConfigMapFrom(obj *v1.ConfigMap, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
 	return errs
@@ -41,8 +48,14 @@ func ValidateConfigMapHooks(obj *v1.ConfigMap) field.ErrorList {
 
 // ValidateEvent validates an Event: its metadata (a namespaced object named as a path segment),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateEvent(obj *v1.Event) field.ErrorList {
+	return ValidateEventFrom(obj, presence.Node{})
+}
+
+// ValidateEventFrom is ValidateEvent: Event is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateEventFrom(obj *v1.Event, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, builtin.ValidateCoreEvent(obj)...)
 	return errs
@@ -57,8 +70,14 @@ func ValidateEventHooks(obj *v1.Event) field.ErrorList {
 
 // ValidateNamespace validates a Namespace: its metadata (a cluster-scoped object named as a DNS label),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateNamespace(obj *v1.Namespace) field.ErrorList {
+	return ValidateNamespaceFrom(obj, presence.Node{})
+}
+
+// ValidateNamespaceFrom is ValidateNamespace: Namespace is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateNamespaceFrom(obj *v1.Namespace, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, false, apivalidation.NameIsDNSLabel, field.NewPath("metadata"))
 	errs = append(errs, validate_Namespace(obj, nil)...)
 	errs = append(errs, builtin.ValidateNamespace(obj)...)
@@ -74,8 +93,14 @@ func ValidateNamespaceHooks(obj *v1.Namespace) field.ErrorList {
 
 // ValidateSecret validates a Secret: its metadata (a namespaced object named as a DNS subdomain),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateSecret(obj *v1.Secret) field.ErrorList {
+	return ValidateSecretFrom(obj, presence.Node{})
+}
+
+// ValidateSecretFrom is ValidateSecret: Secret is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateSecretFrom(obj *v1.Secret, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, builtin.ValidateSecret(obj)...)
 	return errs
@@ -90,8 +115,14 @@ func ValidateSecretHooks(obj *v1.Secret) field.ErrorList {
 
 // ValidateService validates a Service: its metadata (a namespaced object named as a DNS-1035 label),
 // every validation marker and the hand-written Validate_ hooks. Error paths start at the
-// object's root (spec.parcels[1].count).
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
 func ValidateService(obj *v1.Service) field.ErrorList {
+	return ValidateServiceFrom(obj, presence.Node{})
+}
+
+// ValidateServiceFrom is ValidateService: Service is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateServiceFrom(obj *v1.Service, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNS1035Label, field.NewPath("metadata"))
 	errs = append(errs, validate_Service(obj, nil)...)
 	return errs
