@@ -64,6 +64,8 @@ func newBuiltin() (*Registry, error) {
 		Help: "The field may be omitted. Without +optional or +required, a field is required unless its json tag has omitempty (Kubernetes' rule)."})
 	add(Definition{Name: "required", Target: FieldTarget,
 		Help: "The field must be set: its key must be in the object's JSON, not null (as a CRD's required). A nil pointer, slice or map, or a zero value in a field with omitempty, is missing; an explicit \"\", 0 or [] sent for a field without omitempty is a value, which the field's other markers judge."})
+	add(Definition{Name: "k8s:required", Target: FieldTarget,
+		Help: "Like +required, and as controller-gen makes it: a string must not be empty (minLength 1), a list or map must have an item (minItems or minProperties 1), where no such marker says otherwise."})
 	add(Definition{Name: "kubebuilder:validation:Optional", Target: pf,
 		Help: "Like +optional. On a package, fields are optional unless marked required."})
 	add(Definition{Name: "kubebuilder:validation:Required", Target: pf,
@@ -237,7 +239,6 @@ func newBuiltin() (*Registry, error) {
 		add(Definition{Name: name, Target: target, Alias: canonical, Help: "Same as +" + canonical + "."})
 	}
 	alias("k8s:optional", "optional", FieldTarget)
-	alias("k8s:required", "required", FieldTarget)
 	alias("k8s:minimum", "kubebuilder:validation:Minimum", tf)
 	alias("k8s:maximum", "kubebuilder:validation:Maximum", tf)
 	alias("k8s:minLength", "kubebuilder:validation:MinLength", tf)

@@ -315,7 +315,7 @@ func parseTag(f *Field, tags string) {
 // setRequired applies Kubernetes' rule: +required wins, then +optional, then
 // "required unless omitempty" (or the package default).
 func setRequired(f *Field, pkgOptional bool) {
-	req := f.Markers.Has("required") || f.Markers.Has("kubebuilder:validation:Required")
+	req := f.Markers.Has("required") || f.Markers.Has("k8s:required") || f.Markers.Has("kubebuilder:validation:Required")
 	opt := f.Markers.Has("optional") || f.Markers.Has("kubebuilder:validation:Optional")
 	switch {
 	case f.Inline || f.JSONName == "-":

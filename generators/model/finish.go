@@ -162,6 +162,42 @@ func deref(r *TypeRef) *TypeRef {
 	return r
 }
 
+// k8sRequiredBounds adds what controller-gen adds for +k8s:required where
+// no marker set it: a string must not be empty, a list, map or struct must
+// have an item or property.
+func k8sRequiredBounds(f *Field) {
+	one := func() *int64 { v := int64(1); return &v }
+	r := f.Type
+	for r != nil && r.Kind == PointerRef {
+		r = r.Elem
+	}
+	shape, _ := r.LookThrough()
+	if shape == nil {
+		return
+	}
+	switch shape.Kind {
+	case BuiltinRef:
+		if shape.Name == "string" && f.Validation.MinLength == nil {
+			f.Validation.MinLength = one()
+		}
+	case SliceRef, ArrayRef:
+		if shape.Elem != nil && shape.Elem.Kind == BuiltinRef && shape.Elem.Name == "byte" {
+			return // a base64 string
+		}
+		if f.Validation.MinItems == nil {
+			f.Validation.MinItems = one()
+		}
+	case MapRef:
+		if f.Validation.MinProperties == nil {
+			f.Validation.MinProperties = one()
+		}
+	case NamedRef:
+		if structFields(shape) != nil && f.Validation.MinProperties == nil {
+			f.Validation.MinProperties = one()
+		}
+	}
+}
+
 // finishField fills what needs every type to be filled: validation merged
 // from the named type, defaults, list semantics.
 func (l *loader) finishField(pi *pkgInfo, f *Field) {
@@ -173,6 +209,9 @@ func (l *loader) finishField(pi *pkgInfo, f *Field) {
 	f.SchemaDoc = l.schemaDoc(f.Markers, f.Type, subject)
 	if lt := namedLocal(f.Type); lt != nil {
 		f.Validation = MergeValidation(f.Validation, lt.Validation)
+	}
+	if f.Markers.Has("k8s:required") {
+		k8sRequiredBounds(f)
 	}
 	f.EmbeddedResource = f.Markers.Has("kubebuilder:validation:EmbeddedResource")
 	f.PreserveUnknownFields = f.Markers.Has("kubebuilder:pruning:PreserveUnknownFields")

@@ -115,6 +115,47 @@ func TestLoadSchemaMarkers(t *testing.T) {
 
 // TestLoadBadSchemaMarkers: each malformed or misplaced schema marker is
 // reported, all together, sorted, at its file:line:col.
+// TestK8sRequiredBounds: +k8s:required is +required with controller-gen's
+// minimums where no marker sets one: minLength 1 on a string (through a
+// pointer), minItems 1 on a list, minProperties 1 on a map or a struct;
+// []byte and an explicit bound are left alone.
+func TestK8sRequiredBounds(t *testing.T) {
+	t.Parallel()
+	api := load(t, "testdata/schemamarkers")
+	v := mustVersion(t, api, "gates.example.dev", "v1")
+	val := func(name string) Validation {
+		f := mustField(t, v, "GateSpec", name)
+		if !f.Required {
+			t.Errorf("%s is not required", name)
+		}
+		return f.Validation
+	}
+	n := func(p *int64) int64 {
+		if p == nil {
+			return -1
+		}
+		return *p
+	}
+	if got := n(val("Keeper").MinLength); got != 1 {
+		t.Errorf("Keeper minLength = %d, want 1", got)
+	}
+	if got := n(val("Code").MinLength); got != 3 {
+		t.Errorf("Code minLength = %d, want its own 3", got)
+	}
+	if got := n(val("Lanes").MinItems); got != 1 {
+		t.Errorf("Lanes minItems = %d, want 1", got)
+	}
+	if got := n(val("Owners").MinProperties); got != 1 {
+		t.Errorf("Owners minProperties = %d, want 1", got)
+	}
+	if got := n(val("Guard").MinProperties); got != 1 {
+		t.Errorf("Guard minProperties = %d, want 1", got)
+	}
+	if s := val("Seal"); s.MinItems != nil || s.MinLength != nil {
+		t.Errorf("Seal got a bound: %+v", s)
+	}
+}
+
 func TestLoadBadSchemaMarkers(t *testing.T) {
 	t.Parallel()
 	_, err := Load("testdata/badschema", LoadOptions{})

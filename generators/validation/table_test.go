@@ -49,6 +49,14 @@ func TestGeneratedValidation(t *testing.T) {
 		{"metadata finalizers", func(w *v1.Widget) { w.Finalizers = []string{"a/b/c"} },
 			[]string{`metadata.finalizers: Invalid value: "a/b/c": a valid label key`}},
 
+		{"struct properties: absent", func(w *v1.Widget) { w.Spec.Limits = nil }, nil},
+		{"struct properties: within", func(w *v1.Widget) { w.Spec.Limits = &v1.Limits{CPU: "1", Disk: v1.Disk{Disk: []string{"a"}}} }, nil},
+		{"struct properties: too few", func(w *v1.Widget) { w.Spec.Limits = &v1.Limits{Disk: v1.Disk{Disk: []string{}}} },
+			[]string{`spec.limits: Invalid value: 0: must have at least 1 property`}},
+		{"struct properties: too many, inline counted", func(w *v1.Widget) {
+			w.Spec.Limits = &v1.Limits{CPU: "1", Memory: ptr(int64(0)), Disk: v1.Disk{Disk: []string{"a"}}}
+		}, []string{`spec.limits: Too many: 3: must have at most 2 items`}},
+
 		{"enum passes", func(w *v1.Widget) { w.Spec.Size = "large" }, nil},
 		{"enum fails", func(w *v1.Widget) { w.Spec.Size = "enormous" },
 			[]string{`spec.size: Unsupported value: "enormous": supported values: "small", "medium", "large"`}},

@@ -34,6 +34,8 @@
 //     The +kubebuilder:validation:items:* markers (Validation.Items) apply
 //     to each item of a list, at its index (spec.tags[1]), before the
 //     list's own scalar markers.
+//   - MinProperties and MaxProperties on a struct count the JSON fields it
+//     writes (omitempty ones when set, inline structs' fields flattened).
 //   - listType=set and UniqueItems: field.Duplicate at the repeated index;
 //     listType=map: field.Duplicate at the key of the repeated item.
 //   - recursion through structs, pointers, slices (spec.parcels[1].count),
@@ -701,6 +703,7 @@ func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path fu
 		er := resolve(ref.Elem)
 		var inner []jen.Code
 		if n := g.graph.Struct(er.ref); n != nil {
+			inner = g.structProperties(n, val, x, path) // x.f reads through the pointer
 			// A pointer to a struct is passed on as is.
 			if g.graph.Needs[n.Key] {
 				inner = append(inner, appendAll(g.call(n, x(), path(), in)))
@@ -738,6 +741,7 @@ func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path fu
 		stmts = append(stmts, s...)
 	case model.NamedRef:
 		if n := g.graph.Struct(ref); n != nil {
+			stmts = append(stmts, g.structProperties(n, val, x, path)...)
 			if g.graph.Needs[n.Key] {
 				stmts = append(stmts, appendAll(g.call(n, addr(x), path(), in)))
 			}
@@ -750,6 +754,51 @@ func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path fu
 		stmts = append(stmts, appendAll(jen.Qual(r.hookPkg, r.hook).Call(addr(x), path())))
 	}
 	return stmts, nil
+}
+
+// structProperties checks MinProperties and MaxProperties on the struct x
+// (of node n): the JSON fields it writes, omitempty ones only when set,
+// inline structs' fields flattened in.
+func (g *gen) structProperties(n *typegraph.Node, val model.Validation, x, path func() *jen.Statement) []jen.Code {
+	if g.hooksOnly || (val.MinProperties == nil && val.MaxProperties == nil) {
+		return nil
+	}
+	var set []jen.Code
+	var walk func(fields []*model.Field, x func() *jen.Statement, depth int)
+	walk = func(fields []*model.Field, x func() *jen.Statement, depth int) {
+		for _, f := range fields {
+			fx := func() *jen.Statement { return x().Dot(f.Name) }
+			if f.JSONName == "" && (f.Inline || f.Embedded) {
+				if sf, ok := typegraph.StructFields(f.Type); ok && depth < maxNestDepth {
+					walk(sf, fx, depth+1)
+				}
+				continue
+			}
+			if f.JSONName == "" || f.JSONName == "-" {
+				continue
+			}
+			if f.OmitEmpty {
+				if nz := nonZero(resolve(f.Type), fx); nz != nil {
+					set = append(set, nz)
+					continue
+				}
+			}
+			set = append(set, jen.True())
+		}
+	}
+	walk(n.Fields, x, 0)
+	count := jen.Qual(validatePkg, "Properties").Call(set...)
+	var cases []jen.Code
+	if val.MaxProperties != nil {
+		cases = append(cases, jen.Case(jen.Id("props").Op(">").Lit(int(*val.MaxProperties))).Block(
+			appendOne(jen.Qual(fieldPkg, "TooMany").Call(path(), jen.Id("props"), jen.Lit(int(*val.MaxProperties))))))
+	}
+	if val.MinProperties != nil {
+		cases = append(cases, jen.Case(jen.Id("props").Op("<").Lit(int(*val.MinProperties))).Block(
+			appendOne(jen.Qual(fieldPkg, "Invalid").Call(path(), jen.Id("props"),
+				jen.Lit(fmt.Sprintf("must have at least %d %s", *val.MinProperties, plural(*val.MinProperties, "property", "properties")))))))
+	}
+	return []jen.Code{jen.Switch(jen.Id("props").Op(":=").Add(count), jen.Empty()).Block(cases...)}
 }
 
 // deref returns *x, in parentheses when it is indexed ((*x)[i]).

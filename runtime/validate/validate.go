@@ -133,3 +133,17 @@ func MapKeys[T any](fldPath *field.Path, items []T, keyFields []string, key func
 	}
 	return errs
 }
+
+// Properties counts the properties an object writes: set holds, for each
+// JSON field, whether it is written (omitempty fields only when not empty).
+// Generated code checks a struct's +kubebuilder:validation:MinProperties
+// and MaxProperties with it, as a CRD counts the object's keys.
+func Properties(set ...bool) int {
+	n := 0
+	for _, s := range set {
+		if s {
+			n++
+		}
+	}
+	return n
+}

@@ -188,6 +188,14 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 	if obj.Backup != nil {
 		errs = append(errs, validate_Part(obj.Backup, fldPath.Child("backup"), in.Field("backup"))...)
 	}
+	if obj.Limits != nil {
+		switch props := validate.Properties(obj.Limits.CPU != "", obj.Limits.Memory != nil, len(obj.Limits.Disk.Disk) != 0); {
+		case props > 2:
+			errs = append(errs, field.TooMany(fldPath.Child("limits"), props, 2))
+		case props < 1:
+			errs = append(errs, field.Invalid(fldPath.Child("limits"), props, "must have at least 1 property"))
+		}
+	}
 	errs = append(errs, validate_Contact(&obj.Contact, fldPath)...)
 	errs = append(errs, validate_Formats(&obj.Formats, fldPath.Child("formats"))...)
 	if len(obj.Gates) != 0 {

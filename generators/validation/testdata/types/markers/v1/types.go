@@ -42,6 +42,22 @@ type Hours struct {
 	Open string `json:"open"`
 }
 
+// Limits are counted by MinProperties and MaxProperties.
+type Limits struct {
+	// +optional
+	CPU string `json:"cpu,omitempty"`
+	// +optional
+	Memory *int64 `json:"memory,omitempty"`
+
+	Disk `json:",inline"`
+}
+
+// Disk is inline in Limits: its fields are Limits' properties.
+type Disk struct {
+	// +optional
+	Disk []string `json:"disk,omitempty"`
+}
+
 // Contact is embedded inline in the spec.
 type Contact struct {
 	// +kubebuilder:validation:Format=email
@@ -119,6 +135,13 @@ type WidgetSpec struct {
 
 	// +optional
 	Backup *Part `json:"backup,omitempty"`
+
+	// Limits has one or two properties: counted as written, omitempty
+	// fields only when set.
+	// +kubebuilder:validation:MinProperties=1
+	// +kubebuilder:validation:MaxProperties=2
+	// +optional
+	Limits *Limits `json:"limits,omitempty"`
 
 	// +optional
 	Start *metav1.Time `json:"start,omitempty"`

@@ -95,6 +95,31 @@ type GateSpec struct {
 	// +k8s:maxItems=4 # bounded for CEL
 	// +k8s:optional
 	Tags []string `json:"tags,omitempty"`
+
+	// Keeper must be named: +k8s:required gives it minLength 1.
+	// +k8s:required
+	Keeper string `json:"keeper"`
+
+	// Code keeps its own bound.
+	// +k8s:required
+	// +k8s:minLength=3
+	Code *string `json:"code,omitempty"`
+
+	// Lanes need one.
+	// +k8s:required
+	Lanes []string `json:"lanes"`
+
+	// Owners need one.
+	// +k8s:required
+	Owners map[string]string `json:"owners"`
+
+	// Seal is bytes: a string in JSON, left alone.
+	// +k8s:required
+	Seal []byte `json:"seal"`
+
+	// Guard must set a property.
+	// +k8s:required
+	Guard *Protocol `json:"guard"`
 }
 
 // Gate is a kind.
