@@ -112,3 +112,18 @@ func FuzzJSON(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFieldSpec: what a create of the acceptance Gadget pays for its
+// validation's walk (spec, then a key inside it).
+func BenchmarkFieldSpec(b *testing.B) {
+	body := []byte(`{"apiVersion":"acceptance.example.dev/v1","kind":"Gadget","metadata":{"name":"g-000123","namespace":"default","labels":{"app":"bench","tier":"x"},"annotations":{"a":"b"}},"spec":{"size":"medium","replicas":2,"owner":"ops@example.dev","tags":["a","b","c"],"parts":[{"name":"p1","count":1},{"name":"p2","count":2}],"window":{"start":"2026-01-01T00:00:00Z","duration":"1h0m0s"}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		spec := JSON(body).Field("spec")
+		if !spec.Has("owner") {
+			b.Fatal("owner")
+		}
+		it := spec.Field("parts").Items()
+		it.Next().Has("name")
+	}
+}
