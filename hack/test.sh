@@ -73,6 +73,7 @@ for target in FuzzContinue FuzzNames; do fuzz ./runtime/storage "$target"; done
 fuzz ./runtime/jsondecode FuzzUnmarshal
 fuzz ./runtime/jsonencode FuzzMarshal
 fuzz ./runtime/validate FuzzObjectMeta
+fuzz ./runtime/presence FuzzJSON
 
 if [[ -z ${SKIP_E2E:-} && -f e2e/go.mod ]]; then
   step "kube-apiserver ${KUBERNETES_VERSION:-v1.37.2} for the aggregation test (built from k8s.io/kubernetes once per machine)"
