@@ -96,16 +96,7 @@ type gen struct {
 	asks map[string]bool
 	// names counts the variables of the function being written, by base
 	// name: sibling loops each declare their own walk of the JSON.
-	names map[string]int
-}
-
-// fresh is a variable name not yet used in the function being written.
-func (g *gen) fresh(base string) string {
-	g.names[base]++
-	if n := g.names[base]; n > 1 {
-		return base + strconv.Itoa(n)
-	}
-	return base
+	names typegraph.Names
 }
 
 func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
@@ -239,7 +230,7 @@ type expr = func() *jen.Statement
 
 func (g *gen) nodeBody(n *typegraph.Node) ([]jen.Code, error) {
 	obj := func() *jen.Statement { return jen.Id("obj") }
-	g.names = map[string]int{}
+	g.names = typegraph.Names{}
 	var in expr
 	if g.asks[n.Key] {
 		in = func() *jen.Statement { return jen.Id("in") }
@@ -332,7 +323,7 @@ func (g *gen) value(r *model.TypeRef, x expr, depth int, in expr) ([]jen.Code, e
 	if r == nil || depth > maxNestDepth {
 		return nil, nil
 	}
-	if in != nil && !g.refAsks(r, 0) {
+	if in != nil && !g.refAsks(r) {
 		in = nil
 	}
 	switch r.Kind {
@@ -357,7 +348,7 @@ func (g *gen) value(r *model.TypeRef, x expr, depth int, in expr) ([]jen.Code, e
 		i := g.loopVar("i")
 		var items, item string
 		if in != nil {
-			items, item = g.fresh("items"), g.fresh("item")
+			items, item = g.names.Fresh("items"), g.names.Fresh("item")
 		}
 		var itemIn expr
 		if in != nil {
@@ -381,7 +372,7 @@ func (g *gen) value(r *model.TypeRef, x expr, depth int, in expr) ([]jen.Code, e
 		k, v := g.loopVar("k"), g.loopVar("v")
 		var members, member string
 		if in != nil {
-			members, member = g.fresh("members"), g.fresh("member")
+			members, member = g.names.Fresh("members"), g.names.Fresh("member")
 		}
 		var memberIn expr
 		if in != nil {
@@ -463,45 +454,11 @@ func (g *gen) call(n *typegraph.Node, ptr *jen.Statement, in expr) jen.Code {
 // growAsks finds the struct types whose functions take the request's
 // JSON: those with a field whose default asks it, and those above them.
 func (g *gen) growAsks() {
-	for changed := true; changed; {
-		changed = false
-		for _, n := range g.graph.Order {
-			if g.asks[n.Key] || !g.graph.Needs[n.Key] {
-				continue
-			}
-			for _, f := range n.Fields {
-				switch known(f.Type) {
-				case "TypeMeta", "ObjectMeta", "ListMeta":
-					continue
-				}
-				if asksJSON(f, fieldDefault(f)) || g.refAsks(f.Type, 0) {
-					g.asks[n.Key] = true
-					changed = true
-					break
-				}
-			}
-		}
-	}
+	g.graph.Mark(g.asks, func(f *model.Field) bool { return asksJSON(f, fieldDefault(f)) })
 }
 
 // refAsks reports whether defaulting a value of type r asks the JSON.
-func (g *gen) refAsks(r *model.TypeRef, depth int) bool {
-	if r == nil || depth > maxNestDepth {
-		return false
-	}
-	switch r.Kind {
-	case model.PointerRef, model.SliceRef, model.ArrayRef, model.MapRef:
-		return g.refAsks(r.Elem, depth+1)
-	case model.NamedRef:
-		if n := g.graph.Struct(r); n != nil {
-			return g.asks[n.Key]
-		}
-		if t := r.Local; t != nil && t.Underlying != nil {
-			return g.refAsks(t.Underlying, depth+1)
-		}
-	}
-	return false
-}
+func (g *gen) refAsks(r *model.TypeRef) bool { return g.graph.Reaches(r, g.asks) }
 
 // zero returns the condition under which the default lit applies to x.
 // The model accepted lit only for fields whose zero value can be compared.

@@ -125,16 +125,7 @@ type gen struct {
 	// of a type below them, asks it whether its zero was sent.
 	asks map[string]bool
 	// names counts the variables of the function being written.
-	names map[string]int
-}
-
-// fresh is a variable name not yet used in the function being written.
-func (g *gen) fresh(base string) string {
-	g.names[base]++
-	if n := g.names[base]; n > 1 {
-		return base + strconv.Itoa(n)
-	}
-	return base
+	names typegraph.Names
 }
 
 func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
@@ -522,7 +513,7 @@ func nonZero(r resolved, x func() *jen.Statement) jen.Code {
 func (g *gen) nodeBody(n *typegraph.Node) ([]jen.Code, error) {
 	obj := func() *jen.Statement { return jen.Id("obj") }
 	path := func() *jen.Statement { return jen.Id("fldPath") }
-	g.names = map[string]int{}
+	g.names = typegraph.Names{}
 	var in expr
 	if g.asks[n.Key] {
 		in = func() *jen.Statement { return jen.Id("in") }
@@ -639,46 +630,14 @@ func (g *gen) call(n *typegraph.Node, ptr, path jen.Code, in expr) jen.Code {
 // those with a required field whose check asks it, and those above them.
 func (g *gen) growAsks() {
 	x := func() *jen.Statement { return jen.Id("x") }
-	for changed := true; changed; {
-		changed = false
-		for _, n := range g.graph.Order {
-			if g.asks[n.Key] || !g.graph.Needs[n.Key] {
-				continue
-			}
-			for _, f := range n.Fields {
-				switch known(f.Type) {
-				case "TypeMeta", "ObjectMeta", "ListMeta":
-					continue
-				}
-				r := resolve(f.Type)
-				if (asksJSON(f, r) && zero(r, x, explicitRequired(f)) != nil) || g.refAsks(f.Type, 0) {
-					g.asks[n.Key] = true
-					changed = true
-					break
-				}
-			}
-		}
-	}
+	g.graph.Mark(g.asks, func(f *model.Field) bool {
+		r := resolve(f.Type)
+		return asksJSON(f, r) && zero(r, x, explicitRequired(f)) != nil
+	})
 }
 
 // refAsks reports whether checking a value of type r asks the JSON.
-func (g *gen) refAsks(r *model.TypeRef, depth int) bool {
-	if r == nil || depth > maxNestDepth {
-		return false
-	}
-	switch r.Kind {
-	case model.PointerRef, model.SliceRef, model.ArrayRef, model.MapRef:
-		return g.refAsks(r.Elem, depth+1)
-	case model.NamedRef:
-		if n := g.graph.Struct(r); n != nil {
-			return g.asks[n.Key]
-		}
-		if t := r.Local; t != nil && t.Underlying != nil {
-			return g.refAsks(t.Underlying, depth+1)
-		}
-	}
-	return false
-}
+func (g *gen) refAsks(r *model.TypeRef) bool { return g.graph.Reaches(r, g.asks) }
 
 // scalarOnly keeps the markers that apply to a scalar value.
 func scalarOnly(v model.Validation) model.Validation {
@@ -695,7 +654,7 @@ func scalarOnly(v model.Validation) model.Validation {
 func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path func() *jen.Statement, in expr) ([]jen.Code, error) {
 	var stmts []jen.Code
 	ref := r.ref
-	if in != nil && !g.refAsks(ref, 0) {
+	if in != nil && !g.refAsks(ref) {
 		in = nil
 	}
 	switch ref.Kind {
@@ -862,7 +821,7 @@ func (g *gen) list(r resolved, val model.Validation, f *model.Field, x, path fun
 	var items, itemNode string
 	var itemIn expr
 	if in != nil {
-		items, itemNode = g.fresh("items"), g.fresh("item")
+		items, itemNode = g.names.Fresh("items"), g.names.Fresh("item")
 		itemIn = func() *jen.Statement { return jen.Id(itemNode) }
 	}
 	g.loop++
@@ -917,7 +876,7 @@ func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Sta
 	var members, member string
 	var memberIn expr
 	if in != nil {
-		members, member = g.fresh("members"), g.fresh("member")
+		members, member = g.names.Fresh("members"), g.names.Fresh("member")
 		memberIn = func() *jen.Statement { return jen.Id(member) }
 	}
 	g.loop++

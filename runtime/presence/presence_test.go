@@ -2,6 +2,7 @@ package presence
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -42,7 +43,7 @@ func TestFields(t *testing.T) {
 		for range 5 {
 			got = append(got, it.Next().Has("count"))
 		}
-		if want := []bool{true, false, false, false, false}; !equal(got, want) {
+		if want := []bool{true, false, false, false, false}; !slices.Equal(got, want) {
 			t.Errorf("%s: items' count present = %v, want %v", name, got, want)
 		}
 		it = spec.Field("items").Items()
@@ -79,18 +80,6 @@ func TestNoneAndMarshaled(t *testing.T) {
 	if Unstructured(nil).src != none {
 		t.Error("Unstructured(nil) is not the zero Node")
 	}
-}
-
-func equal(a, b []bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // FuzzJSON: no input that decodes makes a question panic or loop.

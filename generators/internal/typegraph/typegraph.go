@@ -6,6 +6,7 @@ package typegraph
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/kubeforge/kubeforge/generators/model"
@@ -174,4 +175,71 @@ func (g *Graph) addRef(r *model.TypeRef, depth int) error {
 		}
 	}
 	return nil
+}
+
+// Reaches reports whether a value of type r holds, through pointers,
+// slices, arrays, maps and named non-struct types, a struct type whose
+// node's key is in marked.
+func (g *Graph) Reaches(r *model.TypeRef, marked map[string]bool) bool {
+	return g.reaches(r, marked, 0)
+}
+
+func (g *Graph) reaches(r *model.TypeRef, marked map[string]bool, depth int) bool {
+	if r == nil || depth > MaxDepth {
+		return false
+	}
+	switch r.Kind {
+	case model.PointerRef, model.SliceRef, model.ArrayRef, model.MapRef:
+		return g.reaches(r.Elem, marked, depth+1)
+	case model.NamedRef:
+		if n := g.Struct(r); n != nil {
+			return marked[n.Key]
+		}
+		if t := r.Local; t != nil && t.Underlying != nil {
+			return g.reaches(t.Underlying, marked, depth+1)
+		}
+	}
+	return false
+}
+
+// Mark grows marked, a set of node keys, to every needed node with a field
+// for which own reports true, or whose fields reach a marked node, until
+// nothing changes. Metadata fields (TypeMeta, ObjectMeta, ListMeta) are
+// passed over.
+func (g *Graph) Mark(marked map[string]bool, own func(*model.Field) bool) {
+	for changed := true; changed; {
+		changed = false
+		for _, n := range g.Order {
+			if marked[n.Key] || !g.Needs[n.Key] {
+				continue
+			}
+			for _, f := range n.Fields {
+				if f.Type != nil && f.Type.External != nil {
+					switch f.Type.External.Known {
+					case "TypeMeta", "ObjectMeta", "ListMeta":
+						continue
+					}
+				}
+				if own(f) || g.Reaches(f.Type, marked) {
+					marked[n.Key] = true
+					changed = true
+					break
+				}
+			}
+		}
+	}
+}
+
+// Names hands out the variable names of one generated function: Fresh
+// returns base, then base2, base3, ... so that sibling blocks each
+// declare their own.
+type Names map[string]int
+
+// Fresh is a name not yet handed out, made from base.
+func (n Names) Fresh(base string) string {
+	n[base]++
+	if c := n[base]; c > 1 {
+		return base + strconv.Itoa(c)
+	}
+	return base
 }
