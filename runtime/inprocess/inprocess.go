@@ -104,20 +104,23 @@ type Chain[T resource.Object] struct {
 var _ storage.InProcessAdmission[resource.Object] = (*Chain[resource.Object])(nil)
 
 // Mutate calls every defaulter whose verbs include the operation, in
-// order, on the object itself.
-func (c *Chain[T]) Mutate(ctx context.Context, a storage.AdmissionAttributes[T]) error {
+// order, on the object itself, and reports whether it called one.
+func (c *Chain[T]) Mutate(ctx context.Context, a storage.AdmissionAttributes[T]) (called bool, err error) {
 	if a.Operation == "DELETE" {
-		return nil // controller-runtime's defaulters allow deletes unseen
+		return false, nil // controller-runtime's defaulters allow deletes unseen
 	}
 	return c.run(ctx, a, true)
 }
 
 // Validate calls every validator whose verbs include the operation.
 func (c *Chain[T]) Validate(ctx context.Context, a storage.AdmissionAttributes[T]) error {
-	return c.run(ctx, a, false)
+	_, err := c.run(ctx, a, false)
+	return err
 }
 
-func (c *Chain[T]) run(ctx context.Context, a storage.AdmissionAttributes[T], mutating bool) error {
+// run calls the chain's defaulters or validators for a, and reports
+// whether it called one.
+func (c *Chain[T]) run(ctx context.Context, a storage.AdmissionAttributes[T], mutating bool) (called bool, err error) {
 	var req *admission.Request
 	for _, w := range c.Webhooks {
 		if (mutating && w.Defaulter == nil) || (!mutating && w.Validator == nil) || !slices.Contains(w.Operations, a.Operation) {
@@ -128,11 +131,12 @@ func (c *Chain[T]) run(ctx context.Context, a storage.AdmissionAttributes[T], mu
 		}
 		if a.DryRun && w.SideEffects != "None" && w.SideEffects != "NoneOnDryRun" {
 			// kube-apiserver's webhookerrors.NewDryRunUnsupportedErr.
-			return apierrors.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", w.Name))
+			return called, apierrors.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", w.Name))
 		}
 		if req == nil {
 			req = c.request(ctx, a)
 		}
+		called = true
 		warns, err := call(admission.NewContextWithRequest(ctx, *req), w, a, mutating)
 		for _, text := range warns {
 			warnings.Add(ctx, text)
@@ -145,12 +149,12 @@ func (c *Chain[T]) run(ctx context.Context, a storage.AdmissionAttributes[T], mu
 				continue
 			}
 			// kube-apiserver's answer to a webhook it failed to call.
-			return apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: %w", w.Name, err))
+			return called, apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: %w", w.Name, err))
 		default:
-			return denied(w.Name, err)
+			return called, denied(w.Name, err)
 		}
 	}
-	return nil
+	return called, nil
 }
 
 // panicError is a webhook that panicked: for failurePolicy, a webhook that

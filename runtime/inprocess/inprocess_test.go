@@ -84,8 +84,8 @@ func TestChain(t *testing.T) {
 	c := chain(&defaulter{}, "NoneOnDryRun", "Fail")
 
 	obj := cm("")
-	if err := c.Mutate(ctx, storage.AdmissionAttributes[*corev1.ConfigMap]{Operation: "CREATE", Object: obj, DryRun: true}); err != nil {
-		t.Fatal(err)
+	if called, err := c.Mutate(ctx, storage.AdmissionAttributes[*corev1.ConfigMap]{Operation: "CREATE", Object: obj, DryRun: true}); err != nil || !called {
+		t.Fatalf("mutate: called %v, %v", called, err)
 	}
 	if obj.Labels["op"] != "CREATE" || obj.Labels["user"] != "alice" || obj.Labels["dry"] != "yes" {
 		t.Errorf("the defaulter saw the request as %v", obj.Labels)
@@ -104,23 +104,23 @@ func TestChain(t *testing.T) {
 		t.Errorf("a refused delete: %v", err)
 	}
 	// DELETE is not among the defaulter's verbs, nor does a defaulter see deletes.
-	if err := c.Mutate(ctx, storage.AdmissionAttributes[*corev1.ConfigMap]{Operation: "DELETE", Old: cm("")}); err != nil {
-		t.Errorf("mutate on delete: %v", err)
+	if called, err := c.Mutate(ctx, storage.AdmissionAttributes[*corev1.ConfigMap]{Operation: "DELETE", Old: cm("")}); err != nil || called {
+		t.Errorf("mutate on delete: called %v, %v", called, err)
 	}
 
 	// A dry run through a webhook with side effects: kube's 400.
-	err = chain(&defaulter{}, "Some", "Fail").Mutate(ctx, storage.AdmissionAttributes[*corev1.ConfigMap]{Operation: "CREATE", Object: cm("1"), DryRun: true})
+	_, err = chain(&defaulter{}, "Some", "Fail").Mutate(ctx, storage.AdmissionAttributes[*corev1.ConfigMap]{Operation: "CREATE", Object: cm("1"), DryRun: true})
 	if !apierrors.IsBadRequest(err) || err.Error() != `admission webhook "m.example.dev" does not support dry run` {
 		t.Errorf("dry run with side effects: %v", err)
 	}
 
 	// A panicking webhook could not be called: failurePolicy decides.
-	err = chain(&defaulter{panics: true}, "None", "Fail").Mutate(ctx, storage.AdmissionAttributes[*corev1.ConfigMap]{Operation: "CREATE", Object: cm("1")})
+	_, err = chain(&defaulter{panics: true}, "None", "Fail").Mutate(ctx, storage.AdmissionAttributes[*corev1.ConfigMap]{Operation: "CREATE", Object: cm("1")})
 	var se *apierrors.StatusError
 	if !errors.As(err, &se) || se.ErrStatus.Code != http.StatusInternalServerError || !strings.Contains(err.Error(), `failed calling webhook "m.example.dev": the webhook panicked: boom`) {
 		t.Errorf("panic with failurePolicy Fail: %v", err)
 	}
-	if err := chain(&defaulter{panics: true}, "None", "Ignore").Mutate(ctx, storage.AdmissionAttributes[*corev1.ConfigMap]{Operation: "CREATE", Object: cm("1")}); err != nil {
+	if _, err := chain(&defaulter{panics: true}, "None", "Ignore").Mutate(ctx, storage.AdmissionAttributes[*corev1.ConfigMap]{Operation: "CREATE", Object: cm("1")}); err != nil {
 		t.Errorf("panic with failurePolicy Ignore: %v", err)
 	}
 }
@@ -137,7 +137,7 @@ func BenchmarkChain(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		a := storage.AdmissionAttributes[*corev1.ConfigMap]{Operation: "CREATE", Object: obj}
-		if err := c.Mutate(ctx, a); err != nil {
+		if _, err := c.Mutate(ctx, a); err != nil {
 			b.Fatal(err)
 		}
 		if err := c.Validate(ctx, a); err != nil {

@@ -52,7 +52,7 @@ func TestSpokeWebhook(t *testing.T) {
 		schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, secretToHub, secretFromHub)
 	c := &Chain[*corev1.ConfigMap]{GVK: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Webhooks: []*Webhook[*corev1.ConfigMap]{w}}
 	obj := cm("1")
-	if err := c.Mutate(context.Background(), storage.AdmissionAttributes[*corev1.ConfigMap]{Operation: "CREATE", Object: obj}); err != nil {
+	if _, err := c.Mutate(context.Background(), storage.AdmissionAttributes[*corev1.ConfigMap]{Operation: "CREATE", Object: obj}); err != nil {
 		t.Fatal(err)
 	}
 	if obj.Data["kind"] != "Secret" || obj.Data["size"] != "1" || obj.Name != "c" {

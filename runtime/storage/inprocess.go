@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 
+	"github.com/kubeforge/kubeforge/runtime/presence"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
 
@@ -14,8 +15,12 @@ import (
 // (a *apierrors.StatusError) refuses the write; nothing is stored.
 // Subresource writes (status) are not admitted, as a webhook whose rules
 // name only the resource is not called for them.
+//
+// Mutate reports whether it called a mutating webhook: the object is then
+// Go's, as a webhook's JSON answer is, so the store applies the defaults
+// again and counts every field without omitempty as sent (presence).
 type InProcessAdmission[T resource.Object] interface {
-	Mutate(ctx context.Context, a AdmissionAttributes[T]) error
+	Mutate(ctx context.Context, a AdmissionAttributes[T]) (called bool, err error)
 	Validate(ctx context.Context, a AdmissionAttributes[T]) error
 }
 
@@ -34,11 +39,23 @@ type AdmissionAttributes[T resource.Object] struct {
 // before the store serves requests.
 func (st *Store[T, L]) SetInProcessAdmission(a InProcessAdmission[T]) { st.inproc = a }
 
-func (st *Store[T, L]) mutate(ctx context.Context, op string, obj, old T, dryRun bool, sub string) error {
+//
+// It returns what validation is to take as the JSON obj came from: in, or,
+// once a mutating webhook was called, presence.Marshaled, after the
+// defaults were applied again (kube-apiserver defaults the object a
+// webhook's patch made).
+func (st *Store[T, L]) mutate(ctx context.Context, op string, obj, old T, dryRun bool, sub string, in presence.Node) (presence.Node, error) {
 	if st.inproc == nil || sub != "" {
-		return nil
+		return in, nil
 	}
-	return st.inproc.Mutate(ctx, AdmissionAttributes[T]{Operation: op, Object: obj, Old: old, DryRun: dryRun})
+	called, err := st.inproc.Mutate(ctx, AdmissionAttributes[T]{Operation: op, Object: obj, Old: old, DryRun: dryRun})
+	if err != nil || !called {
+		return in, err
+	}
+	if st.s.Default != nil {
+		st.s.Default(obj, presence.Marshaled)
+	}
+	return presence.Marshaled, nil
 }
 
 func (st *Store[T, L]) validateAdmission(ctx context.Context, op string, obj, old T, dryRun bool, sub string) error {

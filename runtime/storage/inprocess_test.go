@@ -8,6 +8,9 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubeforge/kubeforge/runtime/presence"
 )
 
 // sizeAdmission defaults a label from the size (Mutate) and refuses size
@@ -20,13 +23,13 @@ const attemptMark = "|"
 
 func (a *sizeAdmission) attempt() { a.calls = append(a.calls, attemptMark) }
 
-func (a *sizeAdmission) Mutate(_ context.Context, at AdmissionAttributes[*Widget]) error {
+func (a *sizeAdmission) Mutate(_ context.Context, at AdmissionAttributes[*Widget]) (bool, error) {
 	a.calls = append(a.calls, fmt.Sprintf("mutate %s dry=%v", at.Operation, at.DryRun))
 	if at.Object.Labels == nil {
 		at.Object.Labels = map[string]string{}
 	}
 	at.Object.Labels["size"] = fmt.Sprint(at.Object.Spec.Size)
-	return nil
+	return true, nil
 }
 
 func (a *sizeAdmission) Validate(_ context.Context, at AdmissionAttributes[*Widget]) error {
@@ -177,9 +180,9 @@ func BenchmarkCreateInProcessAdmission(b *testing.B) {
 
 type benchAdmission struct{}
 
-func (benchAdmission) Mutate(_ context.Context, at AdmissionAttributes[*Widget]) error {
+func (benchAdmission) Mutate(_ context.Context, at AdmissionAttributes[*Widget]) (bool, error) {
 	at.Object.Spec.Size++
-	return nil
+	return true, nil
 }
 
 func (benchAdmission) Validate(_ context.Context, at AdmissionAttributes[*Widget]) error {
@@ -187,4 +190,60 @@ func (benchAdmission) Validate(_ context.Context, at AdmissionAttributes[*Widget
 		return apierrors.NewBadRequest("negative")
 	}
 	return nil
+}
+
+// TestInProcessAdmissionPresence: once a mutating webhook was called, the
+// object is Go's: the store applies the defaults again and validates with
+// every field without omitempty counted as sent (presence.Marshaled), as
+// kube-apiserver defaults and checks the object a webhook's JSON patch
+// made. Without a webhook the request's own JSON is what both see.
+func TestInProcessAdmissionPresence(t *testing.T) {
+	for _, withWebhook := range []bool{false, true} {
+		s := widgetStrategy(true, true)
+		var defaulted, validated []presence.Node
+		s.Default = func(w *Widget, in presence.Node) { defaulted = append(defaulted, in) }
+		validate := s.Validate
+		s.Validate = func(w *Widget, in presence.Node) field.ErrorList {
+			validated = append(validated, in)
+			return validate(w, in)
+		}
+		f := newFixtureWith(t, s)
+		if withWebhook {
+			f.st.SetInProcessAdmission(&sizeAdmission{})
+		}
+		sent := presence.JSON([]byte(`{"spec":{}}`))
+		ctx := context.Background()
+		if _, err := f.st.Create(ctx, widget("ns", "w", 2), CreateOptions{Presence: sent}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.st.GuaranteedUpdate(ctx, "ns", "w", "", func(cur *Widget) (*Widget, error) {
+			cur.Spec.Size = 3
+			return cur, nil
+		}, UpdateOptions{Presence: &sent}); err != nil {
+			t.Fatal(err)
+		}
+		// Reads default too, with the stored JSON: count the calls that
+		// took the object as Go's.
+		asGo := 0
+		for _, in := range defaulted {
+			if in.Has("anything") {
+				asGo++
+			}
+		}
+		wantNode, wantGo := sent, 0
+		if withWebhook {
+			wantNode, wantGo = presence.Marshaled, 2
+		}
+		if asGo != wantGo {
+			t.Errorf("webhook %v: defaults applied as Go's %d times, want %d", withWebhook, asGo, wantGo)
+		}
+		if len(validated) != 2 {
+			t.Fatalf("webhook %v: validated %d times, want 2", withWebhook, len(validated))
+		}
+		for i, in := range validated {
+			if in.Has("anything") != wantNode.Has("anything") || in.Has("spec") != wantNode.Has("spec") {
+				t.Errorf("webhook %v: validation %d saw the wrong JSON", withWebhook, i)
+			}
+		}
+	}
 }

@@ -405,7 +405,8 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 		obj.SetNamespace("")
 	}
 	var none T
-	if err := st.mutate(ctx, "CREATE", obj, none, opts.DryRun, ""); err != nil {
+	sent, err := st.mutate(ctx, "CREATE", obj, none, opts.DryRun, "", opts.Presence)
+	if err != nil {
 		return zero, err
 	}
 	generated := obj.GetName() == "" && obj.GetGenerateName() != ""
@@ -435,7 +436,7 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	if err := ctx.Err(); err != nil {
 		return zero, st.etcdError(ctx, "create", obj.GetName(), err)
 	}
-	if err := st.validate(ctx, obj, none, false, opts.fromSpoke, opts.Presence); err != nil {
+	if err := st.validate(ctx, obj, none, false, opts.fromSpoke, sent); err != nil {
 		return zero, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -625,7 +626,8 @@ func (st *Store[T, L]) cachedCurrent(key string, guess bool) (T, []byte, int64, 
 func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curData []byte, curRev int64, newObj T, opts UpdateOptions) (T, bool, error) {
 	var zero T
 	name := cur.GetName()
-	if err := st.mutate(ctx, "UPDATE", newObj, cur, opts.DryRun, opts.Subresource); err != nil {
+	sent, err := st.mutate(ctx, "UPDATE", newObj, cur, opts.DryRun, opts.Subresource, opts.sent())
+	if err != nil {
 		return zero, false, err
 	}
 	var errs field.ErrorList
@@ -687,7 +689,7 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 	if err := ctx.Err(); err != nil {
 		return zero, false, st.etcdError(ctx, "update", name, err)
 	}
-	if err := st.validate(ctx, newObj, cur, true, opts.fromSpoke, opts.sent()); err != nil {
+	if err := st.validate(ctx, newObj, cur, true, opts.fromSpoke, sent); err != nil {
 		return zero, false, err
 	}
 	if err := st.validateAdmission(ctx, "UPDATE", newObj, cur, opts.DryRun, opts.Subresource); err != nil {
