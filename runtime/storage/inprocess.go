@@ -39,11 +39,11 @@ type AdmissionAttributes[T resource.Object] struct {
 // before the store serves requests.
 func (st *Store[T, L]) SetInProcessAdmission(a InProcessAdmission[T]) { st.inproc = a }
 
-//
-// It returns what validation is to take as the JSON obj came from: in, or,
-// once a mutating webhook was called, presence.Marshaled, after the
-// defaults were applied again (kube-apiserver defaults the object a
-// webhook's patch made).
+// mutate runs the in-process mutating webhooks on obj (none for a
+// subresource). It returns what validation is to take as the JSON obj
+// came from: in, or, once a mutating webhook was called,
+// presence.Marshaled, after the defaults were applied again
+// (kube-apiserver defaults the object a webhook's patch made).
 func (st *Store[T, L]) mutate(ctx context.Context, op string, obj, old T, dryRun bool, sub string, in presence.Node) (presence.Node, error) {
 	if st.inproc == nil || sub != "" {
 		return in, nil
