@@ -3,7 +3,9 @@ package storage
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -200,11 +202,19 @@ func (benchAdmission) Validate(_ context.Context, at AdmissionAttributes[*Widget
 func TestInProcessAdmissionPresence(t *testing.T) {
 	for _, withWebhook := range []bool{false, true} {
 		s := widgetStrategy(true, true)
+		// The watch cache decodes (and defaults) on its own goroutine.
+		var mu sync.Mutex
 		var defaulted, validated []presence.Node
-		s.Default = func(w *Widget, in presence.Node) { defaulted = append(defaulted, in) }
+		s.Default = func(w *Widget, in presence.Node) {
+			mu.Lock()
+			defer mu.Unlock()
+			defaulted = append(defaulted, in)
+		}
 		validate := s.Validate
 		s.Validate = func(w *Widget, in presence.Node) field.ErrorList {
+			mu.Lock()
 			validated = append(validated, in)
+			mu.Unlock()
 			return validate(w, in)
 		}
 		f := newFixtureWith(t, s)
@@ -224,8 +234,11 @@ func TestInProcessAdmissionPresence(t *testing.T) {
 		}
 		// Reads default too, with the stored JSON: count the calls that
 		// took the object as Go's.
+		mu.Lock()
+		gotDefaulted, gotValidated := slices.Clone(defaulted), slices.Clone(validated)
+		mu.Unlock()
 		asGo := 0
-		for _, in := range defaulted {
+		for _, in := range gotDefaulted {
 			if in.Has("anything") {
 				asGo++
 			}
@@ -237,10 +250,10 @@ func TestInProcessAdmissionPresence(t *testing.T) {
 		if asGo != wantGo {
 			t.Errorf("webhook %v: defaults applied as Go's %d times, want %d", withWebhook, asGo, wantGo)
 		}
-		if len(validated) != 2 {
-			t.Fatalf("webhook %v: validated %d times, want 2", withWebhook, len(validated))
+		if len(gotValidated) != 2 {
+			t.Fatalf("webhook %v: validated %d times, want 2", withWebhook, len(gotValidated))
 		}
-		for i, in := range validated {
+		for i, in := range gotValidated {
 			if in.Has("anything") != wantNode.Has("anything") || in.Has("spec") != wantNode.Has("spec") {
 				t.Errorf("webhook %v: validation %d saw the wrong JSON", withWebhook, i)
 			}
