@@ -6,6 +6,7 @@
 #      each fuzz target for FUZZTIME (default 10s)
 #   4. e2e tests: client-go dynamic client and informer, controller-runtime,
 #      the JavaScript client (@kubernetes/client-node, with the machine's node and npm),
+#      the Python client (kubernetes 22.6, Debian's python3-kubernetes),
 #      the bad-input table, garbage collection, against a built cmd/apiserver;
 #      and behind a real kube-apiserver as an aggregated API server (built by
 #      hack/kube-apiserver.sh, about 11 minutes the first time), with
