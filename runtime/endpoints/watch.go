@@ -24,7 +24,9 @@ type watchEvent struct {
 }
 
 // watchTimeout is timeoutSeconds, or a random duration in
-// [MinRequestTimeout, 2*MinRequestTimeout) as kube-apiserver does.
+// [MinRequestTimeout, 2*MinRequestTimeout) as kube-apiserver does. A
+// negative timeoutSeconds is not one: serveWatch ends that stream after
+// its headers.
 func (h *Handler[T, L]) watchTimeout(opts metainternalversion.ListOptions) time.Duration {
 	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
 		return time.Duration(*opts.TimeoutSeconds) * time.Second
@@ -75,6 +77,12 @@ func (h *Handler[T, L]) serveWatch(w *recorder, r *http.Request, ns string, opts
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	flusher.Flush()
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds < 0 {
+		// kube-apiserver's timer for a negative duration has fired by the
+		// time the stream starts: 200 and an empty stream, not a watch of
+		// up to an hour.
+		return nil
+	}
 
 	headers := true
 	// What a shared event's encoding is remembered under (writeEvent).

@@ -147,6 +147,17 @@ func TestWatchTimeoutAndResourceVersion(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("timeoutSeconds=1 ended after %s", d)
 	}
+
+	// A negative timeoutSeconds: kube-apiserver's timer has fired before
+	// the stream starts, so 200 and no event, at once (not a watch of the
+	// default 30 to 60 minutes), whatever the initial events.
+	for _, q := range []string{"", "&resourceVersion=0", "&resourceVersion=" + w.ResourceVersion, "&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan"} {
+		ws := ts.openWatch(t, widgetsPath("default")+"?watch=1&timeoutSeconds=-1"+q)
+		if ws.resp.StatusCode != http.StatusOK {
+			t.Errorf("timeoutSeconds=-1%s: HTTP %d, want 200", q, ws.resp.StatusCode)
+		}
+		ws.waitEnd(t, 2*time.Second)
+	}
 }
 
 func TestWatchList(t *testing.T) {
