@@ -42,6 +42,15 @@ func TestBadInput(t *testing.T) {
 		{"apiVersion mismatch", "POST", p, jsonType, `{"apiVersion":"other.dev/v1","kind":"Widget","metadata":{"name":"x"},"spec":{}}`, nil, 400, metav1.StatusReasonBadRequest,
 			"the API version in the data (other.dev/v1) does not match the expected API version (test.kubeforge.dev/v1)"},
 		{"version mismatch", "POST", p, jsonType, `{"apiVersion":"test.kubeforge.dev/v2","kind":"Widget","metadata":{"name":"x"},"spec":{}}`, nil, 400, metav1.StatusReasonBadRequest, "does not match the expected API version"},
+		// A custom resource's body must say what it is (kube-apiserver's
+		// unstructured decoder); a built-in kind's typed decoder takes
+		// both from the URL.
+		{"no kind", "POST", p, jsonType, `{"apiVersion":"test.kubeforge.dev/v1","metadata":{"name":"x"},"spec":{}}`, nil, 400, metav1.StatusReasonBadRequest,
+			"Object 'Kind' is missing in 'object has no kind field '"},
+		{"no kind in YAML", "POST", p, "application/yaml", "metadata:\n  name: x\nspec: {}\n", nil, 400, metav1.StatusReasonBadRequest,
+			"Object 'Kind' is missing in 'object has no kind field '"},
+		{"no apiVersion", "POST", p, jsonType, `{"kind":"Widget","metadata":{"name":"x"},"spec":{}}`, nil, 400, metav1.StatusReasonBadRequest,
+			"the API version in the data () does not match the expected API version (test.kubeforge.dev/v1)"},
 		{"kind mismatch", "POST", p, jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Gadget","metadata":{"name":"x"},"spec":{}}`, nil, 400, metav1.StatusReasonBadRequest,
 			"the kind in the data (Gadget) does not match the expected kind (Widget)"},
 		{"namespace body differs from URL", "POST", p, jsonType, obj(`{"name":"x","namespace":"other"}`, `{}`), nil, 400, metav1.StatusReasonBadRequest,

@@ -52,13 +52,27 @@ func TestCRUD(t *testing.T) {
 		t.Errorf("update result %+v", up)
 	}
 
-	// A PUT without kind/apiVersion takes them from the URL.
-	up.TypeMeta = metav1.TypeMeta{}
+	// A PUT without kind or apiVersion is refused, as kube-apiserver
+	// refuses it for a custom resource (its decoder has nothing else to go
+	// by), and nothing changes.
 	up.Spec.Owner = "b@example.dev"
-	body, _ = json.Marshal(up)
-	r = ts.do(t, "PUT", widgetsPath("default")+"/w1", jsonType, string(body))
-	if r.code != http.StatusOK {
-		t.Fatalf("update without type meta: %s", r)
+	for _, tc := range []struct {
+		meta metav1.TypeMeta
+		msg  string
+	}{
+		{metav1.TypeMeta{}, "Object 'Kind' is missing in 'object has no kind field '"},
+		{metav1.TypeMeta{APIVersion: testGroup + "/v1"}, "Object 'Kind' is missing in 'object has no kind field '"},
+		{metav1.TypeMeta{Kind: "Widget"}, "the API version in the data () does not match the expected API version (" + testGroup + "/v1)"},
+	} {
+		up.TypeMeta = tc.meta
+		body, _ = json.Marshal(up)
+		r = ts.do(t, "PUT", widgetsPath("default")+"/w1", jsonType, string(body))
+		wantStatus(t, r, http.StatusBadRequest, metav1.StatusReasonBadRequest, tc.msg)
+		y := ts.do(t, "PUT", widgetsPath("default")+"/w1", "application/yaml", string(body))
+		wantStatus(t, y, http.StatusBadRequest, metav1.StatusReasonBadRequest, tc.msg)
+	}
+	if got := decodeWidget(t, ts.do(t, "GET", widgetsPath("default")+"/w1", "", "")); got.Spec.Owner == "b@example.dev" || got.ResourceVersion != up.ResourceVersion {
+		t.Errorf("refused updates changed w1: %+v", got)
 	}
 
 	r = ts.do(t, "DELETE", widgetsPath("default")+"/w1", "", "")
@@ -81,10 +95,12 @@ func TestCRUD(t *testing.T) {
 	}
 
 	r = ts.do(t, "POST", widgetsPath("default"), jsonType, `{"metadata":{"name":"w2"},"spec":{}}`)
+	wantStatus(t, r, http.StatusBadRequest, metav1.StatusReasonBadRequest, "Object 'Kind' is missing in 'object has no kind field '")
+	r = ts.do(t, "POST", widgetsPath("default"), jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"w2"},"spec":{}}`)
 	if r.code != http.StatusCreated {
-		t.Fatalf("create without type meta: %s", r)
+		t.Fatalf("create: %s", r)
 	}
-	r = ts.do(t, "POST", widgetsPath("default"), jsonType, `{"metadata":{"name":"w2"},"spec":{}}`)
+	r = ts.do(t, "POST", widgetsPath("default"), jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"w2"},"spec":{}}`)
 	wantStatus(t, r, http.StatusConflict, metav1.StatusReasonAlreadyExists, `widgets.test.kubeforge.dev "w2" already exists`)
 }
 
@@ -285,7 +301,7 @@ func TestDelete(t *testing.T) {
 
 	// DeleteCollection with a label selector returns the deleted list.
 	for _, n := range []string{"c1", "c2"} {
-		r = ts.do(t, "POST", widgetsPath("default"), jsonType, fmt.Sprintf(`{"metadata":{"name":%q,"labels":{"group":"x"}},"spec":{}}`, n))
+		r = ts.do(t, "POST", widgetsPath("default"), jsonType, fmt.Sprintf(`{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":%q,"labels":{"group":"x"}},"spec":{}}`, n))
 		if r.code != http.StatusCreated {
 			t.Fatal(r)
 		}
@@ -312,12 +328,12 @@ func TestDryRunCreateAndUpdate(t *testing.T) {
 	ts := newServer(t)
 	w := ts.createWidget(t, "default", "d1", `{}`)
 	rev, keys := ts.etcdState(t)
-	r := ts.do(t, "POST", widgetsPath("default")+"?dryRun=All", jsonType, `{"metadata":{"name":"d2"},"spec":{"size":"small"}}`)
+	r := ts.do(t, "POST", widgetsPath("default")+"?dryRun=All", jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"d2"},"spec":{"size":"small"}}`)
 	if r.code != http.StatusCreated || decodeWidget(t, r).Spec.Size != "small" {
 		t.Fatalf("dry-run create: %s", r)
 	}
 	// Dry run validates completely.
-	r = ts.do(t, "POST", widgetsPath("default")+"?dryRun=All", jsonType, `{"metadata":{"name":"d3"},"spec":{"size":"huge"}}`)
+	r = ts.do(t, "POST", widgetsPath("default")+"?dryRun=All", jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"d3"},"spec":{"size":"huge"}}`)
 	wantStatus(t, r, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, `spec.size: Unsupported value: "huge"`)
 	w.Spec.Size = "large"
 	body, _ := json.Marshal(w)
@@ -350,7 +366,7 @@ func TestMetricsAndPanics(t *testing.T) {
 	}
 
 	// A panic in a hook is a 500 Status that does not leak the panic.
-	r := ts.do(t, "POST", widgetsPath("default"), jsonType, `{"metadata":{"name":"p1"},"spec":{"owner":"panic"}}`)
+	r := ts.do(t, "POST", widgetsPath("default"), jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"p1"},"spec":{"owner":"panic"}}`)
 	st := wantStatus(t, r, http.StatusInternalServerError, metav1.StatusReasonInternalError, "")
 	if strings.Contains(st.Message, "boom") {
 		t.Errorf("panic value leaked: %q", st.Message)

@@ -142,6 +142,21 @@ func handleStrict(w http.ResponseWriter, strictErrs []error, directive string) e
 	return nil
 }
 
+// requireTypeMeta refuses a body without kind or apiVersion, as
+// kube-apiserver refuses one for a custom resource (its unstructured
+// decoder has nothing else to go by; a built-in kind's typed decoder
+// takes both from the URL, as checkTypeMeta does), with its messages.
+func requireTypeMeta(obj runtime.Object, want schema.GroupVersionKind) error {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Kind == "" {
+		return apierrors.NewBadRequest(runtime.NewMissingKindErr("object has no kind field ").Error())
+	}
+	if gvk.Version == "" {
+		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data () does not match the expected API version (%s)", want.GroupVersion()))
+	}
+	return nil
+}
+
 // checkTypeMeta fills an empty apiVersion/kind from the URL and rejects
 // ones that differ.
 func checkTypeMeta(obj runtime.Object, want schema.GroupVersionKind) error {

@@ -309,6 +309,11 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive str
 	if err := unmarshal(w, data, obj, directive, yamlStrict, "request body"); err != nil {
 		return zero, in, err
 	}
+	if _, builtin := any(obj).(protoUnmarshaler); !builtin {
+		if err := requireTypeMeta(obj, h.gvk); err != nil {
+			return zero, in, err
+		}
+	}
 	if err := checkTypeMeta(obj, h.gvk); err != nil {
 		return zero, in, err
 	}

@@ -54,7 +54,7 @@ func TestListStreamedJSON(t *testing.T) {
 		spec := `{"size":"small","owner":"<team & co>"}`
 		ts.createWidget(t, "a", fmt.Sprintf("w%03d", i), spec)
 	}
-	r := ts.do(t, "POST", apiPath+"/gizmos", jsonType, `{"metadata":{"name":"g1"},"spec":{"owner":"x>y"}}`)
+	r := ts.do(t, "POST", apiPath+"/gizmos", jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Gizmo","metadata":{"name":"g1"},"spec":{"owner":"x>y"}}`)
 	if r.code != http.StatusCreated {
 		t.Fatalf("create gizmo: %s", r)
 	}

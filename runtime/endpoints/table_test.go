@@ -115,7 +115,7 @@ func TestTable(t *testing.T) {
 	}
 
 	// Default columns for a kind without printer columns; YAML Tables.
-	if r := ts.do(t, "POST", apiPath+"/gizmos", jsonType, `{"metadata":{"name":"g1"},"spec":{}}`); r.code != http.StatusCreated {
+	if r := ts.do(t, "POST", apiPath+"/gizmos", jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Gizmo","metadata":{"name":"g1"},"spec":{}}`); r.code != http.StatusCreated {
 		t.Fatal(r)
 	}
 	r = ts.do(t, "GET", apiPath+"/gizmos", "", "", "Accept", kubectlGet)
