@@ -365,26 +365,8 @@ func nodeAndNPM(t *testing.T) (node, npm string) {
 	}
 	err := find()
 	if err != nil {
-		if _, aptErr := exec.LookPath("apt-get"); aptErr == nil && os.Geteuid() == 0 {
-			t.Logf("node or npm missing (%v): apt-get install -y nodejs npm", err)
-			install := func(args ...string) error {
-				c, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-				defer cancel()
-				cmd := exec.CommandContext(c, "apt-get", args...)
-				cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-				if out, err := cmd.CombinedOutput(); err != nil {
-					return fmt.Errorf("apt-get %s: %w\n%s", strings.Join(args, " "), err, out)
-				}
-				return nil
-			}
-			if err := install("install", "-y", "nodejs", "npm"); err != nil {
-				t.Logf("%v; apt-get update and again", err)
-				if err := install("update"); err != nil {
-					t.Logf("%v", err)
-				} else if err := install("install", "-y", "nodejs", "npm"); err != nil {
-					t.Logf("%v", err)
-				}
-			}
+		t.Logf("node or npm missing: %v", err)
+		if aptInstall(t, "nodejs", "npm") {
 			err = find()
 		}
 	}
@@ -492,32 +474,14 @@ func runJSClient(t *testing.T, node, modules string, s *apiserver, namespace str
 	if err := os.Symlink(modules, filepath.Join(work, "node_modules")); err != nil {
 		t.Fatalf("link node_modules: %v", err)
 	}
-	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(c, node, "client.mjs")
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(),
-		"KUBECONFIG="+filepath.Join(s.dataDir, "admin.kubeconfig"),
-		"JSCLIENT_NAMESPACE="+namespace,
-		"JSCLIENT_OTHER_NAMESPACE="+namespace+"-other",
-		// Two of the server's bookmark periods and a margin.
-		"JSCLIENT_BOOKMARK_WAIT_MS="+strconv.FormatInt((2*storage.DefaultBookmarkInterval+5*time.Second).Milliseconds(), 10),
-	)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		if c.Err() != nil {
-			err = fmt.Errorf("%w (killed after %s)", err, 2*time.Minute)
-		}
-		t.Fatalf("node client.mjs: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
-	}
-	t.Logf("node client.mjs: %s", time.Since(start).Round(100*time.Millisecond))
 	var out jsOutput
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("decode the output of client.mjs: %v\n%s", err, stdout.String())
-	}
+	runClientProgram(t, work, []string{
+		"KUBECONFIG=" + filepath.Join(s.dataDir, "admin.kubeconfig"),
+		"JSCLIENT_NAMESPACE=" + namespace,
+		"JSCLIENT_OTHER_NAMESPACE=" + namespace + "-other",
+		// Two of the server's bookmark periods and a margin.
+		"JSCLIENT_BOOKMARK_WAIT_MS=" + strconv.FormatInt((2*storage.DefaultBookmarkInterval+5*time.Second).Milliseconds(), 10),
+	}, &out, node, "client.mjs")
 	return &out
 }
 

@@ -1,12 +1,9 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -88,27 +85,8 @@ func pythonWithClient(t *testing.T) string {
 	if python != "" {
 		return python
 	}
-	if _, err := exec.LookPath("apt-get"); err == nil && os.Geteuid() == 0 {
-		t.Logf("no python3 imports kubernetes (%s): apt-get install -y python3-kubernetes", strings.Join(tried, "; "))
-		install := func(args ...string) error {
-			c, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(c, "apt-get", args...)
-			cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("apt-get %s: %w\n%s", strings.Join(args, " "), err, out)
-			}
-			return nil
-		}
-		pkg := []string{"install", "-y", "--no-install-recommends", "python3-kubernetes"}
-		if err := install(pkg...); err != nil {
-			t.Logf("%v; apt-get update and again", err)
-			if err := install("update"); err != nil {
-				t.Logf("%v", err)
-			} else if err := install(pkg...); err != nil {
-				t.Logf("%v", err)
-			}
-		}
+	t.Logf("no python3 imports kubernetes (%s)", strings.Join(tried, "; "))
+	if aptInstall(t, "python3-kubernetes") {
 		if python, tried = find(); python != "" {
 			return python
 		}
@@ -125,33 +103,16 @@ func runPyClient(t *testing.T, python string, s *apiserver, namespace string) *p
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(c, python, script)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(),
-		"KUBECONFIG="+filepath.Join(s.dataDir, "admin.kubeconfig"),
-		"PYCLIENT_NAMESPACE="+namespace,
-		"PYCLIENT_CACHE="+cmd.Dir,
-		// Two of the server's bookmark periods and a margin.
-		"PYCLIENT_BOOKMARK_WAIT_S="+strconv.Itoa(int((2*storage.DefaultBookmarkInterval+5*time.Second)/time.Second)),
-		"PYTHONDONTWRITEBYTECODE=1",
-	)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		if c.Err() != nil {
-			err = fmt.Errorf("%w (killed after %s)", err, 2*time.Minute)
-		}
-		t.Fatalf("python3 client.py: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
-	}
-	t.Logf("python3 client.py: %s", time.Since(start).Round(100*time.Millisecond))
+	dir := t.TempDir()
 	var out pyOutput
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("decode the output of client.py: %v\n%s", err, stdout.String())
-	}
+	runClientProgram(t, dir, []string{
+		"KUBECONFIG=" + filepath.Join(s.dataDir, "admin.kubeconfig"),
+		"PYCLIENT_NAMESPACE=" + namespace,
+		"PYCLIENT_CACHE=" + dir,
+		// Two of the server's bookmark periods and a margin.
+		"PYCLIENT_BOOKMARK_WAIT_S=" + strconv.Itoa(int((2*storage.DefaultBookmarkInterval+5*time.Second)/time.Second)),
+		"PYTHONDONTWRITEBYTECODE=1",
+	}, &out, python, script)
 	for _, name := range slices.Sorted(maps.Keys(out.Steps)) {
 		if ct := out.Steps[name].ContentType; ct != "application/json" {
 			t.Errorf("%s: Content-Type %q, want application/json", name, ct)
