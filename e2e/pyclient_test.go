@@ -194,6 +194,12 @@ func checkPyCustomObjects(t *testing.T, out *pyOutput, namespace string) {
 	wantMessage(t, "replaceStale", conflict, `Operation cannot be fulfilled on shipments.shipping.kubeforge.dev "py-a": the object has been modified; please apply your changes to the latest version and try again`)
 	invalid := out.step(t, "createInvalid").failure(t, 422, metav1.StatusReasonInvalid)
 	wantDetails(t, "createInvalid", invalid, "py-invalid", group, "Shipment")
+	float := out.step(t, "createIntegralFloat").want(t, 201).object(t)
+	expectField(t, "createIntegralFloat", float, "spec.parcels[0].count", int64(3))
+	leaseFloat := out.step(t, "leaseIntegralFloat").failure(t, 400, metav1.StatusReasonBadRequest)
+	if !strings.Contains(leaseFloat.Message, "cannot unmarshal number 15.0") {
+		t.Errorf("leaseIntegralFloat: message %q, want kube's typed decoder's refusal of 15.0", leaseFloat.Message)
+	}
 	exists := out.step(t, "createExists").failure(t, 409, metav1.StatusReasonAlreadyExists)
 	wantMessage(t, "createExists", exists, `shipments.shipping.kubeforge.dev "py-a" already exists`)
 	missing := out.step(t, "getMissing").failure(t, 404, metav1.StatusReasonNotFound)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -101,10 +102,20 @@ func decodeApplyPatch(w http.ResponseWriter, body []byte, directive string, type
 		return nil, apierrors.NewBadRequest("error decoding patch: an apply configuration must be a YAML or JSON object")
 	}
 	var strictErrs []error
-	if directive == metav1.FieldValidationIgnore {
-		err = jsondecode.UnmarshalCaseSensitivePreserveInts(data, typed)
-	} else {
+	decode := func(data []byte) error {
+		// A retry starts from the zero object, as the first decode did.
+		reflect.ValueOf(typed).Elem().SetZero()
+		if directive == metav1.FieldValidationIgnore {
+			return jsondecode.UnmarshalCaseSensitivePreserveInts(data, typed)
+		}
+		var err error
 		strictErrs, err = jsondecode.UnmarshalStrict(data, typed)
+		return err
+	}
+	if _, builtin := typed.(protoUnmarshaler); builtin {
+		err = decode(data)
+	} else {
+		data, err = decodeIntegralFloats(data, decode)
 	}
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))

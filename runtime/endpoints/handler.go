@@ -275,6 +275,15 @@ func (h *Handler[T, L]) listNamespace(req *restful.Request) (string, error) {
 	return ns, nil
 }
 
+// builtin reports whether the kind is one of Kubernetes' own (its Go type
+// has protobuf support), which kube-apiserver decodes into its typed
+// struct; a kind of yours is decoded as kube-apiserver decodes a custom
+// resource.
+func (h *Handler[T, L]) builtin() bool {
+	_, ok := any(h.s.New()).(protoUnmarshaler)
+	return ok
+}
+
 // decodeObject reads a create or update body: JSON or YAML, strictly per
 // directive, apiVersion/kind checked against the URL.
 //
@@ -305,11 +314,19 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive str
 	if err != nil {
 		return zero, in, err
 	}
-	obj = h.s.New()
-	if err := unmarshal(w, data, obj, directive, yamlStrict, "request body"); err != nil {
+	decode := func(data []byte) error {
+		obj = h.s.New()
+		return unmarshal(w, data, obj, directive, yamlStrict, "request body")
+	}
+	if h.builtin() {
+		err = decode(data)
+	} else {
+		data, err = decodeIntegralFloats(data, decode)
+	}
+	if err != nil {
 		return zero, in, err
 	}
-	if _, builtin := any(obj).(protoUnmarshaler); !builtin {
+	if !h.builtin() {
 		if err := requireTypeMeta(obj, h.gvk); err != nil {
 			return zero, in, err
 		}

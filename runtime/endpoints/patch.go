@@ -113,6 +113,7 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 		ctx = h.admissionContext(ctx, w)
 		var warnings []error
 		var in presence.Node // the patched JSON of the last try
+		builtin := h.builtin()
 		tryUpdate := func(current T) (T, error) {
 			var zero T
 			warnings = nil
@@ -126,14 +127,22 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			if err != nil {
 				return zero, err
 			}
-			obj := h.s.New()
-			strictErrs := append([]error{}, patchStrict...)
-			if opts.fieldValidation == metav1.FieldValidationIgnore {
-				err = jsondecode.UnmarshalCaseSensitivePreserveInts(patched, obj)
-			} else {
-				var objStrict []error
-				objStrict, err = jsondecode.UnmarshalStrict(patched, obj)
+			var obj T
+			var strictErrs []error
+			decode := func(patched []byte) error {
+				obj = h.s.New()
+				strictErrs = append([]error{}, patchStrict...)
+				if opts.fieldValidation == metav1.FieldValidationIgnore {
+					return jsondecode.UnmarshalCaseSensitivePreserveInts(patched, obj)
+				}
+				objStrict, err := jsondecode.UnmarshalStrict(patched, obj)
 				strictErrs = append(strictErrs, objStrict...)
+				return err
+			}
+			if builtin {
+				err = decode(patched)
+			} else {
+				patched, err = decodeIntegralFloats(patched, decode)
 			}
 			if err != nil {
 				return zero, invalidPatch(body, err)

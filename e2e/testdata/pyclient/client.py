@@ -172,6 +172,13 @@ stale["spec"]["tags"] = ["stale"]
 step("replaceStale", lambda: custom.replace_namespaced_custom_object_with_http_info(name="py-a", body=stale, **custom_args()))
 step("createInvalid", lambda: custom.create_namespaced_custom_object_with_http_info(
     body=shipment("py-invalid", {}, priority="Whenever", parcels=[{"name": "box", "count": 2000}]), **custom_args()))
+# Python writes 6 / 2 as 3.0: a custom resource's integer field takes it
+# (kube-apiserver's schema check counts an integral float as an integer); a
+# built-in kind's typed decoding refuses it.
+step("createIntegralFloat", lambda: custom.create_namespaced_custom_object_with_http_info(
+    body=shipment("py-float", {}, parcels=[{"name": "box", "count": 6 / 2}]), **custom_args()))
+step("leaseIntegralFloat", lambda: coordination.create_namespaced_lease_with_http_info(
+    namespace, {"metadata": {"name": "py-lease-float"}, "spec": {"leaseDurationSeconds": 30 / 2}}))
 step("createExists", lambda: custom.create_namespaced_custom_object_with_http_info(body=shipment("py-a", {}), **custom_args()))
 step("getMissing", lambda: custom.get_namespaced_custom_object_with_http_info(name="py-missing", **custom_args()))
 
