@@ -18,4 +18,3 @@ func TestIntegralFloats(t *testing.T) {
 		}
 	}
 }
-
