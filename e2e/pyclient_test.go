@@ -200,6 +200,10 @@ func checkPyCustomObjects(t *testing.T, out *pyOutput, namespace string) {
 	if !strings.Contains(leaseFloat.Message, "cannot unmarshal number 15.0") {
 		t.Errorf("leaseIntegralFloat: message %q, want kube's typed decoder's refusal of 15.0", leaseFloat.Message)
 	}
+	// A value of the wrong type: kube's 422 for a custom resource, with
+	// the schema's message and a cause naming the field.
+	wrong := out.step(t, "createWrongType").failure(t, 422, metav1.StatusReasonInvalid)
+	wantMessage(t, "createWrongType", wrong, `Shipment.shipping.kubeforge.dev "py-wrong" is invalid: spec.parcels[0].count: Invalid value: "string": spec.parcels[0].count in body must be of type integer: "string"`)
 	exists := out.step(t, "createExists").failure(t, 409, metav1.StatusReasonAlreadyExists)
 	wantMessage(t, "createExists", exists, `shipments.shipping.kubeforge.dev "py-a" already exists`)
 	missing := out.step(t, "getMissing").failure(t, 404, metav1.StatusReasonNotFound)

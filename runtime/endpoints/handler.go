@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"sync/atomic"
 	"time"
 
@@ -320,8 +321,10 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive str
 	}
 	if h.builtin() {
 		err = decode(data)
-	} else {
-		data, err = decodeIntegralFloats(data, decode)
+	} else if data, err = decodeIntegralFloats(data, decode); err != nil {
+		if invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeOf(h.s.New()).Elem(), data, err); invalid != nil {
+			err = invalid
+		}
 	}
 	if err != nil {
 		return zero, in, err

@@ -25,12 +25,16 @@ func TestIntegralFloatsInIntegerFields(t *testing.T) {
 	if r.code != http.StatusCreated || *decodeWidget(t, r).Spec.Replicas != 2 {
 		t.Fatalf("YAML create with replicas 2.0e0: %s", r)
 	}
+	// A fraction is a number, not an integer (kube's 422 for a custom
+	// resource); an integral float next to another field's wrong type is
+	// not reported.
 	r = ts.do(t, "POST", widgetsPath("default"), jsonType, body("f3", "2.5"))
-	wantStatus(t, r, http.StatusBadRequest, "BadRequest", "cannot unmarshal number 2.5 into Go struct field")
-	// The first error, with the number as written, when the retry fails on
-	// something else too.
+	wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `spec.replicas in body must be of type integer: "number"`)
 	r = ts.do(t, "POST", widgetsPath("default"), jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"f4"},"spec":{"replicas":4.0,"size":7}}`)
-	wantStatus(t, r, http.StatusBadRequest, "BadRequest", "cannot unmarshal number 4.0 into Go struct field")
+	st := wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `Widget.test.kubeforge.dev "f4" is invalid: spec.size: Invalid value: "integer": spec.size in body must be of type string: "integer"`)
+	if st.Details == nil || len(st.Details.Causes) != 1 {
+		t.Errorf("f4: causes %+v, want spec.size's alone", st.Details)
+	}
 
 	for _, tc := range []struct{ ct, body string }{
 		{"application/merge-patch+json", `{"spec":{"replicas":5.0}}`},
@@ -50,4 +54,51 @@ func TestIntegralFloatsInIntegerFields(t *testing.T) {
 	if r.code != http.StatusOK || *decodeWidget(t, r).Spec.Replicas != 8 {
 		t.Errorf("apply with replicas 8.0: %s", r)
 	}
+}
+
+// TestTypeErrors: a body whose values have the wrong types is kube's 422
+// for a custom resource, one cause per field with its path (list indexes
+// and map keys included), and nothing is stored.
+func TestTypeErrors(t *testing.T) {
+	ts := newServer(t)
+	body := `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget",` +
+		`"metadata":{"name":"t1","labels":{"a":"ok","b":5},"creationTimestamp":7},` +
+		`"spec":{"size":["x"],"replicas":true,"ports":[{"name":"a","port":80},{"name":"b","port":"http"},"c"]},` +
+		`"status":{"readyAt":{"t":1}}}`
+	r := ts.do(t, "POST", widgetsPath("default"), jsonType, body)
+	st := wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `Widget.test.kubeforge.dev "t1" is invalid: [`)
+	want := map[string]string{
+		"metadata.labels[b]":         `Invalid value: "integer": metadata.labels[b] in body must be of type string: "integer"`,
+		"metadata.creationTimestamp": `Invalid value: "integer": metadata.creationTimestamp in body must be of type string: "integer"`,
+		"spec.size":                  `Invalid value: "array": spec.size in body must be of type string: "array"`,
+		"spec.replicas":              `Invalid value: "boolean": spec.replicas in body must be of type integer: "boolean"`,
+		"spec.ports[1].port":         `Invalid value: "string": spec.ports[1].port in body must be of type integer: "string"`,
+		"spec.ports[2]":              `Invalid value: "string": spec.ports[2] in body must be of type object: "string"`,
+		"status.readyAt":             `Invalid value: "object": status.readyAt in body must be of type string: "object"`,
+	}
+	got := map[string]string{}
+	if st.Details != nil {
+		for _, c := range st.Details.Causes {
+			got[c.Field] = c.Message
+			if c.Type != "FieldValueInvalid" {
+				t.Errorf("cause %s: type %q, want FieldValueInvalid", c.Field, c.Type)
+			}
+		}
+	}
+	for f, m := range want {
+		if got[f] != m {
+			t.Errorf("cause %s: %q, want %q", f, got[f], m)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("causes %v, want exactly %v", got, want)
+	}
+	r = ts.do(t, "GET", widgetsPath("default")+"/t1", "", "")
+	wantStatus(t, r, http.StatusNotFound, "NotFound", "not found")
+
+	// An update's body too; an int32 out of range is refused (kube would
+	// store it in a custom resource, which no Go client could then read).
+	ts.createWidget(t, "default", "t2", `{"size":"small"}`)
+	r = ts.do(t, "PUT", widgetsPath("default")+"/t2", jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"t2","resourceVersion":"1"},"spec":{"replicas":3000000000}}`)
+	wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `spec.replicas: Invalid value: 3000000000: must fit in int32`)
 }

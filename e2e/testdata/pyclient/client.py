@@ -179,6 +179,8 @@ step("createIntegralFloat", lambda: custom.create_namespaced_custom_object_with_
     body=shipment("py-float", {}, parcels=[{"name": "box", "count": 6 / 2}]), **custom_args()))
 step("leaseIntegralFloat", lambda: coordination.create_namespaced_lease_with_http_info(
     namespace, {"metadata": {"name": "py-lease-float"}, "spec": {"leaseDurationSeconds": 30 / 2}}))
+step("createWrongType", lambda: custom.create_namespaced_custom_object_with_http_info(
+    body=shipment("py-wrong", {}, parcels=[{"name": "box", "count": "five"}]), **custom_args()))
 step("createExists", lambda: custom.create_namespaced_custom_object_with_http_info(body=shipment("py-a", {}), **custom_args()))
 step("getMissing", lambda: custom.get_namespaced_custom_object_with_http_info(name="py-missing", **custom_args()))
 

@@ -1,0 +1,228 @@
+package endpoints
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
+)
+
+// kube-apiserver decodes a custom resource's body into an unstructured
+// object, which takes any JSON, and then checks it against the schema: a
+// value of the wrong type is a 422 Invalid with a cause per field
+// ("spec.count in body must be of type integer: \"string\""), not the
+// decoder's 400. typeErrors finds those fields for a body that Go's
+// decoder refused, by walking the JSON beside the kind's Go type.
+
+var (
+	timeType        = reflect.TypeFor[metav1.Time]()
+	microTimeType   = reflect.TypeFor[metav1.MicroTime]()
+	durationType    = reflect.TypeFor[metav1.Duration]()
+	quantityType    = reflect.TypeFor[resource.Quantity]()
+	intOrStringType = reflect.TypeFor[intstr.IntOrString]()
+	rawExtType      = reflect.TypeFor[runtime.RawExtension]()
+	fieldsV1Type    = reflect.TypeFor[metav1.FieldsV1]()
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+)
+
+// isTypeError reports whether err is a JSON decoder's refusal of a value
+// of the wrong type ("json: cannot unmarshal string into Go struct field
+// ... of type int32").
+func isTypeError(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "json: cannot unmarshal ")
+}
+
+// typeErrors returns one error per value of data that the Go type t (a
+// kind's struct) cannot hold, with kube-apiserver's schema messages; none
+// when data is not JSON or every mismatch is inside a type with its own
+// decoding that the walk does not know.
+func typeErrors(t reflect.Type, data []byte) field.ErrorList {
+	var v any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &v); err != nil {
+		return nil
+	}
+	var errs field.ErrorList
+	walkTypes(t, v, nil, &errs)
+	return errs
+}
+
+// jsonType names a decoded JSON value's type as the schema check does.
+func jsonType(v any) string {
+	switch v := v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case int64:
+		return "integer"
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) <= maxIntegralFloat {
+			return "integer"
+		}
+		return "number"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	}
+	return "null"
+}
+
+func walkTypes(t reflect.Type, v any, path *field.Path, errs *field.ErrorList) {
+	if v == nil {
+		return // null is no value: Go's decoder leaves the field as it is
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	got := jsonType(v)
+	want := func(types ...string) {
+		for _, w := range types {
+			if w == got || w == "number" && got == "integer" {
+				return
+			}
+		}
+		*errs = append(*errs, field.Invalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(types, ","), got)))
+	}
+	switch t {
+	case timeType, microTimeType, durationType:
+		want("string")
+		return
+	case quantityType, intOrStringType:
+		want("integer", "string")
+		return
+	case rawExtType:
+		return
+	case fieldsV1Type:
+		want("object")
+		return
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType) {
+		return // decodes itself: its JSON types are its own
+	}
+	switch t.Kind() {
+	case reflect.Interface:
+	case reflect.String:
+		want("string")
+	case reflect.Bool:
+		want("boolean")
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		want("integer")
+		if got == "integer" && !fitsInt(t, v) {
+			*errs = append(*errs, field.Invalid(path, v, fmt.Sprintf("must fit in %s", t.Kind())))
+		}
+	case reflect.Float32, reflect.Float64:
+		want("number")
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 && t.Kind() == reflect.Slice {
+			want("string") // []byte is base64
+			return
+		}
+		items, ok := v.([]any)
+		if !ok {
+			want("array")
+			return
+		}
+		for i, item := range items {
+			walkTypes(t.Elem(), item, path.Index(i), errs)
+		}
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			want("object")
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			walkTypes(t.Elem(), m[k], path.Key(k), errs)
+		}
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			want("object")
+			return
+		}
+		walkStruct(t, m, path, errs)
+	}
+}
+
+// walkStruct walks the members of m that t's fields take, inline and
+// embedded structs' fields included, as encoding/json matches them
+// (case-sensitively, as kube's decoder does).
+func walkStruct(t reflect.Type, m map[string]any, path *field.Path, errs *field.ErrorList) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" && opts == "" || !f.IsExported() && !f.Anonymous {
+			continue
+		}
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if name == "" && (f.Anonymous || strings.Contains(","+opts+",", ",inline,")) && ft.Kind() == reflect.Struct {
+			walkStruct(ft, m, path, errs)
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if v, ok := m[name]; ok {
+			walkTypes(f.Type, v, path.Child(name), errs)
+		}
+	}
+}
+
+// fitsInt reports whether the integral JSON number v fits in the integer
+// kind of t.
+func fitsInt(t reflect.Type, v any) bool {
+	var f float64
+	switch v := v.(type) {
+	case int64:
+		if t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64 {
+			return v >= 0 && (t.Bits() == 64 || uint64(v) < 1<<t.Bits())
+		}
+		return t.Bits() == 64 || v >= -(1<<(t.Bits()-1)) && v < 1<<(t.Bits()-1)
+	case float64:
+		f = v
+	default:
+		return true
+	}
+	if t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64 {
+		return f >= 0 && (t.Bits() == 64 || f < float64(uint64(1)<<t.Bits()))
+	}
+	return t.Bits() == 64 || f >= -float64(int64(1)<<(t.Bits()-1)) && f < float64(int64(1)<<(t.Bits()-1))
+}
+
+// invalidTypes is the 422 kube-apiserver answers a custom resource's body
+// with when its values have the wrong types, or nil when the walk finds
+// none to name (decodeErr then stands).
+func invalidTypes(gk schema.GroupKind, t reflect.Type, data []byte, decodeErr error) error {
+	if !isTypeError(decodeErr) {
+		return nil
+	}
+	errs := typeErrors(t, data)
+	if len(errs) == 0 {
+		return nil
+	}
+	var meta struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(data, &meta) // the name is only for the message
+	return apierrors.NewInvalid(gk, meta.Metadata.Name, errs)
+}
