@@ -96,6 +96,18 @@ func TestTypeErrors(t *testing.T) {
 	r = ts.do(t, "GET", widgetsPath("default")+"/t1", "", "")
 	wantStatus(t, r, http.StatusNotFound, "NotFound", "not found")
 
+	// A patch whose result has the wrong types, of each patch type.
+	for _, tc := range []struct{ ct, body string }{
+		{"application/merge-patch+json", `{"spec":{"ports":[{"name":"a","port":"http"}]}}`},
+		{"application/json-patch+json", `[{"op":"add","path":"/spec/ports","value":[{"name":"a","port":"http"}]}]`},
+		{"application/strategic-merge-patch+json", `{"spec":{"ports":[{"name":"a","port":"http"}]}}`},
+	} {
+		ts.createWidget(t, "default", "t3", `{"size":"small"}`)
+		r = ts.do(t, "PATCH", widgetsPath("default")+"/t3", tc.ct, tc.body)
+		wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `Widget.test.kubeforge.dev "t3" is invalid: spec.ports[0].port: Invalid value: "string": spec.ports[0].port in body must be of type integer: "string"`)
+		ts.do(t, "DELETE", widgetsPath("default")+"/t3", "", "")
+	}
+
 	// An update's body too; an int32 out of range is refused (kube would
 	// store it in a custom resource, which no Go client could then read).
 	ts.createWidget(t, "default", "t2", `{"size":"small"}`)

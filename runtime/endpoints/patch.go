@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/emicklei/go-restful/v3"
@@ -142,7 +143,11 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			if builtin {
 				err = decode(patched)
 			} else {
-				patched, err = decodeIntegralFloats(patched, decode)
+				if patched, err = decodeIntegralFloats(patched, decode); err != nil {
+					if invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeOf(h.s.New()).Elem(), patched, err); invalid != nil {
+						return zero, invalid
+					}
+				}
 			}
 			if err != nil {
 				return zero, invalidPatch(body, err)
