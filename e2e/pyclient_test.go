@@ -204,6 +204,10 @@ func checkPyCustomObjects(t *testing.T, out *pyOutput, namespace string) {
 	// the schema's message and a cause naming the field.
 	wrong := out.step(t, "createWrongType").failure(t, 422, metav1.StatusReasonInvalid)
 	wantMessage(t, "createWrongType", wrong, `Shipment.shipping.kubeforge.dev "py-wrong" is invalid: spec.parcels[0].count: Invalid value: "string": spec.parcels[0].count in body must be of type integer: "string"`)
+	heavy := out.step(t, "createBadQuantity").failure(t, 422, metav1.StatusReasonInvalid)
+	if !strings.HasPrefix(heavy.Message, `Shipment.shipping.kubeforge.dev "py-heavy" is invalid: spec.parcels[0].weight: Invalid value: "heavy": spec.parcels[0].weight in body should match '^(\+|-)?`) {
+		t.Errorf("createBadQuantity: message %q, want the quantity pattern's 422", heavy.Message)
+	}
 	exists := out.step(t, "createExists").failure(t, 409, metav1.StatusReasonAlreadyExists)
 	wantMessage(t, "createExists", exists, `shipments.shipping.kubeforge.dev "py-a" already exists`)
 	missing := out.step(t, "getMissing").failure(t, 404, metav1.StatusReasonNotFound)

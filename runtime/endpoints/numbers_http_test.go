@@ -114,3 +114,21 @@ func TestTypeErrors(t *testing.T) {
 	r = ts.do(t, "PUT", widgetsPath("default")+"/t2", jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"t2","resourceVersion":"1"},"spec":{"replicas":3000000000}}`)
 	wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `spec.replicas: Invalid value: 3000000000: must fit in int32`)
 }
+
+// TestFormatErrors: a time metav1.Time does not parse and a quantity
+// resource.Quantity does not parse are the schema's 422 (format date-time,
+// the quantity pattern), as for a custom resource.
+func TestFormatErrors(t *testing.T) {
+	ts := newServer(t)
+	r := ts.do(t, "POST", widgetsPath("default"), jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"d1"},"status":{"readyAt":"2026-01-01"}}`)
+	wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `status.readyAt: Invalid value: "2026-01-01": status.readyAt in body must be of type date-time: "2026-01-01"`)
+	// A fraction of a second beyond microseconds, and a zone offset: a
+	// time metav1.Time takes.
+	ts.createWidget(t, "default", "d3", `{"size":"small"}`)
+	r = ts.do(t, "PATCH", widgetsPath("default")+"/d3/status", "application/merge-patch+json", `{"status":{"readyAt":"2026-01-01T10:00:00.1234567+02:00"}}`)
+	if r.code != http.StatusOK {
+		t.Errorf("status patch with an RFC 3339 time: %s", r)
+	}
+	r = ts.do(t, "PATCH", widgetsPath("default")+"/d3/status", "application/merge-patch+json", `{"status":{"readyAt":"yesterday"}}`)
+	wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `status.readyAt in body must be of type date-time: "yesterday"`)
+}

@@ -37,11 +37,29 @@ var (
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 )
 
-// isTypeError reports whether err is a JSON decoder's refusal of a value
-// of the wrong type ("json: cannot unmarshal string into Go struct field
-// ... of type int32").
-func isTypeError(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "json: cannot unmarshal ")
+// quantityPattern is the pattern controller-gen writes for a
+// resource.Quantity field, which kube-apiserver names when a string does
+// not match it.
+const quantityPattern = `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`
+
+// parsesAs reports whether str is a time the type t (metav1.Time or
+// MicroTime) decodes.
+func parsesAs(t reflect.Type, str string) bool {
+	b, _ := json.Marshal(str)
+	if t == microTimeType {
+		var mt metav1.MicroTime
+		return mt.UnmarshalJSON(b) == nil
+	}
+	var tm metav1.Time
+	return tm.UnmarshalJSON(b) == nil
+}
+
+// isValueError reports whether err is a decoder's refusal of a value (a
+// JSON type its Go field does not take, or a time or quantity it does not
+// parse), not a strict decoding error, which kube-apiserver answers with a
+// 400 before any schema check.
+func isValueError(err error) bool {
+	return err != nil && !strings.Contains(err.Error(), "strict decoding error")
 }
 
 // typeErrors returns one error per value of data that the Go type t (a
@@ -97,10 +115,26 @@ func walkTypes(t reflect.Type, v any, path *field.Path, errs *field.ErrorList) {
 		*errs = append(*errs, field.Invalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(types, ","), got)))
 	}
 	switch t {
-	case timeType, microTimeType, durationType:
+	case timeType, microTimeType:
+		want("string")
+		if str, ok := v.(string); ok && !parsesAs(t, str) {
+			// The schema's format date-time, checked as kube checks it.
+			*errs = append(*errs, field.Invalid(path, str, fmt.Sprintf("%s in body must be of type date-time: %q", path, str)))
+		}
+		return
+	case durationType:
 		want("string")
 		return
-	case quantityType, intOrStringType:
+	case quantityType:
+		want("integer", "string")
+		if str, ok := v.(string); ok {
+			if _, err := resource.ParseQuantity(str); err != nil {
+				// The pattern controller-gen writes for a quantity.
+				*errs = append(*errs, field.Invalid(path, str, fmt.Sprintf("%s in body should match '%s'", path, quantityPattern)))
+			}
+		}
+		return
+	case intOrStringType:
 		want("integer", "string")
 		return
 	case rawExtType:
@@ -208,10 +242,10 @@ func fitsInt(t reflect.Type, v any) bool {
 }
 
 // invalidTypes is the 422 kube-apiserver answers a custom resource's body
-// with when its values have the wrong types, or nil when the walk finds
-// none to name (decodeErr then stands).
+// with when its values have the wrong types or formats, or nil when the
+// walk finds none to name (decodeErr then stands).
 func invalidTypes(gk schema.GroupKind, t reflect.Type, data []byte, decodeErr error) error {
-	if !isTypeError(decodeErr) {
+	if !isValueError(decodeErr) {
 		return nil
 	}
 	errs := typeErrors(t, data)

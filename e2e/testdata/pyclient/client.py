@@ -181,6 +181,8 @@ step("leaseIntegralFloat", lambda: coordination.create_namespaced_lease_with_htt
     namespace, {"metadata": {"name": "py-lease-float"}, "spec": {"leaseDurationSeconds": 30 / 2}}))
 step("createWrongType", lambda: custom.create_namespaced_custom_object_with_http_info(
     body=shipment("py-wrong", {}, parcels=[{"name": "box", "count": "five"}]), **custom_args()))
+step("createBadQuantity", lambda: custom.create_namespaced_custom_object_with_http_info(
+    body=shipment("py-heavy", {}, parcels=[{"name": "box", "weight": "heavy"}]), **custom_args()))
 step("createExists", lambda: custom.create_namespaced_custom_object_with_http_info(body=shipment("py-a", {}), **custom_args()))
 step("getMissing", lambda: custom.get_namespaced_custom_object_with_http_info(name="py-missing", **custom_args()))
 
