@@ -67,8 +67,8 @@ func isValueError(err error) bool {
 // when data is not JSON or every mismatch is inside a type with its own
 // decoding that the walk does not know.
 func typeErrors(t reflect.Type, data []byte) field.ErrorList {
-	var v any
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &v); err != nil {
+	var v map[string]any // a body that is no object is the decoder's 400
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &v); err != nil || v == nil {
 		return nil
 	}
 	var errs field.ErrorList
