@@ -281,7 +281,8 @@ func (h *Handler[T, L]) listNamespace(req *restful.Request) (string, error) {
 // struct; a kind of yours is decoded as kube-apiserver decodes a custom
 // resource.
 func (h *Handler[T, L]) builtin() bool {
-	_, ok := any(h.s.New()).(protoUnmarshaler)
+	var none T // a nil pointer has the type's methods: nothing is allocated
+	_, ok := any(none).(protoUnmarshaler)
 	return ok
 }
 
@@ -322,7 +323,7 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive str
 	if h.builtin() {
 		err = decode(data)
 	} else if data, err = decodeIntegralFloats(data, decode); err != nil {
-		if invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeOf(h.s.New()).Elem(), data, err); invalid != nil {
+		if invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeFor[T]().Elem(), data, err); invalid != nil {
 			err = invalid
 		}
 	}

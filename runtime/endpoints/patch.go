@@ -144,7 +144,7 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 				err = decode(patched)
 			} else {
 				if patched, err = decodeIntegralFloats(patched, decode); err != nil {
-					if invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeOf(h.s.New()).Elem(), patched, err); invalid != nil {
+					if invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeFor[T]().Elem(), patched, err); invalid != nil {
 						return zero, invalid
 					}
 				}
