@@ -3,6 +3,8 @@ package endpoints
 import (
 	"math"
 	"strconv"
+
+	"github.com/kubeforge/kubeforge/runtime/presence"
 )
 
 // A custom resource's integer field takes a number written as an integral
@@ -45,7 +47,7 @@ func integralFloats(data []byte) ([]byte, bool) {
 	for i := 0; i < len(data); {
 		switch c := data[i]; {
 		case c == '"':
-			i = skipString(data, i)
+			i = presence.SkipString(data, i)
 		case c == '-' || c >= '0' && c <= '9':
 			start := i
 			float := false
@@ -79,18 +81,4 @@ func integralFloats(data []byte) ([]byte, bool) {
 		return data, false
 	}
 	return append(out, data[last:]...), true
-}
-
-// skipString returns the index after the JSON string that starts at
-// data[i] (a quote), or len(data) when it does not end.
-func skipString(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(data)
 }

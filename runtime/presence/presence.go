@@ -209,7 +209,7 @@ func (n Node) members(fn func(key []byte, at int)) {
 	}
 	i = skipSpace(data, i+1)
 	for i < len(data) && data[i] == '"' {
-		end := skipString(data, i)
+		end := SkipString(data, i)
 		key := data[i:end]
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
@@ -271,8 +271,9 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the string starting at data[i] ('"').
-func skipString(data []byte, i int) int {
+// SkipString returns the index after the JSON string starting at data[i]
+// ('"'), or len(data) when it does not end.
+func SkipString(data []byte, i int) int {
 	for i++; i < len(data); i++ {
 		switch data[i] {
 		case '\\':
@@ -288,13 +289,13 @@ func skipString(data []byte, i int) int {
 func skipValue(data []byte, i int) int {
 	switch data[i] {
 	case '"':
-		return skipString(data, i)
+		return SkipString(data, i)
 	case '{', '[':
 		depth := 0
 		for ; i < len(data); i++ {
 			switch data[i] {
 			case '"':
-				i = skipString(data, i) - 1
+				i = SkipString(data, i) - 1
 			case '{', '[':
 				depth++
 			case '}', ']':
