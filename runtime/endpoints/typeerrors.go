@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -27,14 +28,15 @@ import (
 // decoder refused, by walking the JSON beside the kind's Go type.
 
 var (
-	timeType        = reflect.TypeFor[metav1.Time]()
-	microTimeType   = reflect.TypeFor[metav1.MicroTime]()
-	durationType    = reflect.TypeFor[metav1.Duration]()
-	quantityType    = reflect.TypeFor[resource.Quantity]()
-	intOrStringType = reflect.TypeFor[intstr.IntOrString]()
-	rawExtType      = reflect.TypeFor[runtime.RawExtension]()
-	fieldsV1Type    = reflect.TypeFor[metav1.FieldsV1]()
-	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	timeType            = reflect.TypeFor[metav1.Time]()
+	microTimeType       = reflect.TypeFor[metav1.MicroTime]()
+	durationType        = reflect.TypeFor[metav1.Duration]()
+	quantityType        = reflect.TypeFor[resource.Quantity]()
+	intOrStringType     = reflect.TypeFor[intstr.IntOrString]()
+	rawExtType          = reflect.TypeFor[runtime.RawExtension]()
+	fieldsV1Type        = reflect.TypeFor[metav1.FieldsV1]()
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
 // quantityPattern is the pattern controller-gen writes for a
@@ -145,6 +147,9 @@ func walkTypes(t reflect.Type, v any, path *field.Path, errs *field.ErrorList) {
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType) {
 		return // decodes itself: its JSON types are its own
+	}
+	if _, ok := v.(string); ok && (reflect.PointerTo(t).Implements(textUnmarshalerType) || t.Implements(textUnmarshalerType)) {
+		return // a string it decodes itself, as encoding/json lets it
 	}
 	switch t.Kind() {
 	case reflect.Interface:
