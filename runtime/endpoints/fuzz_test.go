@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -84,9 +85,15 @@ func FuzzBody(f *testing.F) {
 		if fixed, changed := integralFloats(data); changed && json.Valid(data) && !json.Valid(fixed) {
 			t.Errorf("integralFloats made %s invalid: %s", data, fixed)
 		}
-		for _, e := range typeErrors(reflect.TypeFor[corev1.Pod](), data) {
+		errs, unknown := typeErrors(reflect.TypeFor[corev1.Pod](), data)
+		for _, e := range errs {
 			if e.Field == "" || e.Field == "<nil>" {
 				t.Errorf("a wrong type without a field: %v", e)
+			}
+		}
+		for _, e := range unknown {
+			if !strings.HasPrefix(e.Error(), "unknown field \"") {
+				t.Errorf("an unknown field reported as %v", e)
 			}
 		}
 	})

@@ -323,8 +323,12 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive str
 	if h.builtin() {
 		err = decode(data)
 	} else if data, err = decodeIntegralFloats(data, decode); err != nil {
-		if invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeFor[T]().Elem(), data, err); invalid != nil {
-			err = invalid
+		if unknown, invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeFor[T]().Elem(), data, err); invalid != nil {
+			// Unknown fields first, as kube's decoder finds them: Strict's
+			// 400, or Warn's warnings beside the 422.
+			if err = handleStrict(w, append(yamlStrict, unknown...), directive); err == nil {
+				err = invalid
+			}
 		}
 	}
 	if err != nil {

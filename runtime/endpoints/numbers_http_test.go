@@ -2,6 +2,7 @@ package endpoints_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -95,6 +96,19 @@ func TestTypeErrors(t *testing.T) {
 	}
 	r = ts.do(t, "GET", widgetsPath("default")+"/t1", "", "")
 	wantStatus(t, r, http.StatusNotFound, "NotFound", "not found")
+
+	// Unknown fields beside a wrong type: kube's decoder finds them first,
+	// so Strict is its 400 and Warn sends them as warnings with the 422.
+	mixed := `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"m1"},"spec":{"replicas":"x","nope":1}}`
+	r = ts.do(t, "POST", widgetsPath("default")+"?fieldValidation=Strict", jsonType, mixed)
+	wantStatus(t, r, http.StatusBadRequest, "BadRequest", `strict decoding error: unknown field "spec.nope"`)
+	r = ts.do(t, "POST", widgetsPath("default")+"?fieldValidation=Warn", jsonType, mixed)
+	wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `spec.replicas in body must be of type integer: "string"`)
+	if w := r.header.Get("Warning"); !strings.Contains(w, `unknown field \"spec.nope\"`) {
+		t.Errorf("Warn: Warning header %q, want the unknown field", w)
+	}
+	r = ts.do(t, "POST", widgetsPath("default")+"?fieldValidation=Ignore", jsonType, mixed)
+	wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `spec.replicas in body must be of type integer: "string"`)
 
 	// A patch whose result has the wrong types, of each patch type.
 	for _, tc := range []struct{ ct, body string }{

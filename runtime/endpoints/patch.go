@@ -144,7 +144,10 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 				err = decode(patched)
 			} else {
 				if patched, err = decodeIntegralFloats(patched, decode); err != nil {
-					if invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeFor[T]().Elem(), patched, err); invalid != nil {
+					if unknown, invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeFor[T]().Elem(), patched, err); invalid != nil {
+						if unknown = append(append([]error{}, patchStrict...), unknown...); len(unknown) > 0 && opts.fieldValidation == metav1.FieldValidationStrict {
+							return zero, invalidPatch(body, runtime.NewStrictDecodingError(unknown))
+						}
 						return zero, invalid
 					}
 				}

@@ -68,14 +68,21 @@ func isValueError(err error) bool {
 // kind's struct) cannot hold, with kube-apiserver's schema messages; none
 // when data is not JSON or every mismatch is inside a type with its own
 // decoding that the walk does not know.
-func typeErrors(t reflect.Type, data []byte) field.ErrorList {
+func typeErrors(t reflect.Type, data []byte) (field.ErrorList, []error) {
 	var v map[string]any // a body that is no object is the decoder's 400
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &v); err != nil || v == nil {
-		return nil
+		return nil, nil
 	}
-	var errs field.ErrorList
-	walkTypes(t, v, nil, &errs)
-	return errs
+	var w typeWalk
+	walkTypes(t, v, nil, &w)
+	return w.errs, w.unknown
+}
+
+// typeWalk is what a walk found: values of the wrong type, and members no
+// field takes (what a strict decode calls unknown fields).
+type typeWalk struct {
+	errs    field.ErrorList
+	unknown []error
 }
 
 // jsonType names a decoded JSON value's type as the schema check does.
@@ -100,7 +107,7 @@ func jsonType(v any) string {
 	return "null"
 }
 
-func walkTypes(t reflect.Type, v any, path *field.Path, errs *field.ErrorList) {
+func walkTypes(t reflect.Type, v any, path *field.Path, w *typeWalk) {
 	if v == nil {
 		return // null is no value: Go's decoder leaves the field as it is
 	}
@@ -114,14 +121,14 @@ func walkTypes(t reflect.Type, v any, path *field.Path, errs *field.ErrorList) {
 				return
 			}
 		}
-		*errs = append(*errs, field.Invalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(types, ","), got)))
+		w.errs = append(w.errs, field.Invalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(types, ","), got)))
 	}
 	switch t {
 	case timeType, microTimeType:
 		want("string")
 		if str, ok := v.(string); ok && !parsesAs(t, str) {
 			// The schema's format date-time, checked as kube checks it.
-			*errs = append(*errs, field.Invalid(path, str, fmt.Sprintf("%s in body must be of type date-time: %q", path, str)))
+			w.errs = append(w.errs, field.Invalid(path, str, fmt.Sprintf("%s in body must be of type date-time: %q", path, str)))
 		}
 		return
 	case durationType:
@@ -132,7 +139,7 @@ func walkTypes(t reflect.Type, v any, path *field.Path, errs *field.ErrorList) {
 		if str, ok := v.(string); ok {
 			if _, err := resource.ParseQuantity(str); err != nil {
 				// The pattern controller-gen writes for a quantity.
-				*errs = append(*errs, field.Invalid(path, str, fmt.Sprintf("%s in body should match '%s'", path, quantityPattern)))
+				w.errs = append(w.errs, field.Invalid(path, str, fmt.Sprintf("%s in body should match '%s'", path, quantityPattern)))
 			}
 		}
 		return
@@ -161,7 +168,7 @@ func walkTypes(t reflect.Type, v any, path *field.Path, errs *field.ErrorList) {
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		want("integer")
 		if got == "integer" && !fitsInt(t, v) {
-			*errs = append(*errs, field.Invalid(path, v, fmt.Sprintf("must fit in %s", t.Kind())))
+			w.errs = append(w.errs, field.Invalid(path, v, fmt.Sprintf("must fit in %s", t.Kind())))
 		}
 	case reflect.Float32, reflect.Float64:
 		want("number")
@@ -176,7 +183,7 @@ func walkTypes(t reflect.Type, v any, path *field.Path, errs *field.ErrorList) {
 			return
 		}
 		for i, item := range items {
-			walkTypes(t.Elem(), item, path.Index(i), errs)
+			walkTypes(t.Elem(), item, path.Index(i), w)
 		}
 	case reflect.Map:
 		m, ok := v.(map[string]any)
@@ -185,7 +192,7 @@ func walkTypes(t reflect.Type, v any, path *field.Path, errs *field.ErrorList) {
 			return
 		}
 		for _, k := range slices.Sorted(maps.Keys(m)) {
-			walkTypes(t.Elem(), m[k], path.Key(k), errs)
+			walkTypes(t.Elem(), m[k], path.Key(k), w)
 		}
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
@@ -193,14 +200,20 @@ func walkTypes(t reflect.Type, v any, path *field.Path, errs *field.ErrorList) {
 			want("object")
 			return
 		}
-		walkStruct(t, m, path, errs)
+		seen := map[string]bool{}
+		walkStruct(t, m, path, w, seen)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if !seen[k] {
+				w.unknown = append(w.unknown, fmt.Errorf("unknown field %q", path.Child(k).String()))
+			}
+		}
 	}
 }
 
 // walkStruct walks the members of m that t's fields take, inline and
 // embedded structs' fields included, as encoding/json matches them
-// (case-sensitively, as kube's decoder does).
-func walkStruct(t reflect.Type, m map[string]any, path *field.Path, errs *field.ErrorList) {
+// (case-sensitively, as kube's decoder does), and marks their names seen.
+func walkStruct(t reflect.Type, m map[string]any, path *field.Path, w *typeWalk, seen map[string]bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -213,14 +226,15 @@ func walkStruct(t reflect.Type, m map[string]any, path *field.Path, errs *field.
 			ft = ft.Elem()
 		}
 		if name == "" && (f.Anonymous || strings.Contains(","+opts+",", ",inline,")) && ft.Kind() == reflect.Struct {
-			walkStruct(ft, m, path, errs)
+			walkStruct(ft, m, path, w, seen)
 			continue
 		}
 		if name == "" {
 			name = f.Name
 		}
+		seen[name] = true
 		if v, ok := m[name]; ok {
-			walkTypes(f.Type, v, path.Child(name), errs)
+			walkTypes(f.Type, v, path.Child(name), w)
 		}
 	}
 }
@@ -246,16 +260,18 @@ func fitsInt(t reflect.Type, v any) bool {
 	return t.Bits() == 64 || f >= -float64(int64(1)<<(t.Bits()-1)) && f < float64(int64(1)<<(t.Bits()-1))
 }
 
-// invalidTypes is the 422 kube-apiserver answers a custom resource's body
-// with when its values have the wrong types or formats, or nil when the
-// walk finds none to name (decodeErr then stands).
-func invalidTypes(gk schema.GroupKind, t reflect.Type, data []byte, decodeErr error) error {
+// invalidTypes returns the 422 kube-apiserver answers a custom resource's
+// body with when its values have the wrong types or formats, or nil when
+// the walk finds none to name (decodeErr then stands); and the body's
+// unknown fields, which kube's decoder reports (for Strict, as a 400)
+// before the schema check.
+func invalidTypes(gk schema.GroupKind, t reflect.Type, data []byte, decodeErr error) (unknown []error, invalid error) {
 	if !isValueError(decodeErr) {
-		return nil
+		return nil, nil
 	}
-	errs := typeErrors(t, data)
+	errs, unknown := typeErrors(t, data)
 	if len(errs) == 0 {
-		return nil
+		return nil, nil
 	}
 	var meta struct {
 		Metadata struct {
@@ -263,5 +279,5 @@ func invalidTypes(gk schema.GroupKind, t reflect.Type, data []byte, decodeErr er
 		} `json:"metadata"`
 	}
 	_ = json.Unmarshal(data, &meta) // the name is only for the message
-	return apierrors.NewInvalid(gk, meta.Metadata.Name, errs)
+	return unknown, apierrors.NewInvalid(gk, meta.Metadata.Name, errs)
 }

@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"fmt"
 	"net"
 	"reflect"
 	"testing"
@@ -37,7 +38,8 @@ func TestTypeErrorsWalk(t *testing.T) {
 		`"-":"anything","Skipped":1,"bytes":"aGk=","fixed":[1,300],"small":-1,"any":{"x":[1]},` +
 		`"ip":"10.0.0.1","ptr":{"at":"2026-01-01T00:00:00.000001Z"},"unknown":{"z":1}}`
 	got := map[string]string{}
-	for _, e := range typeErrors(reflect.TypeFor[walkKind](), []byte(data)) {
+	errs, unknown := typeErrors(reflect.TypeFor[walkKind](), []byte(data))
+	for _, e := range errs {
 		got[e.Field] = e.Detail
 	}
 	want := map[string]string{
@@ -51,10 +53,15 @@ func TestTypeErrorsWalk(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("typeErrors:\n got  %v\n want %v", got, want)
 	}
-	if errs := typeErrors(reflect.TypeFor[walkKind](), []byte(`[1]`)); errs != nil {
+	// What a strict decode calls unknown: fields no struct field takes,
+	// json:"-" and case variants included, not the inlined ones.
+	if fmt.Sprint(unknown) != `[unknown field "-" unknown field "Skipped" unknown field "unknown"]` {
+		t.Errorf("unknown fields %v", unknown)
+	}
+	if errs, _ := typeErrors(reflect.TypeFor[walkKind](), []byte(`[1]`)); errs != nil {
 		t.Errorf("an array body: %v, want none (the decoder's 400 stands)", errs)
 	}
-	if errs := typeErrors(reflect.TypeFor[walkKind](), []byte(`{"ptr":{"at":"noon"}}`)); len(errs) != 1 || errs[0].Field != "ptr.at" {
+	if errs, _ := typeErrors(reflect.TypeFor[walkKind](), []byte(`{"ptr":{"at":"noon"}}`)); len(errs) != 1 || errs[0].Field != "ptr.at" {
 		t.Errorf("a MicroTime that does not parse: %v, want ptr.at named", errs)
 	}
 }
