@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/kubeforge/kubeforge/runtime/admission"
@@ -92,7 +93,7 @@ func (h *Handler[T, L]) checkCollections(obj T, size int) error {
 // decodeApplyPatch reads an apply configuration (YAML or JSON): fields the
 // kind does not declare and duplicate keys are a 400 with Strict, a
 // warning with Warn and dropped either way.
-func decodeApplyPatch(w http.ResponseWriter, body []byte, directive string, typed any) (*unstructured.Unstructured, error) {
+func decodeApplyPatch(w http.ResponseWriter, body []byte, directive string, gk schema.GroupKind, typed any) (*unstructured.Unstructured, error) {
 	data, dupErrs, err := bodyToJSON(mediaYAML, body, directive)
 	if err != nil {
 		return nil, err
@@ -114,8 +115,15 @@ func decodeApplyPatch(w http.ResponseWriter, body []byte, directive string, type
 	}
 	if _, builtin := typed.(protoUnmarshaler); builtin {
 		err = decode(data)
-	} else {
-		data, err = decodeIntegralFloats(data, decode)
+	} else if data, err = decodeIntegralFloats(data, decode); err != nil {
+		// Values of the wrong type are the schema's 422, as for a body
+		// (kube-apiserver answers an apply's with a 500).
+		if unknown, invalid := invalidTypes(gk, reflect.TypeOf(typed).Elem(), data, err); invalid != nil {
+			if err := handleStrict(w, append(dupErrs, unknown...), directive); err != nil {
+				return nil, err
+			}
+			return nil, invalid
+		}
 	}
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
@@ -151,7 +159,7 @@ func (h *Handler[T, L]) servePatchApply(w *recorder, r *http.Request, sub, ns, n
 		return err
 	}
 	typed := h.s.New()
-	patchObj, err := decodeApplyPatch(w, body, opts.fieldValidation, typed)
+	patchObj, err := decodeApplyPatch(w, body, opts.fieldValidation, h.gvk.GroupKind(), typed)
 	if err != nil {
 		return err
 	}

@@ -110,6 +110,14 @@ func TestTypeErrors(t *testing.T) {
 	r = ts.do(t, "POST", widgetsPath("default")+"?fieldValidation=Ignore", jsonType, mixed)
 	wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `spec.replicas in body must be of type integer: "string"`)
 
+	// An apply configuration with the wrong types: the same 422.
+	r = ts.do(t, "PATCH", widgetsPath("default")+"/a1?fieldManager=a", "application/apply-patch+yaml",
+		"apiVersion: test.kubeforge.dev/v1\nkind: Widget\nmetadata: {name: a1}\nspec: {replicas: many, ports: [{name: a, port: [80]}]}\n")
+	st = wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `Widget.test.kubeforge.dev "a1" is invalid: [`)
+	if st.Details == nil || len(st.Details.Causes) != 2 {
+		t.Errorf("apply with two wrong types: %+v, want two causes", st.Details)
+	}
+
 	// A patch whose result has the wrong types, of each patch type.
 	for _, tc := range []struct{ ct, body string }{
 		{"application/merge-patch+json", `{"spec":{"ports":[{"name":"a","port":"http"}]}}`},

@@ -137,7 +137,7 @@ func (h *Handler[T, L]) PatchScale(req *restful.Request, resp *restful.Response)
 		patchType, ns, name, f, body, opts := pr.patchType, pr.ns, pr.name, pr.f, pr.body, pr.opts
 		var next scaleWrite
 		if patchType == MediaTypeApplyPatch {
-			patchObj, err := decodeApplyPatch(w, body, opts.fieldValidation, &autoscalingv1.Scale{})
+			patchObj, err := decodeApplyPatch(w, body, opts.fieldValidation, scaleGroupKind, &autoscalingv1.Scale{})
 			if err != nil {
 				return err
 			}
