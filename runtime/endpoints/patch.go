@@ -142,14 +142,14 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			}
 			if builtin {
 				err = decode(patched)
-			} else {
-				if patched, err = decodeIntegralFloats(patched, decode); err != nil {
-					if unknown, invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeFor[T]().Elem(), patched, err); invalid != nil {
-						if unknown = append(append([]error{}, patchStrict...), unknown...); len(unknown) > 0 && opts.fieldValidation == metav1.FieldValidationStrict {
-							return zero, invalidPatch(body, runtime.NewStrictDecodingError(unknown))
-						}
-						return zero, invalid
+			} else if patched, err = decodeIntegralFloats(patched, decode); err != nil {
+				// As for a custom resource: unknown fields (Strict's
+				// error) first, then the schema's 422 for wrong types.
+				if unknown, invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeFor[T]().Elem(), patched, err); invalid != nil {
+					if unknown = append(append([]error{}, patchStrict...), unknown...); len(unknown) > 0 && opts.fieldValidation == metav1.FieldValidationStrict {
+						return zero, invalidPatch(body, runtime.NewStrictDecodingError(unknown))
 					}
+					return zero, invalid
 				}
 			}
 			if err != nil {
