@@ -825,6 +825,7 @@ func newHTTPSide(base string, tlsConfig *tls.Config, c config) *httpSide {
 		MaxIdleConns:        c.concurrency * 4,
 		MaxIdleConnsPerHost: c.concurrency * 4,
 		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  !c.gzip,
 	}
 	return &httpSide{base: base, c: &http.Client{Transport: tr}, tls: tlsConfig, cfg: c}
 }

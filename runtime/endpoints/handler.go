@@ -437,7 +437,7 @@ func (h *Handler[T, L]) get(sub string, req *restful.Request, resp *restful.Resp
 			if err != nil {
 				return err
 			}
-			writeJSON(w, http.StatusOK, data)
+			writeJSON(w, r, http.StatusOK, data)
 			return nil
 		}
 		obj, err := h.store.Get(ctx, ns, name, opts)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/kubeforge/kubeforge/runtime/compression"
 	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
@@ -99,7 +100,7 @@ func (h *Handler[T, L]) writeListItems(w http.ResponseWriter, r *http.Request, c
 	// Chunks go straight to w: the buffer is already the size a buffered
 	// writer would gather, so another one would only copy every byte once
 	// more.
-	out := listWriter{w: w, code: code, http2: r.ProtoMajor == 2}
+	out := listWriter{w: w, code: code, http2: r.ProtoMajor == 2, gzip: compression.Accepts(r)}
 	buf := append((*bp)[:0], head...) // up to and including "items":[
 	defer func() { *bp = buf[:0] }()
 	for i := 0; ; i++ {
@@ -137,16 +138,39 @@ type listWriter struct {
 	code    int
 	http2   bool
 	started bool
+	// gzip: the client accepts a compressed response. The list is then
+	// held until it is known to be over compression.Threshold, when z
+	// takes it, or ends under it and goes out as it is.
+	gzip bool
+	z    *compression.Writer
 }
 
 // write writes buf, all of it when last is set, else (over HTTP/2) whole
 // listFrameWrite pieces, and returns buf holding what is left.
 func (o *listWriter) write(buf []byte, last bool) ([]byte, error) {
 	if !o.started {
+		if o.gzip && !last && len(buf) <= compression.Threshold {
+			return buf, nil
+		}
 		o.w.Header().Set("Content-Type", mediaJSON)
 		o.w.Header().Set("X-Content-Type-Options", "nosniff")
-		o.w.WriteHeader(o.code)
+		if o.gzip && len(buf) > compression.Threshold {
+			o.z = compression.Start(o.w, o.code)
+		} else {
+			o.w.WriteHeader(o.code)
+		}
 		o.started = true
+	}
+	if o.z != nil {
+		// The compressor gathers its output into frame-sized writes.
+		_, err := o.z.Write(buf)
+		if last || err != nil {
+			if cerr := o.z.Close(); err == nil {
+				err = cerr
+			}
+			o.z = nil
+		}
+		return buf[:0], err
 	}
 	if !o.http2 {
 		_, err := o.w.Write(buf)

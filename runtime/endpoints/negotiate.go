@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubeforge/kubeforge/runtime/compression"
 	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
@@ -297,8 +298,7 @@ func writeEncoded(w http.ResponseWriter, req *http.Request, code int, f outputFo
 		if err == nil {
 			out = append(out, '\n')
 			setContentType(w.Header(), f.contentTypeHeader())
-			w.WriteHeader(code)
-			_, _ = w.Write(out)
+			compression.WriteBody(w, req, code, out)
 		}
 		if cap(out) <= respBufMax {
 			*bp = out[:0]
@@ -319,6 +319,5 @@ func writeEncoded(w http.ResponseWriter, req *http.Request, code int, f outputFo
 		return
 	}
 	setContentType(w.Header(), f.contentTypeHeader())
-	w.WriteHeader(code)
-	_, _ = w.Write(out)
+	compression.WriteBody(w, req, code, out)
 }

@@ -10,6 +10,7 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubeforge/kubeforge/runtime/compression"
 	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
@@ -90,7 +91,7 @@ func (h *Handler[T, L]) askWritten(ctx context.Context, f outputFormat) (context
 // bytes json.Marshal gives), else its encoding.
 func (h *Handler[T, L]) respondWritten(w http.ResponseWriter, r *http.Request, code int, f outputFormat, obj T, written *storage.Written) error {
 	if data, ok := written.JSON(obj); ok {
-		writeJSON(w, code, data)
+		writeJSON(w, r, code, data)
 		return nil
 	}
 	return h.respondObject(w, r, code, f, obj)
@@ -185,12 +186,10 @@ func (h *Handler[T, L]) listJSON(ctx context.Context, w http.ResponseWriter, r *
 }
 
 // writeJSON writes data, JSON the typed path would have encoded, with code.
-func writeJSON(w http.ResponseWriter, code int, data []byte) {
+func writeJSON(w http.ResponseWriter, r *http.Request, code int, data []byte) {
 	setContentType(w.Header(), headerJSON)
-	w.WriteHeader(code)
 	// Two writes rather than an append, which copies data when it is full.
-	_, _ = w.Write(data)
-	_, _ = w.Write(newline)
+	compression.WriteBody(w, r, code, data, newline)
 }
 
 var newline = []byte{'\n'}

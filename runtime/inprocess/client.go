@@ -46,6 +46,9 @@ func (s *selfClient) get(ctx context.Context) (client.Client, error) {
 			s.err = fmt.Errorf("self client: read %s: %w", s.kubeconfig, err)
 			return
 		}
+		// The server is on this machine: compressing a large list would
+		// cost both ends CPU and save no network.
+		cfg.DisableCompression = true
 		s.c, s.err = client.New(cfg, client.Options{Scheme: s.scheme})
 		if s.err != nil {
 			s.err = fmt.Errorf("self client: %w", s.err)

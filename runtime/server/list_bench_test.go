@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -48,17 +49,25 @@ func writeSyscalls(tb testing.TB) int64 {
 // JSON, from the watch cache) over HTTPS and HTTP/2 with a Go client, as
 // cmd/bench's list phases do: what the server writes per list in TLS
 // records and write system calls, and the process's CPU (client and
-// server) per list.
+// server) per list. identity: the client does not ask for compression (as
+// with client-go's DisableCompression); gzip: it does, as Go's transport
+// and client-go do by default, and reads the list decompressed.
 func BenchmarkListTLS(b *testing.B) {
 	const items = 2000
 	base, client, records, received := startListServer(b)
 	cms := base + "/api/v1/namespaces/default/configmaps"
-	value := strings.Repeat("x", 900)
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {
 			for i := w; i < items; i += 8 {
-				body := fmt.Sprintf(`{"metadata":{"name":"cm%05d","labels":{"bench":"true"}},"data":{"value":%q}}`, i, value)
+				// Values that compress about as real objects' do: eight
+				// words of a 64-word vocabulary, random, to 900 bytes.
+				rnd := rand.New(rand.NewPCG(uint64(i), 7))
+				var value strings.Builder
+				for value.Len() < 900 {
+					fmt.Fprintf(&value, "word%02d ", rnd.IntN(64))
+				}
+				body := fmt.Sprintf(`{"metadata":{"name":"cm%05d","labels":{"bench":"true"}},"data":{"value":%q}}`, i, value.String())
 				if code := call(b, client, "POST", cms, body); code != http.StatusCreated {
 					b.Errorf("create: %d", code)
 					return
@@ -70,6 +79,17 @@ func BenchmarkListTLS(b *testing.B) {
 	if b.Failed() {
 		return
 	}
+	for _, name := range []string{"identity", "gzip"} {
+		b.Run(name, func(b *testing.B) {
+			tr := client.Transport.(*http.Transport).Clone()
+			tr.DisableCompression = name == "identity"
+			defer tr.CloseIdleConnections()
+			benchmarkList(b, &http.Client{Transport: tr}, cms, items, records, received)
+		})
+	}
+}
+
+func benchmarkList(b *testing.B, client *http.Client, cms string, items int, records, received *atomic.Int64) {
 	// The client reads each body into one buffer and checks its length,
 	// so that its own work stays small beside the server's.
 	var body bytes.Buffer

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -541,6 +543,33 @@ var serverChecks = []struct {
 		resp, body = ts.get(t, "/openapi/v2", "Accept", "application/xml")
 		if resp.StatusCode != http.StatusNotAcceptable || decodeStatus(t, body).Code != 406 {
 			t.Fatalf("/openapi/v2 xml: %d %s", resp.StatusCode, body)
+		}
+		// Compressed for a client that accepts gzip, as kube-openapi's v2
+		// handler does (quality values read); the v3 documents are not.
+		_, plain := ts.get(t, "/openapi/v2", "Accept", "application/json", "Accept-Encoding", "identity")
+		resp, body = ts.get(t, "/openapi/v2", "Accept", "application/json", "Accept-Encoding", "br;q=1, gzip;q=0.8")
+		if resp.Header.Get("Content-Encoding") != "gzip" || resp.Header.Get("ETag") != jsonETag ||
+			!slices.Contains(resp.Header.Values("Vary"), "Accept-Encoding") {
+			t.Fatalf("/openapi/v2 accepting gzip: %v", resp.Header)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := io.ReadAll(zr); err != nil || !bytes.Equal(got, plain) || len(body)*3 > len(plain) {
+			t.Fatalf("/openapi/v2 gzip: %v, %d bytes for %d", err, len(body), len(plain))
+		}
+		if r, _ := ts.get(t, "/openapi/v2", "Accept-Encoding", "gzip", "If-None-Match", jsonETag); r.StatusCode != http.StatusNotModified || r.Header.Get("Content-Encoding") != "" {
+			t.Fatalf("/openapi/v2 gzip with its ETag: %d %v", r.StatusCode, r.Header)
+		}
+		for _, p := range []string{"/openapi/v2", "/openapi/v3"} {
+			ae := "gzip"
+			if p == "/openapi/v2" {
+				ae = "gzip;q=0"
+			}
+			if r, _ := ts.get(t, p, "Accept-Encoding", ae); r.Header.Get("Content-Encoding") != "" {
+				t.Fatalf("%s with Accept-Encoding %s: %v", p, ae, r.Header)
+			}
 		}
 	}},
 
