@@ -10,6 +10,7 @@ package authn
 import (
 	"context"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -18,8 +19,10 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
+	"github.com/kubeforge/kubeforge/runtime/request"
 )
 
 // ErrUnauthorized is the error of every refused credential: the filter
@@ -73,16 +76,19 @@ func (a *Authenticator) Authenticate(req *http.Request) (*auth.User, error) {
 		return a.certificateUser(req.TLS.PeerCertificates)
 	}
 	if token, ok := bearerToken(req); ok {
-		for _, t := range a.Tokens {
-			u, ok, err := t.AuthenticateToken(req.Context(), token)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrUnauthorized, err)
-			}
-			if ok {
-				return authenticated(u), nil
-			}
+		return a.tokenUser(req.Context(), token)
+	}
+	token, others, ok, err := websocketToken(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnauthorized, err)
+	}
+	if ok {
+		u, err := a.tokenUser(req.Context(), token)
+		if err == nil {
+			// The token is not echoed in the handshake.
+			req.Header.Set(protocolHeader, strings.Join(others, ","))
 		}
-		return nil, fmt.Errorf("%w: invalid bearer token", ErrUnauthorized)
+		return u, err
 	}
 	if a.Anonymous {
 		return &auth.User{Name: auth.Anonymous, Groups: []string{auth.AllUnauthenticated}}, nil
@@ -146,6 +152,69 @@ func authenticated(u *auth.User) *auth.User {
 		u.Groups = append(slices.Clone(u.Groups), auth.AllAuthenticated)
 	}
 	return u
+}
+
+// tokenUser asks the token authenticators in order.
+func (a *Authenticator) tokenUser(ctx context.Context, token string) (*auth.User, error) {
+	for _, t := range a.Tokens {
+		u, ok, err := t.AuthenticateToken(ctx, token)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUnauthorized, err)
+		}
+		if ok {
+			return authenticated(u), nil
+		}
+	}
+	return nil, fmt.Errorf("%w: invalid bearer token", ErrUnauthorized)
+}
+
+const (
+	protocolHeader = "Sec-Websocket-Protocol"
+	// bearerProtocol prefixes a WebSocket subprotocol that carries a
+	// bearer token, base64url-encoded without padding: browsers cannot
+	// set an Authorization header on a WebSocket.
+	bearerProtocol = "base64url.bearer.authorization.k8s.io."
+)
+
+// websocketToken reads a bearer token from a WebSocket upgrade's
+// subprotocols, as kube-apiserver's protocol authenticator does, with the
+// other subprotocols. A request that is not an upgrade has none. Two
+// tokens, a token that does not decode to UTF-8, or a token as the only
+// subprotocol (the handshake must echo one) are errors.
+func websocketToken(req *http.Request) (token string, others []string, ok bool, err error) {
+	if !request.IsWebSocket(req) {
+		return "", nil, false, nil
+	}
+	seen := false
+	for _, v := range req.Header.Values(protocolHeader) {
+		for _, p := range strings.Split(v, ",") {
+			p = strings.TrimSpace(p)
+			enc, isToken := strings.CutPrefix(p, bearerProtocol)
+			if !isToken {
+				others = append(others, p)
+				continue
+			}
+			if seen {
+				return "", nil, false, errors.New("multiple base64.bearer.authorization tokens specified")
+			}
+			seen = true
+			raw, err := base64.RawURLEncoding.DecodeString(enc)
+			if err != nil {
+				return "", nil, false, errors.New("invalid base64.bearer.authorization token encoding")
+			}
+			if !utf8.Valid(raw) {
+				return "", nil, false, errors.New("invalid base64.bearer.authorization token")
+			}
+			token = string(raw)
+		}
+	}
+	if token == "" {
+		return "", nil, false, nil
+	}
+	if len(others) == 0 {
+		return "", nil, false, errors.New("missing additional subprotocol")
+	}
+	return token, others, true, nil
 }
 
 // bearerToken reads "Authorization: Bearer <token>".

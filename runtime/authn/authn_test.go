@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"net/http"
@@ -59,6 +60,66 @@ func TestTokenFileAndAnonymous(t *testing.T) {
 		}
 		if _, err := LoadTokenFile(p); err == nil {
 			t.Errorf("token file %q: want an error", bad)
+		}
+	}
+}
+
+// TestWebSocketProtocolToken: a WebSocket upgrade may carry its bearer
+// token as the subprotocol base64url.bearer.authorization.k8s.io.<token>
+// (browsers cannot set Authorization on one), as kube-apiserver's protocol
+// authenticator reads it: the token subprotocol is removed once it holds,
+// and the malformed cases are refused with its messages.
+func TestWebSocketProtocolToken(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tokens.csv")
+	if err := os.WriteFile(p, []byte("secret1,alice,1001\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tf, err := LoadTokenFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Authenticator{Tokens: []TokenAuthenticator{tf}, Anonymous: true}
+	enc := func(tok string) string { return bearerProtocol + base64.RawURLEncoding.EncodeToString([]byte(tok)) }
+	req := func(upgrade bool, protocols ...string) *http.Request {
+		r, _ := http.NewRequestWithContext(context.Background(), "GET", "https://x/api/v1/pods?watch=1", nil)
+		if upgrade {
+			r.Header.Set("Connection", "keep-alive, Upgrade")
+			r.Header.Set("Upgrade", "websocket")
+		}
+		for _, p := range protocols {
+			r.Header.Add("Sec-WebSocket-Protocol", p)
+		}
+		return r
+	}
+	r := req(true, "base64.binary.k8s.io, "+enc("secret1"))
+	u, err := a.Authenticate(r)
+	if err != nil || u.Name != "alice" || !u.InGroup(auth.AllAuthenticated) {
+		t.Fatalf("token subprotocol: %+v %v", u, err)
+	}
+	if got := r.Header.Values("Sec-WebSocket-Protocol"); len(got) != 1 || got[0] != "base64.binary.k8s.io" {
+		t.Errorf("subprotocols left %q, want the token removed", got)
+	}
+	// On separate header lines too.
+	if u, err := a.Authenticate(req(true, enc("secret1"), "v4.channel.k8s.io")); err != nil || u.Name != "alice" {
+		t.Errorf("token on its own header line: %+v %v", u, err)
+	}
+	// Not an upgrade: the subprotocol header means nothing (anonymous).
+	if u, err := a.Authenticate(req(false, "base64.binary.k8s.io, "+enc("secret1"))); err != nil || u.Name != auth.Anonymous {
+		t.Errorf("not an upgrade: %+v %v", u, err)
+	}
+	for _, tc := range []struct {
+		protocols []string
+		want      string
+	}{
+		{[]string{"x, " + enc("nope")}, "invalid bearer token"},
+		{[]string{enc("secret1")}, "missing additional subprotocol"},
+		{[]string{"x, " + enc("secret1") + ", " + enc("secret1")}, "multiple base64.bearer.authorization tokens specified"},
+		{[]string{"x, " + bearerProtocol + "!!!"}, "invalid base64.bearer.authorization token encoding"},
+		{[]string{"x, " + bearerProtocol + base64.RawURLEncoding.EncodeToString([]byte{0xff, 0xfe})}, "invalid base64.bearer.authorization token"},
+	} {
+		_, err := a.Authenticate(req(true, tc.protocols...))
+		if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want a 401 saying %q", tc.protocols, err, tc.want)
 		}
 	}
 }

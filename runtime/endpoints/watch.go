@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubeforge/kubeforge/runtime/jsonencode"
+	"github.com/kubeforge/kubeforge/runtime/request"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -70,6 +71,9 @@ func (h *Handler[T, L]) serveWatch(w *recorder, r *http.Request, ns string, opts
 	})
 	if err != nil {
 		return err
+	}
+	if request.IsWebSocket(r) {
+		return h.serveWatchWS(ctx, cancel, w, r, ch, opts, f)
 	}
 
 	w.Header().Set("Content-Type", mediaJSON)

@@ -12,6 +12,7 @@
 package filters
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -19,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"runtime/debug"
@@ -569,6 +571,18 @@ func (rw *recordingWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (rw *recordingWriter) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
+
+// Hijack takes the connection (a watch upgraded to a WebSocket) and
+// records 101, which the log, the metrics and the audit event report, as
+// kube-apiserver's do. A method of its own, not only Unwrap: go-restful
+// asks the writer it is given whether it is a Hijacker.
+func (rw *recordingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, brw, err := http.NewResponseController(rw.ResponseWriter).Hijack()
+	if err == nil && !rw.wroteHeader {
+		rw.code, rw.wroteHeader = http.StatusSwitchingProtocols, true
+	}
+	return conn, brw, err
+}
 
 // MetricsVerb is the verb label of apiserver_request_total, as
 // kube-apiserver (and the resource handlers) write it: GET, LIST, WATCH,

@@ -328,3 +328,20 @@ func HasBody(req *http.Request) bool {
 	}
 	return true
 }
+
+// IsWebSocket reports whether r asks to upgrade its HTTP/1.1 connection
+// to a WebSocket, as apimachinery's wsstream decides it: Upgrade is
+// "websocket" and Connection holds the token "upgrade".
+func IsWebSocket(r *http.Request) bool {
+	if !strings.EqualFold(strings.TrimSpace(r.Header.Get("Upgrade")), "websocket") {
+		return false
+	}
+	for _, v := range r.Header.Values("Connection") {
+		for _, token := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(token), "upgrade") {
+				return true
+			}
+		}
+	}
+	return false
+}
