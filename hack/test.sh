@@ -75,6 +75,7 @@ fuzz ./runtime/jsondecode FuzzUnmarshal
 fuzz ./runtime/jsonencode FuzzMarshal
 fuzz ./runtime/validate FuzzObjectMeta
 fuzz ./runtime/presence FuzzJSON
+fuzz ./runtime/request FuzzExactName
 
 if [[ -z ${SKIP_E2E:-} && -f e2e/go.mod ]]; then
   step "kube-apiserver ${KUBERNETES_VERSION:-v1.37.2} for the aggregation test (built from k8s.io/kubernetes once per machine)"

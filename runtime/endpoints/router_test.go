@@ -55,6 +55,7 @@ func routerPaths() []string {
 				"/namespaces/ns/widgets", "/namespaces/%s/widgets", "/namespaces/ns/widgets/%s", "/namespaces/%s/gadgets/%s/status",
 				"/namespaces/ns/configmaps/%s/scale", "/namespaces/%s", "/namespaces", "/widgets", "/widgets/%s",
 				"/namespaces/ns/widgets/%s/status/x", "/namespaces/%s/widgets/", "/%s", "",
+				"/watch/namespaces/%s/widgets/%s", "/watch/widgets", "/watch/%s", "/watch",
 			} {
 				rest = strings.ReplaceAll(rest, "%s", name)
 				paths = append(paths, root+rest)
@@ -118,7 +119,11 @@ func TestRouterSelectsAsCurly(t *testing.T) {
 			}
 		}
 	}
-	if n := len(router.cache); n == 0 || n*4 > found {
+	// The grid's names are mostly static tokens somewhere (the /watch/
+	// paths make the plurals and "namespaces" static at more positions),
+	// which need entries of their own; keyed by the whole path there would
+	// be one per request.
+	if n := len(router.cache); n == 0 || n*2 > found {
 		t.Errorf("%d selections remembered for %d requests routed", n, found)
 	}
 

@@ -4,7 +4,9 @@ import (
 	"strings"
 
 	restful "github.com/emicklei/go-restful/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/kubeforge/kubeforge/runtime/openapi"
 )
@@ -87,6 +89,62 @@ func InstallRoutes(ws *restful.WebService, k RouteKind, routes []Route) {
 		}
 		b.Metadata(openapi.ResponseSchemaKey, response)
 		ws.Route(b)
+	}
+	installWatchPaths(ws, routes)
+}
+
+// installWatchPaths registers the deprecated /watch/ paths kube-apiserver
+// still serves for every collection (deprecated since 1.11; old clients
+// and scripts use them): /watch/<collection> is its list with watch=true,
+// and /watch/<collection>/{name} that watch of one name. They are left
+// out of the OpenAPI documents, as a CRD's documents leave them.
+func installWatchPaths(ws *restful.WebService, routes []Route) {
+	lists := map[string]restful.RouteFunction{}
+	for _, r := range routes {
+		if r.Method == "GET" && r.Action == "list" {
+			lists[r.Path] = r.To
+			ws.Route(ws.GET("/watch"+r.Path).To(watchPath(r.To, false)).
+				Produces(Produces...).Metadata(openapi.UndocumentedKey, true))
+		}
+	}
+	for _, r := range routes {
+		collection, isItem := strings.CutSuffix(r.Path, "/{name}")
+		if list, ok := lists[collection]; ok && isItem && r.Method == "GET" {
+			ws.Route(ws.GET("/watch"+r.Path).To(watchPath(list, true)).
+				Produces(Produces...).Metadata(openapi.UndocumentedKey, true))
+		}
+	}
+}
+
+// watchPath serves a /watch/ path with list, the collection's list route:
+// the request becomes the list with watch=true and, for one name, a field
+// selector on it, which must agree with any the query has (kube's 400
+// otherwise).
+func watchPath(list restful.RouteFunction, named bool) restful.RouteFunction {
+	return func(req *restful.Request, resp *restful.Response) {
+		q := req.Request.URL.Query()
+		q.Set("watch", "true")
+		if named {
+			name := req.PathParameter("name")
+			if sel := q.Get("fieldSelector"); sel != "" {
+				got, err := fields.ParseSelector(sel)
+				if err != nil {
+					WriteError(resp, req.Request, apierrors.NewBadRequest(err.Error()))
+					return
+				}
+				if n, ok := got.RequiresExactMatch("metadata.name"); !got.Empty() && (!ok || n != name) {
+					WriteError(resp, req.Request, apierrors.NewBadRequest("fieldSelector metadata.name doesn't match requested name"))
+					return
+				}
+			}
+			q.Set("fieldSelector", "metadata.name="+fields.EscapeValue(name))
+		}
+		r := *req.Request
+		u := *r.URL
+		u.RawQuery = q.Encode()
+		r.URL = &u
+		req.Request = &r
+		list(req, resp)
 	}
 }
 

@@ -258,6 +258,9 @@ func buildV3(gv GroupVersion, known map[string]json.RawMessage, info Info) (map[
 	if gv.WebService != nil {
 		for _, r := range gv.WebService.Routes() {
 			r := r
+			if hidden, _ := r.Metadata[UndocumentedKey].(bool); hidden {
+				continue
+			}
 			op, err := operation(&r, roots)
 			if err != nil {
 				return nil, err

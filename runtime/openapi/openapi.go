@@ -66,6 +66,9 @@ const (
 	// ResponseSchemaKey is the component name of the success response
 	// schema (a string). delete and deletecollection default to Status.
 	ResponseSchemaKey = "kubeforge.dev/response-schema"
+	// UndocumentedKey (true) leaves a route out of the documents: the
+	// deprecated /watch/ paths, which a CRD's documents do not list.
+	UndocumentedKey = "kubeforge.dev/undocumented"
 )
 
 // Patch content types. Listing strategic merge patch on a PATCH operation

@@ -9,6 +9,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 )
@@ -73,6 +74,13 @@ func ParseInto(req *http.Request, ri *Info) {
 	if len(rest) == 0 {
 		return
 	}
+	// The deprecated /watch/... paths, which kube still serves: the verb
+	// comes from the path, and the rest is read as without it.
+	viaPath := false
+	if rest[0] == "watch" && len(rest) >= 2 {
+		viaPath = true
+		rest = rest[1:]
+	}
 	// /namespaces/<ns>/<resource>... ; /namespaces and /namespaces/<ns>
 	// themselves are the namespaces resource.
 	if rest[0] == "namespaces" && len(rest) >= 3 {
@@ -95,7 +103,8 @@ func ParseInto(req *http.Request, ri *Info) {
 		// Only reads can be watches: other requests' queries are not parsed.
 		isWatch = mayWatch(req.URL.RawQuery) && QueryBool(req.URL.Query(), "watch")
 		switch {
-		case isWatch:
+		case isWatch && ri.Name == "":
+			// A named GET is a get, ?watch or not, as on kube-apiserver.
 			ri.Verb = "watch"
 		case ri.Name == "":
 			ri.Verb = "list"
@@ -115,9 +124,117 @@ func ParseInto(req *http.Request, ri *Info) {
 			ri.Verb = "delete"
 		}
 	}
-	if ri.Verb == "list" && isWatch {
+	if !viaPath && ri.Name == "" && (ri.Verb == "list" || ri.Verb == "watch") && mayName(req.URL.RawQuery) {
+		// A list or watch of one name by field selector is authorized
+		// as that name, so that a role's resourceNames allow it, as on
+		// kube-apiserver.
+		if name, ok := exactName(req.URL.Query().Get("fieldSelector")); ok {
+			ri.Name = name
+		}
+	}
+	if viaPath {
 		ri.Verb = "watch"
 	}
+}
+
+// mayName reports whether a query may carry a field selector.
+func mayName(rawQuery string) bool {
+	return strings.Contains(rawQuery, "fieldSelector") || strings.ContainsRune(rawQuery, '%')
+}
+
+// exactName is the name a field selector requires, as apimachinery's
+// fields.Selector.RequiresExactMatch("metadata.name") gives it: one of
+// its comma-separated terms is metadata.name=<name> (or ==). A selector
+// that does not parse gives none, as does a name that could not be a path
+// segment.
+func exactName(selector string) (string, bool) {
+	name, found := "", false
+	terms := splitUnescaped(selector, ',')
+	slices.Sort(terms) // apimachinery sorts them: the first name in order wins
+	for _, term := range terms {
+		if term == "" {
+			continue
+		}
+		field, op, value, ok := splitTerm(term)
+		if !ok {
+			return "", false // kube's parse fails: no name
+		}
+		v, ok := unescapeValue(value)
+		if !ok {
+			return "", false
+		}
+		if op != "!=" && field == "metadata.name" && !found {
+			name, found = v, true
+		}
+	}
+	if !found || name == "." || name == ".." || strings.ContainsAny(name, "/%") {
+		return "", false
+	}
+	return name, true
+}
+
+// splitUnescaped splits s at each sep not escaped by a backslash.
+func splitUnescaped(s string, sep byte) []string {
+	var out []string
+	start, escaped := 0, false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case escaped:
+			escaped = false
+		case s[i] == '\\':
+			escaped = true
+		case s[i] == sep:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// splitTerm finds a term's first operator, trying "!=", "==" and "=" at
+// each position as apimachinery's field selector parser does.
+func splitTerm(term string) (field, op, value string, ok bool) {
+	for i := range term {
+		for _, op := range [...]string{"!=", "==", "="} {
+			if strings.HasPrefix(term[i:], op) {
+				return term[:i], op, term[i+len(op):], true
+			}
+		}
+	}
+	return "", "", "", false
+}
+
+// unescapeValue undoes a field selector value's escapes (\\, \, and \=);
+// any other escape, or an unescaped "," or "=", fails, as in apimachinery,
+// whose rune-wise rewrite also turns invalid UTF-8 into U+FFFD.
+func unescapeValue(v string) (string, bool) {
+	if !strings.ContainsAny(v, "\\,=") {
+		return v, true
+	}
+	var b strings.Builder
+	escaped := false
+	for _, c := range v {
+		if escaped {
+			if c != '\\' && c != ',' && c != '=' {
+				return "", false
+			}
+			b.WriteRune(c)
+			escaped = false
+			continue
+		}
+		switch c {
+		case '\\':
+			escaped = true
+		case ',', '=':
+			return "", false
+		default:
+			b.WriteRune(c)
+		}
+	}
+	if escaped {
+		return "", false
+	}
+	return b.String(), true
 }
 
 // mayWatch reports whether a query may name the watch parameter, so that
