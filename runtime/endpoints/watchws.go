@@ -51,9 +51,13 @@ func (h *Handler[T, L]) serveWatchWS(ctx context.Context, cancel context.CancelF
 // streamWS writes the events to ws until the watch ends.
 func (h *Handler[T, L]) streamWS(ctx context.Context, cancel context.CancelFunc, ws *websocket.Conn, r *http.Request, ch <-chan storage.Event[T], opts metainternalversion.ListOptions, f outputFormat, memoKey string) {
 	ws.PayloadType = websocket.TextFrame
+	// The client has nothing to say; a large message (x/net reads each
+	// whole, up to 32 MiB by default) ends the watch instead of taking the
+	// server's memory.
+	ws.MaxPayloadBytes = maxClientMessage
 	go func() {
-		// The client has nothing to say: its messages are read and
-		// dropped, and an error (its close) ends the watch.
+		// Its messages are read and dropped, and an error (its close, an
+		// oversized message) ends the watch.
 		var discard []byte
 		for websocket.Message.Receive(ws, &discard) == nil {
 		}
@@ -92,6 +96,9 @@ func (h *Handler[T, L]) streamWS(ctx context.Context, cancel context.CancelFunc,
 		}
 	}
 }
+
+// maxClientMessage bounds what a watch's client may send in one message.
+const maxClientMessage = 4 << 10
 
 // requireOrigin is x/net/websocket's default handshake check, as
 // kube-apiserver uses it: a request without an Origin is refused (403).

@@ -3,6 +3,7 @@ package endpoints_test
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -126,6 +127,31 @@ func TestWatchWebSocket(t *testing.T) {
 		}
 		if err == nil || time.Since(start) < 900*time.Millisecond || time.Since(start) > 5*time.Second {
 			t.Errorf("watch with timeoutSeconds=1: %v after %s (message %q)", err, time.Since(start), msg)
+		}
+		break
+	}
+
+	// A client sending a large message (it has nothing to say) ends its
+	// watch: the server does not buffer it.
+	chatty, err := dialWatch(t, ts, widgetsPath("default")+"?watch=1&resourceVersion=0", "http://localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = nextMessage(t, chatty)
+	if err := websocket.Message.Send(chatty, strings.Repeat("x", 1<<20)); err != nil {
+		t.Fatalf("send: %v", err)
+	}
+	if err := chatty.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var msg string
+		err := websocket.Message.Receive(chatty, &msg)
+		if err == nil {
+			continue // events already on their way
+		}
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Fatal("the watch of a client that sent 1 MiB was not ended")
 		}
 		break
 	}
