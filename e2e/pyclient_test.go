@@ -419,7 +419,7 @@ func checkPyDynamic(t *testing.T, out *pyOutput, namespace string) {
 		t.Errorf("dynamicDelete: status %q, want Success", del.Status)
 	}
 	stale := out.step(t, "dynamicDeleteStaleUID").failure(t, 409, metav1.StatusReasonConflict)
-	if !strings.Contains(stale.Message, "Precondition failed: UID in precondition: not-the-uid") {
+	if !strings.Contains(stale.Message, "the UID in the precondition (not-the-uid) does not match the UID in record") {
 		t.Errorf("dynamicDeleteStaleUID: message %q, want kube's precondition message", stale.Message)
 	}
 	coll := out.step(t, "dynamicDeleteCollection").want(t, 200).object(t)

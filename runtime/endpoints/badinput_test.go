@@ -148,7 +148,7 @@ func TestBadInput(t *testing.T) {
 		{"path name with %", "GET", p + "/a%25b", "", "", nil, 400, metav1.StatusReasonBadRequest, `invalid name "a%b": may not contain '%'`},
 		{"path name ..", "GET", p + "/%2E%2E", "", "", nil, 400, metav1.StatusReasonBadRequest, `invalid name "..": may not be '..'`},
 		{"delete with a malformed body", "DELETE", p + "/existing", jsonType, `{"preconditions":`, nil, 400, metav1.StatusReasonBadRequest, "error decoding the delete options"},
-		{"delete with a resourceVersion precondition that fails", "DELETE", p + "/existing", jsonType, `{"preconditions":{"resourceVersion":"1"}}`, nil, 409, metav1.StatusReasonConflict, "Precondition failed"},
+		{"delete with a resourceVersion precondition that fails", "DELETE", p + "/existing", jsonType, `{"preconditions":{"resourceVersion":"1"}}`, nil, 409, metav1.StatusReasonConflict, "the ResourceVersion in the precondition (1) does not match the ResourceVersion in record"},
 		{"delete of a missing object", "DELETE", p + "/missing", "", "", nil, 404, metav1.StatusReasonNotFound, `"missing" not found`},
 		{"no route", "GET", apiPath + "/nothings", "", "", nil, 404, metav1.StatusReasonNotFound, "the server could not find the requested resource"},
 	}

@@ -267,7 +267,7 @@ func TestDelete(t *testing.T) {
 
 	// A uid precondition that does not match is a 409.
 	r = ts.do(t, "DELETE", widgetsPath("default")+"/f1", jsonType, `{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"nope"}}`)
-	wantStatus(t, r, http.StatusConflict, metav1.StatusReasonConflict, "Precondition failed")
+	wantStatus(t, r, http.StatusConflict, metav1.StatusReasonConflict, "the UID in the precondition (nope) does not match the UID in record")
 
 	// dryRun as a query parameter: nothing happens.
 	rev, keys := ts.etcdState(t)

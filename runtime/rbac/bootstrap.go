@@ -75,6 +75,10 @@ func BootstrapClusterRoles(served []*resource.Info) []*rbacv1.ClusterRole {
 			NonResourceURLs: []string{"/healthz", "/livez", "/readyz", "/version", "/version/"},
 			Verbs:           []string{"get"},
 		}}},
+		{ObjectMeta: bootstrapMeta("system:service-account-issuer-discovery", nil), Rules: []rbacv1.PolicyRule{{
+			NonResourceURLs: []string{"/.well-known/openid-configuration", "/.well-known/openid-configuration/", "/openid/v1/jwks", "/openid/v1/jwks/"},
+			Verbs:           []string{"get"},
+		}}},
 	}
 }
 
@@ -96,6 +100,7 @@ func BootstrapClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 		bind("system:discovery", group(auth.AllAuthenticated)),
 		bind("system:basic-user", group(auth.AllAuthenticated)),
 		bind("system:public-info-viewer", group(auth.AllAuthenticated), group(auth.AllUnauthenticated)),
+		bind("system:service-account-issuer-discovery", group(auth.ServiceAccountGroup)),
 	}
 }
 

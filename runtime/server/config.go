@@ -147,6 +147,10 @@ type Config struct {
 	DisableAnonymousAuth bool
 	// AuthorizationMode is RBAC (default) or AlwaysAllow.
 	AuthorizationMode string
+	// ServiceAccountJWKSURI is the jwks_uri of the issuer discovery
+	// document (/.well-known/openid-configuration); empty names
+	// https://<advertised address>/openid/v1/jwks, as kube-apiserver does.
+	ServiceAccountJWKSURI string
 	// ServiceAccountIssuer is the iss of ServiceAccount tokens (default
 	// serviceaccount.DefaultIssuer); APIAudiences the audiences a token
 	// must name one of (default: the issuer).

@@ -21,6 +21,7 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/filters"
 	"github.com/kubeforge/kubeforge/runtime/openapi"
 	"github.com/kubeforge/kubeforge/runtime/request"
+	"github.com/kubeforge/kubeforge/runtime/serviceaccount"
 )
 
 // GitVersion is the version the server reports (/version, OpenAPI info):
@@ -78,11 +79,23 @@ func serviceError(serr restful.ServiceError, req *restful.Request, resp *restful
 	case http.StatusNotFound:
 		reason, msg = metav1.StatusReasonNotFound, "the server could not find the requested resource"
 	case http.StatusMethodNotAllowed:
-		reason = metav1.StatusReasonMethodNotAllowed
+		// apimachinery's generic message, which kube-apiserver's routing
+		// errors carry.
+		reason, msg = metav1.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource"
 	case http.StatusNotAcceptable:
 		reason = metav1.StatusReasonNotAcceptable
 	case http.StatusUnsupportedMediaType:
 		reason = metav1.StatusReasonUnsupportedMediaType
+		if req.Request.Method != http.MethodPatch {
+			// kube-apiserver's create and update routes take any body
+			// and its decoder answers this: protobuf too for Kubernetes'
+			// own kinds, not for a custom resource.
+			accepted := "application/json, application/yaml"
+			if builtinGroup(request.InfoOf(req.Request).APIGroup) {
+				accepted += ", " + endpoints.MediaTypeProtobuf
+			}
+			msg = "the body of the request was in an unknown format - accepted media types include: " + accepted
+		}
 	}
 	filters.WriteStatus(resp.ResponseWriter, req.Request, serr.Code, reason, msg, nil)
 }
@@ -206,6 +219,9 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 	var dgvs []discovery.GroupVersion
 	var ogvs []openapi.GroupVersion
 	paths := []string{"/api", "/apis", "/healthz", "/livez", "/metrics", "/openapi/v2", "/openapi/v3", "/readyz", "/version"}
+	if s.oidc != nil {
+		paths = append(paths, serviceaccount.OpenIDConfigPath, serviceaccount.JWKSPath)
+	}
 	for _, gv := range groups {
 		dgvs = append(dgvs, discovery.GroupVersion{Group: gv.Group, Version: gv.Version, Resources: gv.Resources,
 			SubresourceKinds: builtinkinds.SubresourceKinds(gv.Resources)})
@@ -254,6 +270,17 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 		case "":
 			writeJSON(w, map[string][]string{"paths": paths})
 			return
+		case ".well-known", "openid":
+			if s.oidc != nil && (p == serviceaccount.OpenIDConfigPath || p == serviceaccount.JWKSPath) {
+				if req.Method != http.MethodGet && req.Method != http.MethodHead {
+					w.Header().Set("Allow", "GET")
+					filters.WriteStatus(w, req, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource", nil)
+					return
+				}
+				if s.oidc.Serve(w, req) {
+					return
+				}
+			}
 		case "openapi":
 			if oapi.Serve(w, req, notAcceptable, notFound) {
 				return

@@ -159,9 +159,16 @@ func (s *Server) listen(ctx context.Context, handler http.Handler) (*serving, er
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	if err := s.discovery.SetServerAddress(net.JoinHostPort(s.advertiseAddress(), strconv.Itoa(port))); err != nil {
+	external := net.JoinHostPort(s.advertiseAddress(), strconv.Itoa(port))
+	if err := s.discovery.SetServerAddress(external); err != nil {
 		_ = ln.Close()
 		return nil, err
+	}
+	if s.oidc != nil && s.cfg.ServiceAccountJWKSURI == "" {
+		if err := s.oidc.SetExternalAddress(external); err != nil {
+			_ = ln.Close()
+			return nil, err
+		}
 	}
 	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	sv := &serving{port: port, scheme: "http", serveErr: make(chan error, 1), cancelBase: cancelBase}

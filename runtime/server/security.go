@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -140,6 +141,12 @@ func (s *Server) setupSecurity() error {
 			return err
 		}
 		sec.authn.Tokens = append(sec.authn.Tokens, sec.tokens)
+		if u, err := url.Parse(sec.tokens.Issuer()); err == nil && u.Scheme == "https" {
+			// kube-apiserver serves issuer discovery for an https issuer.
+			if s.oidc, err = sec.tokens.Discovery(s.cfg.ServiceAccountJWKSURI); err != nil {
+				return err
+			}
+		}
 	}
 	if s.cfg.RequestHeader != nil {
 		static := s.cfg.RequestHeader

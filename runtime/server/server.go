@@ -86,6 +86,7 @@ import (
 	"github.com/kubeforge/kubeforge/runtime/rbac"
 	"github.com/kubeforge/kubeforge/runtime/request"
 	"github.com/kubeforge/kubeforge/runtime/resource"
+	"github.com/kubeforge/kubeforge/runtime/serviceaccount"
 	"github.com/kubeforge/kubeforge/runtime/storage"
 )
 
@@ -171,6 +172,9 @@ type Server struct {
 
 	// discovery serves /api and /apis; Run tells it the advertised address.
 	discovery *discovery.Handler
+	// oidc serves ServiceAccount issuer discovery when the server issues
+	// tokens under an https issuer; Run tells it the advertised address.
+	oidc *serviceaccount.Discovery
 
 	embedded *etcd.Embedded // nil with external etcd
 	client   *clientv3.Client

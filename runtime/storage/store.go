@@ -745,17 +745,22 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 	return newObj, false, nil
 }
 
-func checkPreconditions(p *metav1.Preconditions, obj metav1.Object) string {
+// deletePreconditions checks a delete's preconditions against the object
+// read, with kube-apiserver's messages: its rest.BeforeDelete checks them
+// on the object it has just read, before its storage layer would, and
+// names the kind rather than the resource.
+func (st *Store[T, L]) deletePreconditions(p *metav1.Preconditions, obj metav1.Object) error {
 	if p == nil {
-		return ""
+		return nil
 	}
+	gk := schema.GroupResource{Group: st.s.Info.Group, Resource: st.s.Info.Kind}
 	if p.UID != nil && *p.UID != obj.GetUID() {
-		return fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, obj.GetUID())
+		return apierrors.NewConflict(gk, obj.GetName(), fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, obj.GetUID()))
 	}
 	if p.ResourceVersion != nil && *p.ResourceVersion != obj.GetResourceVersion() {
-		return fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, obj.GetResourceVersion())
+		return apierrors.NewConflict(gk, obj.GetName(), fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, obj.GetResourceVersion()))
 	}
-	return ""
+	return nil
 }
 
 // Delete deletes an object and returns its last state with deleted=true,
@@ -806,8 +811,8 @@ func (st *Store[T, L]) Delete(ctx context.Context, namespace, name string, opts 
 		if handing {
 			gone = st.copyObj(cur)
 		}
-		if msg := checkPreconditions(opts.Preconditions, cur); msg != "" {
-			return zero, false, st.conflict(name, msg)
+		if err := st.deletePreconditions(opts.Preconditions, cur); err != nil {
+			return zero, false, err
 		}
 		if st.hooks.BeforeDelete != nil {
 			if err := st.hooks.BeforeDelete(cur); err != nil {

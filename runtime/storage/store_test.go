@@ -484,10 +484,11 @@ func TestDeletePreconditions(t *testing.T) {
 	w := mustCreate(t, f, widget("ns", "p", 1))
 	uid := types.UID("wrong")
 	_, _, err := f.st.Delete(ctx, "ns", "p", DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	wantStatus(t, err, 409, metav1.StatusReasonConflict, `Operation cannot be fulfilled on widgets.test.kubeforge.dev "p": Precondition failed: UID in precondition: wrong, UID in object meta: `+string(w.UID))
+	// kube-apiserver's rest.BeforeDelete messages, naming the kind.
+	wantStatus(t, err, 409, metav1.StatusReasonConflict, `Operation cannot be fulfilled on Widget.test.kubeforge.dev "p": the UID in the precondition (wrong) does not match the UID in record (`+string(w.UID)+`). The object might have been deleted and then recreated`)
 	rv := "1"
 	_, _, err = f.st.Delete(ctx, "ns", "p", DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &rv}})
-	wantStatus(t, err, 409, metav1.StatusReasonConflict, `Operation cannot be fulfilled on widgets.test.kubeforge.dev "p": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: `+w.ResourceVersion)
+	wantStatus(t, err, 409, metav1.StatusReasonConflict, `Operation cannot be fulfilled on Widget.test.kubeforge.dev "p": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (`+w.ResourceVersion+`). The object might have been modified`)
 	if len(f.raw(t)) != 1 {
 		t.Fatal("object deleted despite failed precondition")
 	}

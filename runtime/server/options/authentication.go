@@ -21,6 +21,7 @@ type Authentication struct {
 	Anonymous    bool
 
 	ServiceAccountIssuer         string
+	ServiceAccountJWKSURI        string
 	ServiceAccountSigningKeyFile string
 	ServiceAccountKeyFiles       StringList
 	APIAudiences                 StringList
@@ -48,6 +49,7 @@ func (o *Authentication) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.TokenFile, "token-auth-file", o.TokenFile, "static bearer tokens, kube's CSV format: token,user,uid[,\"group1,group2\"]")
 	fs.BoolVar(&o.Anonymous, "anonymous-auth", o.Anonymous, "serve requests without credentials as system:anonymous (group system:unauthenticated), allowed only what RBAC grants them; false answers them 401")
 	fs.StringVar(&o.ServiceAccountIssuer, "service-account-issuer", o.ServiceAccountIssuer, "iss claim of ServiceAccount tokens (default https://kubernetes.default.svc.cluster.local)")
+	fs.StringVar(&o.ServiceAccountJWKSURI, "service-account-jwks-uri", o.ServiceAccountJWKSURI, "jwks_uri of the discovery document at /.well-known/openid-configuration (default https://<advertise address>:<port>/openid/v1/jwks); for relying parties that reach the key set elsewhere")
 	fs.StringVar(&o.ServiceAccountSigningKeyFile, "service-account-signing-key-file", o.ServiceAccountSigningKeyFile, "PEM private key (RSA or ECDSA P-256) signing ServiceAccount tokens; default <data-dir>/pki/sa.key, generated")
 	fs.Var(&o.ServiceAccountKeyFiles, "service-account-key-file", "PEM keys ServiceAccount tokens are also verified with (repeatable)")
 	fs.Var(&o.APIAudiences, "api-audiences", "audiences a ServiceAccount token must name one of (default: the issuer)")
@@ -79,6 +81,7 @@ func (o *Authentication) ApplyTo(cfg *server.Config) error {
 	cfg.TokenAuthFile = o.TokenFile
 	cfg.DisableAnonymousAuth = !o.Anonymous
 	cfg.ServiceAccountIssuer = o.ServiceAccountIssuer
+	cfg.ServiceAccountJWKSURI = o.ServiceAccountJWKSURI
 	cfg.ServiceAccountSigningKeyFile = o.ServiceAccountSigningKeyFile
 	cfg.ServiceAccountKeyFiles = o.ServiceAccountKeyFiles
 	cfg.APIAudiences = o.APIAudiences
