@@ -137,8 +137,21 @@ func (l *loader) externalOf(n *types.Named) *External {
 		e.HasDeepCopyInto = e.HasDeepCopyInto || into
 		e.HasDeepCopy = e.HasDeepCopy || plain
 	}
-	e.Doc = docLines(l.sourceComment(obj.Pos()))
+	typeComment := l.sourceComment(obj.Pos())
+	e.Doc = docLines(typeComment)
 	pos := Position{File: obj.Pkg().Path()}
+	{
+		var lines []markers.Line
+		for _, c := range typeComment {
+			lines = append(lines, markers.Line{Text: "// " + c, Pos: pos})
+		}
+		ms, _ := l.reg.ParseBlock(lines, markers.TypeTarget) // lenient: not our input
+		for _, mk := range ms {
+			if v, ok := mk.Value.(string); ok && mk.Name == "structType" {
+				e.StructType = v
+			}
+		}
+	}
 	l.depPkgs[obj.Pkg().Path()] = obj.Pkg()
 	switch u := n.Underlying().(type) {
 	case *types.Struct:
@@ -169,6 +182,8 @@ func (l *loader) externalOf(n *types.Named) *External {
 			if lt, ok := first(f.Markers, "listType").(string); ok {
 				f.ListType = lt
 			}
+			f.MapType, _ = first(f.Markers, "mapType").(string)
+			f.StructType, _ = first(f.Markers, "structType").(string)
 			for _, mv := range f.Markers["listMapKey"] {
 				if s, ok := mv.Value.(string); ok {
 					f.ListMapKeys = append(f.ListMapKeys, s)
@@ -389,6 +404,7 @@ func (l *loader) fillType(pi *pkgInfo, t *Type) {
 	self := &TypeRef{Kind: NamedRef, Name: t.Name, Package: t.Version.Package, Local: t}
 	l.checkItems(&t.Validation, t.Markers, self, subject)
 	t.SchemaDoc = l.schemaDoc(t.Markers, self, subject)
+	t.StructType, _ = first(t.Markers, "structType").(string)
 	l.checkMetadata(t.Markers, subject)
 	l.enumFromConstants(pi, t)
 }

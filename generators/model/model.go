@@ -262,6 +262,10 @@ type Type struct {
 	// SchemaDoc is +kubebuilder:title and +kubebuilder:externalDocs on the
 	// type (OpenAPI documentation only).
 	SchemaDoc SchemaDoc
+	// StructType is +structType on a struct type ("atomic" or
+	// "granular"), which kube-openapi and controller-gen write on its
+	// schema (k8s.io/api's ObjectReference and RoleRef are atomic).
+	StructType string
 }
 
 // Field is one struct field.
@@ -381,6 +385,9 @@ type External struct {
 	// Struct is true when the type is a struct (Fields is then filled unless
 	// Known names an opaque type such as Time or Quantity).
 	Struct bool
+	// StructType is the type's +structType, as on Type
+	// (corev1.ObjectReference is atomic).
+	StructType string
 }
 
 // Markers are the resolved markers at a position, by registry name

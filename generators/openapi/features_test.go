@@ -160,3 +160,47 @@ func keys2(m map[string]any) []string {
 	}
 	return out
 }
+
+// TestTypeLevelStructType: +structType on a struct type's declaration,
+// of the project's types or of a dependency's (k8s.io/api's
+// ObjectReference and RoleRef are atomic), goes on the type's schema, as
+// kube-openapi and controller-gen write them; server-side apply then owns
+// such a field as a whole.
+func TestTypeLevelStructType(t *testing.T) {
+	g := &model.Group{Name: "shipping.kubeforge.dev", Short: "shipping"}
+	v := &model.Version{Group: g, Name: "v1", Package: "example.com/api/types/shipping/v1"}
+	g.Versions = []*model.Version{v}
+	ref := &model.Type{Version: v, Name: "Ref", Kind: model.StructKind, StructType: "atomic", Fields: []*model.Field{
+		{Name: "Name", JSONName: "name", Type: builtinRef("string")},
+	}}
+	objRef := &model.TypeRef{Kind: model.NamedRef, Name: "ObjectReference", Package: "k8s.io/api/core/v1", External: &model.External{
+		Struct: true, StructType: "atomic", Fields: []*model.Field{{Name: "Kind", JSONName: "kind", Type: builtinRef("string")}}}}
+	spec := &model.Type{Version: v, Name: "ShipmentSpec", Kind: model.StructKind, Fields: []*model.Field{
+		{Name: "Ref", JSONName: "ref", Type: local(ref)},
+		{Name: "Target", JSONName: "target", Type: objRef},
+	}}
+	kind := &model.Type{Version: v, Name: "Shipment", Kind: model.StructKind, IsKind: true, Fields: []*model.Field{
+		{Name: "TypeMeta", Embedded: true, Inline: true, Type: ext("TypeMeta", "TypeMeta")},
+		{Name: "ObjectMeta", Embedded: true, JSONName: "metadata", Type: ext("ObjectMeta", "ObjectMeta")},
+		{Name: "Spec", JSONName: "spec", Type: local(spec)},
+	}}
+	v.Types = []*model.Type{kind, spec, ref}
+	v.Kinds = []*model.Kind{{Version: v, Name: "Shipment", Type: kind, ListName: "ShipmentList", Storage: true, Served: true}}
+	out, err := Schemas(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"dev.kubeforge.shipping.v1.Ref", "io.k8s.api.core.v1.ObjectReference"} {
+		var m map[string]any
+		if err := json.Unmarshal(out[name], &m); err != nil {
+			t.Fatalf("%s: %v (have %v)", name, err, keys(out))
+		}
+		if m["x-kubernetes-map-type"] != "atomic" {
+			t.Errorf("%s: x-kubernetes-map-type %v, want atomic: %s", name, m["x-kubernetes-map-type"], out[name])
+		}
+	}
+	var s map[string]any
+	if err := json.Unmarshal(out["dev.kubeforge.shipping.v1.ShipmentSpec"], &s); err != nil || s["x-kubernetes-map-type"] != nil {
+		t.Errorf("a type without the marker: %v %s", err, out["dev.kubeforge.shipping.v1.ShipmentSpec"])
+	}
+}

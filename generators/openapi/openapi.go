@@ -306,6 +306,9 @@ func (b *builder) externalSchema(p pending) (map[string]any, error) {
 		if err := b.addFields(s, p.ext.Fields, p.name, 0); err != nil {
 			return nil, err
 		}
+		if p.ext.StructType != "" {
+			s[extMapType] = p.ext.StructType
+		}
 		return s, nil
 	}
 	switch p.ext.Known {
@@ -382,6 +385,9 @@ func (b *builder) structSchema(t *model.Type, name string) (map[string]any, erro
 	applyValidation(s, t.Validation)
 	if err := applyDoc(s, t.SchemaDoc); err != nil {
 		return nil, fmt.Errorf("build schema of %s: %w", t.Name, err)
+	}
+	if t.StructType != "" {
+		s[extMapType] = t.StructType
 	}
 	return s, nil
 }

@@ -169,7 +169,7 @@ func OpenAPISchemas() map[string]json.RawMessage {
   },
   "type": "object"
 }`),
-		"io.k8s.api.core.v1.LocalObjectReference": json.RawMessage("{\n  \"description\": \"LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.\",\n  \"properties\": {\n    \"name\": {\n      \"default\": \"\",\n      \"description\": \"Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names TODO: Drop `kubebuilder:default` when controller-gen doesn't need it https://github.com/kubernetes-sigs/kubebuilder/issues/3896.\",\n      \"type\": \"string\"\n    }\n  },\n  \"type\": \"object\"\n}"),
+		"io.k8s.api.core.v1.LocalObjectReference": json.RawMessage("{\n  \"description\": \"LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.\",\n  \"properties\": {\n    \"name\": {\n      \"default\": \"\",\n      \"description\": \"Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names TODO: Drop `kubebuilder:default` when controller-gen doesn't need it https://github.com/kubernetes-sigs/kubebuilder/issues/3896.\",\n      \"type\": \"string\"\n    }\n  },\n  \"type\": \"object\",\n  \"x-kubernetes-map-type\": \"atomic\"\n}"),
 		"io.k8s.api.core.v1.Namespace": json.RawMessage(`{
   "description": "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
   "properties": {
@@ -365,7 +365,8 @@ func OpenAPISchemas() map[string]json.RawMessage {
       "description": "UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids"
     }
   },
-  "type": "object"
+  "type": "object",
+  "x-kubernetes-map-type": "atomic"
 }`),
 		"io.k8s.api.core.v1.Secret": json.RawMessage(`{
   "description": "Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.",

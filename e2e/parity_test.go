@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -30,14 +31,14 @@ type parityTarget struct {
 	adminTLS, tls *tls.Config
 }
 
-// TestStreamingParityWithKube asks a real kube-apiserver (built from
-// k8s.io/kubernetes) and this server the same questions about how
-// responses and watches travel, and wants the same answers: which
-// responses are gzipped for which Accept-Encoding, watches over a
-// WebSocket (framing, the Origin check, a token in a subprotocol), the
-// deprecated /watch/ paths, and a Role naming one ConfigMap against lists
-// and watches narrowed to it by field selector.
-func TestStreamingParityWithKube(t *testing.T) {
+// TestParityWithKube asks a real kube-apiserver (built from
+// k8s.io/kubernetes) and this server the same questions and wants the
+// same answers: which responses are gzipped for which Accept-Encoding,
+// watches over a WebSocket (framing, the Origin check, a token in a
+// subprotocol), the deprecated /watch/ paths, a Role naming one ConfigMap
+// against lists and watches narrowed to it by field selector, and the
+// managed fields of built-in kinds with atomic structs.
+func TestParityWithKube(t *testing.T) {
 	mc := startMainCluster(t)
 	kubeAdmin, err := mc.adminCert.TLS()
 	if err != nil {
@@ -74,7 +75,10 @@ func TestStreamingParityWithKube(t *testing.T) {
 	var wg sync.WaitGroup
 	answers := make([]map[string]string, 2)
 	for i, target := range []parityTarget{kube, ours} {
-		wg.Go(func() { answers[i] = streamingAnswers(t, target, mc.tokens["nobody"]) })
+		wg.Go(func() {
+			answers[i] = streamingAnswers(t, target, mc.tokens["nobody"])
+			maps.Copy(answers[i], managedFieldsAnswers(t, target))
+		})
 	}
 	wg.Wait()
 	if t.Failed() {
@@ -294,5 +298,38 @@ func streamingAnswers(t *testing.T, target parityTarget, nobodyToken string) map
 	resp, _ = send(raw, "GET", cms+"?watch=1&timeoutSeconds=1", "", "Connection", "Upgrade", "Upgrade", "websocket",
 		"Sec-WebSocket-Version", "13", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
 	out["websocket: no Origin"] = fmt.Sprint(resp.StatusCode)
+	return out
+}
+
+// managedFieldsAnswers creates built-in objects whose structs are atomic
+// in k8s.io/api (an Event's ObjectReference, a RoleBinding's RoleRef) and
+// answers with the fields their creator was found to own.
+func managedFieldsAnswers(t *testing.T, target parityTarget) map[string]string {
+	out := map[string]string{}
+	for what, q := range map[string]struct{ path, body string }{
+		"Event": {"/api/v1/namespaces/default/events",
+			`{"apiVersion":"v1","kind":"Event","metadata":{"name":"mf"},"involvedObject":{"kind":"ConfigMap","name":"x","namespace":"default"},"reason":"R"}`},
+		"RoleBinding": {"/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+			`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"mf"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},"subjects":[{"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"u"}]}`},
+	} {
+		req, _ := http.NewRequest("POST", target.url+q.path, strings.NewReader(q.body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := target.admin.Do(req)
+		if err != nil {
+			t.Fatalf("%s: create %s: %v", target.name, what, err)
+		}
+		var obj struct {
+			Metadata struct {
+				ManagedFields []struct{ FieldsV1 json.RawMessage }
+			}
+		}
+		err = json.NewDecoder(resp.Body).Decode(&obj)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusCreated || len(obj.Metadata.ManagedFields) != 1 {
+			out["managedFields: "+what] = fmt.Sprintf("%d %v %d entries", resp.StatusCode, err, len(obj.Metadata.ManagedFields))
+			continue
+		}
+		out["managedFields: "+what] = string(obj.Metadata.ManagedFields[0].FieldsV1)
+	}
 	return out
 }
