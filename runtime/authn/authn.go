@@ -9,9 +9,11 @@ package authn
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/csv"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +22,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	k8sasn1 "k8s.io/apimachinery/pkg/apis/asn1"
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
 	"github.com/kubeforge/kubeforge/runtime/request"
@@ -140,9 +144,49 @@ func verifyClient(pool *x509.CertPool, chain []*x509.Certificate, verified *cert
 	if leaf.Subject.CommonName == "" {
 		return nil, fmt.Errorf("%w: client certificate has no common name", ErrUnauthorized)
 	}
-	u := authenticated(&auth.User{Name: leaf.Subject.CommonName, Groups: slices.Clone(leaf.Subject.Organization)})
+	uid, err := certificateUID(leaf)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnauthorized, err)
+	}
+	// As kube-apiserver's x509 authenticator: the subject's UID attribute
+	// (AllowParsingUserUIDFromCertAuth, on since 1.33) and the
+	// certificate's fingerprint as the credential id, which audit events,
+	// SelfSubjectReview and webhooks show.
+	fp := sha256.Sum256(leaf.Raw)
+	u := authenticated(&auth.User{Name: leaf.Subject.CommonName, UID: uid, Groups: slices.Clone(leaf.Subject.Organization),
+		Extra: map[string][]string{credentialIDKey: {"X509SHA256=" + hex.EncodeToString(fp[:])}}})
 	verified.put(pool, chain, u)
 	return u, nil
+}
+
+// credentialIDKey is the extra key of a credential's identifier
+// (k8s.io/apiserver's user.CredentialIDKey).
+const credentialIDKey = "authentication.kubernetes.io/credential-id"
+
+// certificateUID is the subject's one Kubernetes UID attribute (OID
+// 1.3.6.1.4.1.57683.2), "" without one; several, an empty one or a
+// value that is not a string are errors, as in kube-apiserver.
+func certificateUID(cert *x509.Certificate) (string, error) {
+	var uids []string
+	for _, name := range cert.Subject.Names {
+		if !name.Type.Equal(k8sasn1.X509UID()) {
+			continue
+		}
+		uid, ok := name.Value.(string)
+		if !ok {
+			return "", errors.New("unable to parse UID into a string")
+		}
+		uids = append(uids, uid)
+	}
+	switch {
+	case len(uids) == 0:
+		return "", nil
+	case len(uids) != 1:
+		return "", fmt.Errorf("expected 1 UID, but found multiple: %v", uids)
+	case uids[0] == "":
+		return "", errors.New("UID cannot be an empty string")
+	}
+	return uids[0], nil
 }
 
 // authenticated adds system:authenticated to u's groups, as kube-apiserver

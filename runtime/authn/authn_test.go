@@ -2,11 +2,19 @@ package authn
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/pem"
 	"errors"
+	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -174,5 +182,59 @@ func TestCertificateVerdictsCached(t *testing.T) {
 	b.verified.m = a.verified.m // even a shared memory does not carry over to another pool
 	if _, err := b.Authenticate(req); !errors.Is(err, ErrUnauthorized) {
 		t.Fatalf("another CA: %v", err)
+	}
+}
+
+// TestCertificateUIDAndCredentialID: as kube-apiserver's x509
+// authenticator, the subject's UID attribute is the user's UID (two, or an
+// empty one, refuse the certificate), and the certificate's SHA-256 is the
+// user's credential id.
+func TestCertificateUIDAndCredentialID(t *testing.T) {
+	ca, err := pki.EnsureCA(filepath.Join(t.TempDir(), "ca"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uidOID := asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57683, 2} // Kubernetes' UID attribute
+	leaf := func(uids ...string) *x509.Certificate {
+		t.Helper()
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subject := pkix.Name{CommonName: "dana", Organization: []string{"ops"}}
+		for _, u := range uids {
+			subject.ExtraNames = append(subject.ExtraNames, pkix.AttributeTypeAndValue{Type: uidOID, Value: u})
+		}
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: subject,
+			NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
+			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := x509.ParseCertificate(der)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a := &Authenticator{ClientCAs: ca.Pool()}
+	auth1 := func(c *x509.Certificate) (*auth.User, error) {
+		return a.Authenticate(&http.Request{TLS: &tls.ConnectionState{PeerCertificates: []*x509.Certificate{c}}, Header: http.Header{}})
+	}
+	c := leaf("uid-123")
+	u, err := auth1(c)
+	fp := sha256.Sum256(c.Raw)
+	if err != nil || u.Name != "dana" || u.UID != "uid-123" ||
+		!slices.Equal(u.Extra["authentication.kubernetes.io/credential-id"], []string{"X509SHA256=" + hex.EncodeToString(fp[:])}) {
+		t.Fatalf("dana: %+v %v", u, err)
+	}
+	if u, err := auth1(leaf()); err != nil || u.UID != "" {
+		t.Errorf("no UID attribute: %+v %v", u, err)
+	}
+	for _, uids := range [][]string{{"a", "b"}, {""}} {
+		if _, err := auth1(leaf(uids...)); !errors.Is(err, ErrUnauthorized) {
+			t.Errorf("UIDs %q: %v, want a 401", uids, err)
+		}
 	}
 }
