@@ -331,5 +331,37 @@ func managedFieldsAnswers(t *testing.T, target parityTarget) map[string]string {
 		}
 		out["managedFields: "+what] = string(obj.Metadata.ManagedFields[0].FieldsV1)
 	}
+	// kubectl get's tables of built-in kinds: columns and cells but ages.
+	for what, path := range map[string]string{
+		"RoleBinding":    "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings?fieldSelector=metadata.name%3Dmf",
+		"ServiceAccount": "/api/v1/namespaces/default/serviceaccounts?fieldSelector=metadata.name%3Ddefault",
+		"Event":          "/api/v1/namespaces/default/events?fieldSelector=metadata.name%3Dmf",
+	} {
+		req, _ := http.NewRequest("GET", target.url+path, nil)
+		req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+		resp, err := target.admin.Do(req)
+		if err != nil {
+			t.Fatalf("%s: table of %s: %v", target.name, what, err)
+		}
+		var table struct {
+			ColumnDefinitions []struct {
+				Name     string
+				Priority int
+			}
+			Rows []struct{ Cells []any }
+		}
+		err = json.NewDecoder(resp.Body).Decode(&table)
+		resp.Body.Close()
+		var cols, cells []string
+		for i, c := range table.ColumnDefinitions {
+			cols = append(cols, fmt.Sprintf("%s/%d", c.Name, c.Priority))
+			for _, r := range table.Rows {
+				if i < len(r.Cells) && !strings.Contains(c.Name, "Age") && !strings.Contains(c.Name, "Seen") {
+					cells = append(cells, fmt.Sprint(r.Cells[i]))
+				}
+			}
+		}
+		out["table: "+what] = fmt.Sprintf("%d %v %s | %s", resp.StatusCode, err, strings.Join(cols, ","), strings.Join(cells, ","))
+	}
 	return out
 }

@@ -17,7 +17,11 @@
 //	k8s.io/api/events/v1 Event            (the same table: kube-apiserver
 //	                                      serves both from one storage)
 //	k8s.io/api/coordination/v1 Lease      NAME HOLDER AGE
+//	k8s.io/api/core/v1 ServiceAccount     NAME AGE
+//	k8s.io/api/rbac/v1 RoleBinding        NAME ROLE AGE
+//	k8s.io/api/rbac/v1 ClusterRoleBinding NAME ROLE AGE
 //
+// Bindings also have wide columns: USERS, GROUPS and SERVICEACCOUNTS.
 // Events also have wide columns (priority 1, `kubectl get -o wide`):
 // SUBOBJECT and SOURCE between OBJECT and MESSAGE, then FIRST SEEN, COUNT
 // and NAME. As in kube-apiserver, times are ages computed when the table is
@@ -44,6 +48,7 @@ const (
 	corev1Pkg         = "k8s.io/api/core/v1"
 	eventsv1Pkg       = "k8s.io/api/events/v1"
 	coordinationv1Pkg = "k8s.io/api/coordination/v1"
+	rbacv1Pkg         = "k8s.io/api/rbac/v1"
 	metav1Pkg         = "k8s.io/apimachinery/pkg/apis/meta/v1"
 	durationPkg       = "k8s.io/apimachinery/pkg/util/duration"
 	stringsPkg        = "strings"
@@ -175,7 +180,29 @@ func Helpers(ts []*Table) []jen.Code {
 // ageFunc formats a timestamp as kube-apiserver does in tables.
 const ageFunc = "printerAge"
 
+// subjectsFunc lists a binding's subjects by kind, as kube-apiserver
+// prints them.
+const subjectsFunc = "printerSubjects"
+
 var helpers = map[string]func() jen.Code{
+	subjectsFunc: func() jen.Code {
+		users, groups, sas := jen.Id("users"), jen.Id("groups"), jen.Id("serviceAccounts")
+		join := func(l *jen.Statement) *jen.Statement { return jen.Qual(stringsPkg, "Join").Call(l, jen.Lit(", ")) }
+		return jen.Commentf("%s is a binding's users, groups and ServiceAccounts", subjectsFunc).Line().
+			Comment(`("<namespace>/<name>"), each joined with ", ", as kube-apiserver prints them.`).Line().
+			Func().Id(subjectsFunc).Params(jen.Id("subjects").Index().Qual(rbacv1Pkg, "Subject")).Params(jen.String(), jen.String(), jen.String()).Block(
+			jen.Var().List(users, groups, sas).Index().String(),
+			jen.For(jen.List(jen.Id("_"), jen.Id("s")).Op(":=").Range().Id("subjects")).Block(
+				jen.Switch(jen.Id("s").Dot("Kind")).Block(
+					jen.Case(jen.Qual(rbacv1Pkg, "ServiceAccountKind")).Block(
+						sas.Clone().Op("=").Append(sas, jen.Id("s").Dot("Namespace").Op("+").Lit("/").Op("+").Id("s").Dot("Name"))),
+					jen.Case(jen.Qual(rbacv1Pkg, "UserKind")).Block(users.Clone().Op("=").Append(users, jen.Id("s").Dot("Name"))),
+					jen.Case(jen.Qual(rbacv1Pkg, "GroupKind")).Block(groups.Clone().Op("=").Append(groups, jen.Id("s").Dot("Name"))),
+				),
+			),
+			jen.Return(join(users), join(groups), join(sas)),
+		)
+	},
 	ageFunc: func() jen.Code {
 		return jen.Commentf("%s is a timestamp as kube-apiserver prints it in tables: the time", ageFunc).Line().
 			Comment(`since t ("5m", "3d"), or "<unknown>" when t is zero.`).Line().
@@ -301,6 +328,16 @@ var tables = []*Table{
 		},
 		uses: []string{ageFunc},
 	},
+	{
+		Package: corev1Pkg, Kind: "ServiceAccount",
+		Columns: []Column{nameColumn(0), ageColumn()},
+		cells: func(obj *jen.Statement) []jen.Code {
+			return []jen.Code{returnCells(field(obj, "Name"), creationAge(obj))}
+		},
+		uses: []string{ageFunc},
+	},
+	bindingTable("RoleBinding", "roleBinding"),
+	bindingTable("ClusterRoleBinding", "clusterRoleBinding"),
 	eventTable(corev1Pkg, eventFields{
 		involved: "InvolvedObject", message: "Message", source: "Source",
 		first: "FirstTimestamp", last: "LastTimestamp", count: "Count",
@@ -309,6 +346,36 @@ var tables = []*Table{
 		involved: "Regarding", message: "Note", source: "DeprecatedSource",
 		first: "DeprecatedFirstTimestamp", last: "DeprecatedLastTimestamp", count: "DeprecatedCount",
 	}),
+}
+
+// bindingTable is kube-apiserver's table of a RoleBinding or
+// ClusterRoleBinding: ROLE is <kind>/<name>; the wide columns list the
+// subjects by kind (ServiceAccounts as <namespace>/<name>).
+func bindingTable(kind, noun string) *Table {
+	return &Table{
+		Package: rbacv1Pkg, Kind: kind,
+		Columns: []Column{
+			nameColumn(0),
+			{Name: "Role", Type: "string", Description: swaggerDoc(rbacv1Pkg, kind, "roleRef")},
+			ageColumn(),
+			{Name: "Users", Type: "string", Priority: 1, Description: jen.Lit("Users in the " + noun)},
+			{Name: "Groups", Type: "string", Priority: 1, Description: jen.Lit("Groups in the " + noun)},
+			{Name: "ServiceAccounts", Type: "string", Priority: 1, Description: jen.Lit("ServiceAccounts in the " + noun)},
+		},
+		Reads: []string{"RoleRef.Kind", "RoleRef.Name", "Subjects"},
+		cells: func(obj *jen.Statement) []jen.Code {
+			users, groups, sas := jen.Id("users"), jen.Id("groups"), jen.Id("serviceAccounts")
+			return []jen.Code{
+				jen.List(users, groups, sas).Op(":=").Id(subjectsFunc).Call(field(obj, "Subjects")),
+				returnCells(
+					field(obj, "Name"),
+					field(obj, "RoleRef", "Kind").Op("+").Lit("/").Op("+").Add(field(obj, "RoleRef", "Name")),
+					creationAge(obj), users, groups, sas,
+				),
+			}
+		},
+		uses: []string{ageFunc, subjectsFunc},
+	}
 }
 
 // eventFields names the fields of an Event that differ between core/v1 and

@@ -10,6 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 
@@ -20,6 +21,7 @@ import (
 	gencoordinationv1 "github.com/kubeforge/kubeforge/generators/internal/builtintest/testdata/golden/generated/coordination/v1"
 	gencorev1 "github.com/kubeforge/kubeforge/generators/internal/builtintest/testdata/golden/generated/core/v1"
 	geneventsv1 "github.com/kubeforge/kubeforge/generators/internal/builtintest/testdata/golden/generated/events/v1"
+	genrbacv1 "github.com/kubeforge/kubeforge/generators/internal/builtintest/testdata/golden/generated/rbac/v1"
 	"github.com/kubeforge/kubeforge/generators/internal/gentest"
 	"github.com/kubeforge/kubeforge/generators/model"
 	"github.com/kubeforge/kubeforge/generators/register"
@@ -118,6 +120,9 @@ func TestColumns(t *testing.T) {
 		{&gencorev1.EventInfo, "Last Seen,Type,Reason,Object,Subobject*,Source*,Message,First Seen*,Count*,Name*"},
 		{&geneventsv1.EventInfo, "Last Seen,Type,Reason,Object,Subobject*,Source*,Message,First Seen*,Count*,Name*"},
 		{&gencoordinationv1.LeaseInfo, "Name,Holder,Age"},
+		{&gencorev1.ServiceAccountInfo, "Name,Age"},
+		{&genrbacv1.RoleBindingInfo, "Name,Role,Age,Users*,Groups*,ServiceAccounts*"},
+		{&genrbacv1.ClusterRoleBindingInfo, "Name,Role,Age,Users*,Groups*,ServiceAccounts*"},
 	} {
 		if got := names(tc.info); got != tc.want {
 			t.Errorf("%s %s columns %s, want %s", tc.info.Group, tc.info.Kind, got, tc.want)
@@ -184,6 +189,19 @@ func TestCells(t *testing.T) {
 	cells(t, "lease without holder", gencoordinationv1.LeaseStrategy.PrinterCells(&coordinationv1.Lease{
 		ObjectMeta: meta("free"),
 	}), "free", "", age(created))
+
+	cells(t, "serviceaccount", gencorev1.ServiceAccountStrategy.PrinterCells(&corev1.ServiceAccount{ObjectMeta: meta("robot")}),
+		"robot", age(created))
+	subjects := []rbacv1.Subject{
+		{Kind: rbacv1.UserKind, Name: "alice"}, {Kind: rbacv1.GroupKind, Name: "devs"}, {Kind: rbacv1.UserKind, Name: "bob"},
+		{Kind: rbacv1.ServiceAccountKind, Name: "robot", Namespace: "team-a"}, {Kind: "Other", Name: "x"},
+	}
+	cells(t, "rolebinding", genrbacv1.RoleBindingStrategy.PrinterCells(&rbacv1.RoleBinding{
+		ObjectMeta: meta("rb"), RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "view"}, Subjects: subjects,
+	}), "rb", "ClusterRole/view", age(created), "alice, bob", "devs", "team-a/robot")
+	cells(t, "clusterrolebinding without subjects", genrbacv1.ClusterRoleBindingStrategy.PrinterCells(&rbacv1.ClusterRoleBinding{
+		ObjectMeta: meta("crb"), RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "admin"},
+	}), "crb", "ClusterRole/admin", age(created), "", "", "")
 
 	first, last, observed := ago(5*time.Hour), ago(time.Hour), ago(10*time.Minute)
 	eventTime := metav1.NewMicroTime(ago(2 * time.Hour).Time)
@@ -312,7 +330,8 @@ func TestTables(t *testing.T) {
 		}
 	}
 	want := "k8s.io/api/coordination/v1 Lease|k8s.io/api/core/v1 ConfigMap|k8s.io/api/core/v1 Event|" +
-		"k8s.io/api/core/v1 Namespace|k8s.io/api/core/v1 Secret|k8s.io/api/events/v1 Event"
+		"k8s.io/api/core/v1 Namespace|k8s.io/api/core/v1 Secret|k8s.io/api/core/v1 ServiceAccount|k8s.io/api/events/v1 Event|" +
+		"k8s.io/api/rbac/v1 ClusterRoleBinding|k8s.io/api/rbac/v1 RoleBinding"
 	if got := strings.Join(keys, "|"); got != want {
 		t.Errorf("tables %s, want %s", got, want)
 	}

@@ -143,14 +143,19 @@ var SecretInfo = resource.Info{
 
 // ServiceAccountInfo is the resource table row of serviceaccounts.
 var ServiceAccountInfo = resource.Info{
-	Group:                       GroupName,
-	Version:                     "v1",
-	Kind:                        "ServiceAccount",
-	ListKind:                    "ServiceAccountList",
-	Plural:                      "serviceaccounts",
-	Singular:                    "serviceaccount",
-	Namespaced:                  true,
-	ShortNames:                  []string{"sa"},
+	Group:      GroupName,
+	Version:    "v1",
+	Kind:       "ServiceAccount",
+	ListKind:   "ServiceAccountList",
+	Plural:     "serviceaccounts",
+	Singular:   "serviceaccount",
+	Namespaced: true,
+	ShortNames: []string{"sa"},
+	PrinterColumns: []resource.PrinterColumn{
+		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+	},
+	PrinterColumnsWithName:      true,
 	DefaultFieldLabelConversion: true,
 	UnconditionalUpdate:         true,
 	UntrackedGeneration:         true,

@@ -365,6 +365,16 @@ var ServiceAccountStrategy = &resource.Strategy[*v1.ServiceAccount, *v1.ServiceA
 			!equality.Semantic.DeepEqual(oldObj.ImagePullSecrets, newObj.ImagePullSecrets) ||
 			!equality.Semantic.DeepEqual(oldObj.AutomountServiceAccountToken, newObj.AutomountServiceAccountToken)
 	},
+	PrinterCells: serviceAccountPrinterCells,
+}
+
+// serviceAccountPrinterCells returns kube-apiserver's table row of a ServiceAccount:
+// NAME, AGE.
+func serviceAccountPrinterCells(obj *v1.ServiceAccount) []any {
+	return []any{
+		obj.Name,
+		printerAge(obj.CreationTimestamp.Time),
+	}
 }
 
 // NewServiceAccountStore returns the store of serviceaccounts., stored in v1. Build it once per

@@ -8,6 +8,7 @@ package rbacv1
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	v1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -58,13 +59,22 @@ var ClusterRoleInfo = resource.Info{
 
 // ClusterRoleBindingInfo is the resource table row of clusterrolebindings.rbac.authorization.k8s.io.
 var ClusterRoleBindingInfo = resource.Info{
-	Group:                       GroupName,
-	Version:                     "v1",
-	Kind:                        "ClusterRoleBinding",
-	ListKind:                    "ClusterRoleBindingList",
-	Plural:                      "clusterrolebindings",
-	Singular:                    "clusterrolebinding",
-	Namespaced:                  false,
+	Group:      GroupName,
+	Version:    "v1",
+	Kind:       "ClusterRoleBinding",
+	ListKind:   "ClusterRoleBindingList",
+	Plural:     "clusterrolebindings",
+	Singular:   "clusterrolebinding",
+	Namespaced: false,
+	PrinterColumns: []resource.PrinterColumn{
+		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+		{Name: "Role", Type: "string", Description: v1.ClusterRoleBinding{}.SwaggerDoc()["roleRef"]},
+		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+		{Name: "Users", Type: "string", Description: "Users in the clusterRoleBinding", Priority: 1},
+		{Name: "Groups", Type: "string", Description: "Groups in the clusterRoleBinding", Priority: 1},
+		{Name: "ServiceAccounts", Type: "string", Description: "ServiceAccounts in the clusterRoleBinding", Priority: 1},
+	},
+	PrinterColumnsWithName:      true,
 	DefaultFieldLabelConversion: true,
 	PathSegmentNames:            true,
 	UnconditionalUpdate:         true,
@@ -94,13 +104,22 @@ var RoleInfo = resource.Info{
 
 // RoleBindingInfo is the resource table row of rolebindings.rbac.authorization.k8s.io.
 var RoleBindingInfo = resource.Info{
-	Group:                       GroupName,
-	Version:                     "v1",
-	Kind:                        "RoleBinding",
-	ListKind:                    "RoleBindingList",
-	Plural:                      "rolebindings",
-	Singular:                    "rolebinding",
-	Namespaced:                  true,
+	Group:      GroupName,
+	Version:    "v1",
+	Kind:       "RoleBinding",
+	ListKind:   "RoleBindingList",
+	Plural:     "rolebindings",
+	Singular:   "rolebinding",
+	Namespaced: true,
+	PrinterColumns: []resource.PrinterColumn{
+		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+		{Name: "Role", Type: "string", Description: v1.RoleBinding{}.SwaggerDoc()["roleRef"]},
+		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+		{Name: "Users", Type: "string", Description: "Users in the roleBinding", Priority: 1},
+		{Name: "Groups", Type: "string", Description: "Groups in the roleBinding", Priority: 1},
+		{Name: "ServiceAccounts", Type: "string", Description: "ServiceAccounts in the roleBinding", Priority: 1},
+	},
+	PrinterColumnsWithName:      true,
 	DefaultFieldLabelConversion: true,
 	PathSegmentNames:            true,
 	UnconditionalUpdate:         true,

@@ -12,4 +12,7 @@
 // +kubeforge:external:package=k8s.io/api/core/v1,kind=Service,shortName=svc
 // +kubeforge:external:package=k8s.io/api/coordination/v1,kind=Lease
 // +kubeforge:external:package=k8s.io/api/events/v1,kind=Event,shortName=ev
+// +kubeforge:external:package=k8s.io/api/core/v1,kind=ServiceAccount,shortName=sa
+// +kubeforge:external:package=k8s.io/api/rbac/v1,kind=RoleBinding
+// +kubeforge:external:package=k8s.io/api/rbac/v1,kind=ClusterRoleBinding,scope=Cluster
 package types

@@ -63,6 +63,16 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 			SetObjectDefaults_ServiceList(o)
 		}
 	})
+	scheme.AddTypeDefaultingFunc(&v1.ServiceAccount{}, func(obj any) {
+		if o, ok := obj.(*v1.ServiceAccount); ok {
+			SetObjectDefaults_ServiceAccount(o)
+		}
+	})
+	scheme.AddTypeDefaultingFunc(&v1.ServiceAccountList{}, func(obj any) {
+		if o, ok := obj.(*v1.ServiceAccountList); ok {
+			SetObjectDefaults_ServiceAccountList(o)
+		}
+	})
 	return nil
 }
 
@@ -156,6 +166,24 @@ func SetObjectDefaults_ServiceList(obj *v1.ServiceList) {
 	}
 }
 
+// SetObjectDefaults_ServiceAccount applies the +default markers and SetDefaults_ hooks to a ServiceAccount.
+func SetObjectDefaults_ServiceAccount(obj *v1.ServiceAccount) {
+	setDefaults_ServiceAccount(obj)
+}
+
+// SetObjectDefaultsFrom_ServiceAccount is SetObjectDefaults_ServiceAccount: ServiceAccount is a built-in kind, whose
+// defaults apply to every zero, whatever the request's JSON (in) set.
+func SetObjectDefaultsFrom_ServiceAccount(obj *v1.ServiceAccount, in presence.Node) {
+	setDefaults_ServiceAccount(obj)
+}
+
+// SetObjectDefaults_ServiceAccountList defaults every item of a ServiceAccountList.
+func SetObjectDefaults_ServiceAccountList(obj *v1.ServiceAccountList) {
+	for i := range obj.Items {
+		SetObjectDefaults_ServiceAccount(&obj.Items[i])
+	}
+}
+
 // setDefaults_Service defaults a Service.
 func setDefaults_Service(obj *v1.Service) {
 	setDefaults_ServiceSpec(&obj.Spec)
@@ -172,5 +200,19 @@ func setDefaults_ServiceSpec(obj *v1.ServiceSpec) {
 func setDefaults_ServicePort(obj *v1.ServicePort) {
 	if obj.Protocol == "" {
 		obj.Protocol = "TCP"
+	}
+}
+
+// setDefaults_ServiceAccount defaults a ServiceAccount.
+func setDefaults_ServiceAccount(obj *v1.ServiceAccount) {
+	for i := range obj.ImagePullSecrets {
+		setDefaults_LocalObjectReference(&obj.ImagePullSecrets[i])
+	}
+}
+
+// setDefaults_LocalObjectReference defaults a LocalObjectReference.
+func setDefaults_LocalObjectReference(obj *v1.LocalObjectReference) {
+	if obj.Name == "" {
+		obj.Name = ""
 	}
 }

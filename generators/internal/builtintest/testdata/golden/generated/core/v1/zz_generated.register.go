@@ -160,11 +160,34 @@ var ServiceInfo = resource.Info{
 	ServedVersions:      []string{"v1"},
 }
 
+// ServiceAccountInfo is the resource table row of serviceaccounts.
+var ServiceAccountInfo = resource.Info{
+	Group:      GroupName,
+	Version:    "v1",
+	Kind:       "ServiceAccount",
+	ListKind:   "ServiceAccountList",
+	Plural:     "serviceaccounts",
+	Singular:   "serviceaccount",
+	Namespaced: true,
+	ShortNames: []string{"sa"},
+	PrinterColumns: []resource.PrinterColumn{
+		{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+		{Name: "Age", Type: "string", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+	},
+	PrinterColumnsWithName:      true,
+	DefaultFieldLabelConversion: true,
+	UnconditionalUpdate:         true,
+	UntrackedGeneration:         true,
+	StorageVersion:              "v1",
+	ServedVersions:              []string{"v1"},
+}
+
 // Resources lists the served resources of v1, sorted by plural.
 var Resources = []*resource.Info{
 	&ConfigMapInfo,
 	&EventInfo,
 	&NamespaceInfo,
 	&SecretInfo,
+	&ServiceAccountInfo,
 	&ServiceInfo,
 }

@@ -390,6 +390,56 @@ func NewServiceStore(b *storage.Backend) *storage.Store[*v1.Service, *v1.Service
 	return storage.NewStore(b, ServiceStrategy)
 }
 
+// ServiceAccountStrategy is the typed behaviour of serviceaccounts (namespaced, v1) for the generic store and handlers.
+var ServiceAccountStrategy = &resource.Strategy[*v1.ServiceAccount, *v1.ServiceAccountList]{
+	Info: &ServiceAccountInfo,
+	New: func() *v1.ServiceAccount {
+		return &v1.ServiceAccount{}
+	},
+	NewList: func() *v1.ServiceAccountList {
+		return &v1.ServiceAccountList{}
+	},
+	SetItems: func(list *v1.ServiceAccountList, items []*v1.ServiceAccount) {
+		list.Items = make([]v1.ServiceAccount, len(items))
+		for i, item := range items {
+			list.Items[i] = *item
+		}
+	},
+	GetItems: func(list *v1.ServiceAccountList) []*v1.ServiceAccount {
+		items := make([]*v1.ServiceAccount, len(list.Items))
+		for i := range list.Items {
+			items[i] = &list.Items[i]
+		}
+		return items
+	},
+	Default:           SetObjectDefaultsFrom_ServiceAccount,
+	Validate:          ValidateServiceAccountFrom,
+	ValidateHooks:     ValidateServiceAccountHooks,
+	Ratchet:           false,
+	FinalizerWarnings: false,
+	SpecChanged: func(oldObj, newObj *v1.ServiceAccount) bool {
+		return !equality.Semantic.DeepEqual(oldObj.Secrets, newObj.Secrets) ||
+			!equality.Semantic.DeepEqual(oldObj.ImagePullSecrets, newObj.ImagePullSecrets) ||
+			!equality.Semantic.DeepEqual(oldObj.AutomountServiceAccountToken, newObj.AutomountServiceAccountToken)
+	},
+	PrinterCells: serviceAccountPrinterCells,
+}
+
+// serviceAccountPrinterCells returns kube-apiserver's table row of a ServiceAccount:
+// NAME, AGE.
+func serviceAccountPrinterCells(obj *v1.ServiceAccount) []any {
+	return []any{
+		obj.Name,
+		printerAge(obj.CreationTimestamp.Time),
+	}
+}
+
+// NewServiceAccountStore returns the store of serviceaccounts., stored in v1. Build it once per
+// server: every served version of the kind shares it (the others convert).
+func NewServiceAccountStore(b *storage.Backend) *storage.Store[*v1.ServiceAccount, *v1.ServiceAccountList] {
+	return storage.NewStore(b, ServiceAccountStrategy)
+}
+
 // printerAge is a timestamp as kube-apiserver prints it in tables: the time
 // since t ("5m", "3d"), or "<unknown>" when t is zero.
 func printerAge(t time.Time) string {

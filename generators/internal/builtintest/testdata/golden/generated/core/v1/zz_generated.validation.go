@@ -135,6 +135,29 @@ func ValidateServiceHooks(obj *v1.Service) field.ErrorList {
 	return nil
 }
 
+// ValidateServiceAccount validates a ServiceAccount: its metadata (a namespaced object named as a DNS subdomain),
+// every validation marker and the hand-written Validate_ hooks. Error paths start at the
+// object's root (spec.parcels[1].count). A required field that is zero is missing.
+func ValidateServiceAccount(obj *v1.ServiceAccount) field.ErrorList {
+	return ValidateServiceAccountFrom(obj, presence.Node{})
+}
+
+// ValidateServiceAccountFrom is ValidateServiceAccount: ServiceAccount is a built-in kind, checked as kube-apiserver
+// checks it, whatever the request's JSON (in) holds.
+func ValidateServiceAccountFrom(obj *v1.ServiceAccount, in presence.Node) field.ErrorList {
+	errs := validate.ObjectMeta(&obj.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs = append(errs, validate_ServiceAccount(obj, nil)...)
+	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
+	return errs
+}
+
+// ValidateServiceAccountHooks runs only the hand-written Validate_ hooks of a ServiceAccount: what the
+// storage version checks on an object written through another served version, whose own
+// markers validated it.
+func ValidateServiceAccountHooks(obj *v1.ServiceAccount) field.ErrorList {
+	return builtin.KubeFinalizerNames(obj)
+}
+
 // validate_Namespace validates a Namespace at fldPath.
 func validate_Namespace(obj *v1.Namespace, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
@@ -367,6 +390,17 @@ func validate_meta_v1_Condition(obj *metav1.Condition, fldPath *field.Path) fiel
 		if utf8.RuneCountInString(obj.Message) > 32768 {
 			errs = append(errs, field.TooLongCharacters(fldPath.Child("message"), obj.Message, 32768))
 		}
+	}
+	return errs
+}
+
+// validate_ServiceAccount validates a ServiceAccount at fldPath.
+func validate_ServiceAccount(obj *v1.ServiceAccount, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(obj.Secrets) != 0 {
+		errs = append(errs, validate.MapKey(fldPath.Child("secrets"), obj.Secrets, "name", func(item *v1.ObjectReference) string {
+			return item.Name
+		})...)
 	}
 	return errs
 }
