@@ -138,9 +138,9 @@ func TestWatchWebSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = nextMessage(t, chatty)
-	if err := websocket.Message.Send(chatty, strings.Repeat("x", 1<<20)); err != nil {
-		t.Fatalf("send: %v", err)
-	}
+	// The server may close the connection while the message is still
+	// being written (a broken pipe here): that is the watch ending too.
+	_ = websocket.Message.Send(chatty, strings.Repeat("x", 1<<20))
 	if err := chatty.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
