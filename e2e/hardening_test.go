@@ -32,12 +32,18 @@ import (
 // who has no role (so is forbidden everything but discovery).
 func tokenServer(t *testing.T, extra ...string) *apiserver {
 	t.Helper()
-	dir := t.TempDir()
-	tokens := filepath.Join(dir, "tokens.csv")
-	if err := os.WriteFile(tokens, []byte("alice-token,alice,uid-alice\n"), 0o600); err != nil {
+	return newServer(t, append([]string{"--token-auth-file", tokenFile(t, "alice-token,alice,uid-alice\n")}, extra...)...)
+}
+
+// tokenFile writes a --token-auth-file (kube's CSV lines) and returns its
+// path.
+func tokenFile(t *testing.T, csv string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "tokens.csv")
+	if err := os.WriteFile(p, []byte(csv), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return newServer(t, append([]string{"--token-auth-file", tokens}, extra...)...)
+	return p
 }
 
 // anonTLS is a TLS config trusting the server's CA with no client

@@ -10,8 +10,6 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -54,11 +52,7 @@ func TestParityWithKube(t *testing.T) {
 	for user, token := range mc.tokens {
 		fmt.Fprintf(&tokens, "%s,%s,%s-uid\n", token, user, user)
 	}
-	tokenFile := filepath.Join(t.TempDir(), "tokens.csv")
-	if err := os.WriteFile(tokenFile, []byte(tokens.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := newServer(t, "--token-auth-file", tokenFile)
+	s := newServer(t, "--token-auth-file", tokenFile(t, tokens.String()))
 	ourTLS, err := rest.TLSConfigFor(s.config)
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,6 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,12 +23,7 @@ import (
 // deprecated /watch/ paths kube-apiserver still serves are the list's
 // watch, of a collection or of one name, as on kube-apiserver.
 func TestNamedListsAndWatchPaths(t *testing.T) {
-	dir := t.TempDir()
-	tokens := filepath.Join(dir, "tokens.csv")
-	if err := os.WriteFile(tokens, []byte("carol-token,carol,uid-carol\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := newServer(t, "--token-auth-file", tokens)
+	s := newServer(t, "--token-auth-file", tokenFile(t, "carol-token,carol,uid-carol\n"))
 	cs := kubernetes.NewForConfigOrDie(s.config)
 	c := ctx(t, time.Minute)
 	for _, name := range []string{"mine", "theirs"} {

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,13 +21,9 @@ import (
 // without the right is refused before the upgrade, a bad token too; the
 // audit log records the watch with 101, as kube-apiserver's does.
 func TestWatchOverWebSocket(t *testing.T) {
-	dir := t.TempDir()
-	tokens := filepath.Join(dir, "tokens.csv")
-	if err := os.WriteFile(tokens, []byte("root-token,root,uid-root,\"system:masters\"\nalice-token,alice,uid-alice\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	auditLog := filepath.Join(dir, "audit.log")
-	s := newServer(t, "--token-auth-file", tokens, "--audit-log-path", auditLog)
+	auditLog := filepath.Join(t.TempDir(), "audit.log")
+	s := newServer(t, "--token-auth-file", tokenFile(t, "root-token,root,uid-root,\"system:masters\"\nalice-token,alice,uid-alice\n"),
+		"--audit-log-path", auditLog)
 	tc, err := rest.TLSConfigFor(s.config)
 	if err != nil {
 		t.Fatal(err)
