@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -187,6 +188,25 @@ func TestWatchList(t *testing.T) {
 	ts.createWidget(t, "default", "three", `{}`)
 	if ev := ws.next(t); ev.Type != "ADDED" || eventWidget(t, ev).Name != "three" {
 		t.Fatalf("live event %s %s", ev.Type, ev.Object)
+	}
+
+	// Without allowWatchBookmarks kube-apiserver serves the watch too:
+	// the initial events, no BOOKMARK, then the live ones.
+	for i, cache := range []string{"", "&resourceVersion=0"} {
+		plain := ts.openWatch(t, widgetsPath("default")+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"+cache)
+		if plain.resp.StatusCode != http.StatusOK {
+			t.Fatalf("watch list without bookmarks: %d", plain.resp.StatusCode)
+		}
+		for j := 0; j < 3+i; j++ {
+			if ev := plain.next(t); ev.Type != "ADDED" {
+				t.Fatalf("initial event %d: %s %s", j, ev.Type, ev.Object)
+			}
+		}
+		name := fmt.Sprintf("four-%d", i)
+		ts.createWidget(t, "default", name, `{}`)
+		if ev := plain.next(t); ev.Type != "ADDED" || eventWidget(t, ev).Name != name {
+			t.Fatalf("after the initial events: %s %s, want ADDED %s and no BOOKMARK", ev.Type, ev.Object, name)
+		}
 	}
 }
 

@@ -333,7 +333,7 @@ func (c *watchCache[T, L]) watch(ctx context.Context, namespace string, opts Wat
 	w := &cacheWatcher[T, L]{
 		c: c, ns: namespace, pred: pred, bookmarks: opts.AllowBookmarks,
 		signal: make(chan struct{}, 1), lastBookmark: time.Now(),
-		initialEnd: opts.SendInitialEvents != nil && *opts.SendInitialEvents,
+		initialEnd: opts.SendInitialEvents != nil && *opts.SendInitialEvents && opts.AllowBookmarks,
 	}
 	c.mu.Lock()
 	if !c.ready || c.closed {

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"fmt"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,9 +30,6 @@ func checkOptions(o ListOptions, w *WatchOptions) error {
 	}
 	errs := validation.ValidateListOptions(&in, true)
 	if w != nil {
-		if w.SendInitialEvents != nil && *w.SendInitialEvents && !w.AllowBookmarks {
-			errs = append(errs, field.Forbidden(field.NewPath("allowWatchBookmarks"), "sendInitialEvents requires setting allowWatchBookmarks to true"))
-		}
 		if o.Continue != "" {
 			errs = append(errs, field.Forbidden(field.NewPath("continue"), "continue is forbidden for watch"))
 		}
@@ -51,7 +47,9 @@ func CheckResourceVersion(rv string) error {
 		return nil
 	}
 	if _, err := strconv.ParseUint(rv, 10, 64); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("invalid resource version %q: must be a non-negative integer", rv))
+		// kube-apiserver's text (its list's 400; a get or watch there is
+		// a 500 with the same field error).
+		return apierrors.NewBadRequest("invalid resource version: " + field.Invalid(field.NewPath("resourceVersion"), rv, err.Error()).Error())
 	}
 	return nil
 }

@@ -65,7 +65,9 @@ func (st etcdReader[T, L]) watch(ctx context.Context, namespace string, opts Wat
 		if rv > listRev {
 			return nil, tooLargeRV(rv, listRev)
 		}
-		initial, startRev, sendBookmark = items, listRev+1, true
+		// The BOOKMARK that ends them goes only to a watcher that allows
+		// bookmarks, as kube's watch cache sends it.
+		initial, startRev, sendBookmark = items, listRev+1, opts.AllowBookmarks
 	case opts.SendInitialEvents != nil: // false: no initial events
 		if rv == 0 {
 			cur, err := st.currentRevision(ctx)
