@@ -166,8 +166,20 @@ func setNameLabel(ns *corev1.Namespace) {
 	ns.Labels[corev1.LabelMetadataName] = ns.Name
 }
 
-// finalizeKey marks the context of the controller's finalize update: the
-// only update that may change spec.finalizers.
+// Finalize sets a namespace's spec.finalizers, as kube-apiserver's
+// /finalize subresource does (what clears a namespace stuck Terminating:
+// kubectl replace --raw /api/v1/namespaces/<ns>/finalize); the rest of
+// the object is kept. A namespace being deleted goes once no finalizer is
+// left, as after the controller's own finalize step.
+func (l *Lifecycle) Finalize(ctx context.Context, name string, finalizers []corev1.FinalizerName) (*corev1.Namespace, error) {
+	return l.store.GuaranteedUpdate(context.WithValue(ctx, finalizeKey{}, true), "", name, "", func(cur *corev1.Namespace) (*corev1.Namespace, error) {
+		cur.Spec.Finalizers = slices.Clone(finalizers)
+		return cur, nil
+	}, storage.UpdateOptions{})
+}
+
+// finalizeKey marks the context of a finalize update (the controller's,
+// or /finalize): the only update that may change spec.finalizers.
 type finalizeKey struct{}
 
 // terminating reports whether ns is being deleted.

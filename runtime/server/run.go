@@ -82,6 +82,11 @@ func (s *Server) Run(ctx context.Context) (err error) {
 	if s.namespaceStore != nil {
 		s.lifecycle = namespaces.New(s.namespaceStore, s.collections, namespaces.Options{Logger: s.log})
 		s.namespaceStore.SetHooks(s.lifecycle.Hooks())
+		for _, gv := range groups {
+			if gv.Group == "" && gv.Version == "v1" {
+				addNamespaceFinalize(gv.WebService, s.lifecycle)
+			}
+		}
 	}
 	s.mu.Unlock()
 	defer func() {

@@ -928,7 +928,10 @@ func (st *Store[T, L]) deletionUpdate(cur T, opts DeleteOptions) (obj T, mark, c
 		now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
 		var zeroGrace int64
 		obj.SetDeletionTimestamp(&now)
-		obj.SetDeletionGracePeriodSeconds(&zeroGrace)
+		if !st.isNamespaces() {
+			// kube's namespace registry sets the timestamp alone.
+			obj.SetDeletionGracePeriodSeconds(&zeroGrace)
+		}
 		if obj.GetGeneration() > 0 {
 			obj.SetGeneration(obj.GetGeneration() + 1)
 		}
