@@ -4,8 +4,9 @@
 // Accept-Encoding names gzip, is sent with Content-Encoding: gzip at level
 // 1. client-go, kubectl and Go's HTTP client ask for it unless told not to
 // (rest.Config.DisableCompression, kubectl --disable-compression), and read
-// it transparently; across a real network a list shrinks to a tenth of its
-// bytes. Watches are never compressed, as on kube-apiserver.
+// it transparently; a list's JSON shrinks several times (5.4x for
+// BenchmarkListTLS's ConfigMaps), which a real network repays. Watches are
+// never compressed, as on kube-apiserver.
 package compression
 
 import (
