@@ -61,6 +61,14 @@ func parseCreateOptions(q url.Values) (writeOptions, error) {
 	return writeOptions{dryRun: len(o.DryRun) > 0, fieldManager: o.FieldManager, fieldValidation: fieldValidationDirective(o.FieldValidation), options: &o}, nil
 }
 
+// UpdateDryRun reads an update's query as the update handlers do (kube's
+// UpdateOptions, validated: dryRun=All or nothing, a 4xx otherwise) and
+// reports whether it is a dry run, for updates served outside Handler.
+func UpdateDryRun(q url.Values) (bool, error) {
+	o, err := parseUpdateOptions(q)
+	return o.dryRun, err
+}
+
 func parseUpdateOptions(q url.Values) (writeOptions, error) {
 	var o metav1.UpdateOptions
 	if err := decodeParams(q, &o); err != nil {

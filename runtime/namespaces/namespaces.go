@@ -171,11 +171,12 @@ func setNameLabel(ns *corev1.Namespace) {
 // kubectl replace --raw /api/v1/namespaces/<ns>/finalize); the rest of
 // the object is kept. A namespace being deleted goes once no finalizer is
 // left, as after the controller's own finalize step.
-func (l *Lifecycle) Finalize(ctx context.Context, name string, finalizers []corev1.FinalizerName) (*corev1.Namespace, error) {
+// A dry run writes nothing.
+func (l *Lifecycle) Finalize(ctx context.Context, name string, finalizers []corev1.FinalizerName, dryRun bool) (*corev1.Namespace, error) {
 	return l.store.GuaranteedUpdate(context.WithValue(ctx, finalizeKey{}, true), "", name, "", func(cur *corev1.Namespace) (*corev1.Namespace, error) {
 		cur.Spec.Finalizers = slices.Clone(finalizers)
 		return cur, nil
-	}, storage.UpdateOptions{})
+	}, storage.UpdateOptions{DryRun: dryRun})
 }
 
 // finalizeKey marks the context of a finalize update (the controller's,

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -67,9 +68,17 @@ func addNamespaceFinalize(ws *restful.WebService, lc *namespaces.Lifecycle) {
 // finalizeNamespace decodes the request's Namespace and writes its
 // spec.finalizers to namespace name.
 func finalizeNamespace(r *http.Request, name string, lc *namespaces.Lifecycle) (*corev1.Namespace, error) {
-	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxFinalizeBody))
+	dryRun, err := endpoints.UpdateDryRun(r.URL.Query())
 	if err != nil {
-		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("read the request body: %v", err))
+		return nil, err
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxFinalizeBody))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("a finalize body is limited to %d bytes", maxFinalizeBody))
+	case err != nil:
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("read the request body: %v", err))
 	}
 	var in corev1.Namespace
 	if err := json.Unmarshal(data, &in); err != nil {
@@ -81,5 +90,5 @@ func finalizeNamespace(r *http.Request, name string, lc *namespaces.Lifecycle) (
 	if in.Name != "" && in.Name != name {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name))
 	}
-	return lc.Finalize(r.Context(), name, in.Spec.Finalizers)
+	return lc.Finalize(r.Context(), name, in.Spec.Finalizers, dryRun)
 }

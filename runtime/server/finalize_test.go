@@ -62,7 +62,19 @@ func TestNamespaceFinalize(t *testing.T) {
 		}
 	}
 
-	code, body := do("PUT", "/api/v1/namespaces/stuck/finalize", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck"},"spec":{"finalizers":[]}}`)
+	// A dry run (or a bad dryRun) changes nothing.
+	clear := `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck"},"spec":{"finalizers":[]}}`
+	if code, body := do("PUT", "/api/v1/namespaces/stuck/finalize?dryRun=All", clear); code != http.StatusOK {
+		t.Fatalf("dry-run finalize: %d %s", code, body)
+	}
+	if code, _ := do("PUT", "/api/v1/namespaces/stuck/finalize?dryRun=Bogus", clear); code != http.StatusUnprocessableEntity && code != http.StatusBadRequest {
+		t.Errorf("finalize with dryRun=Bogus: %d, want a 4xx", code)
+	}
+	if code, body := do("GET", "/api/v1/namespaces/stuck", ""); code != http.StatusOK || !strings.Contains(string(body), `"finalizers":["kubernetes"]`) {
+		t.Fatalf("a dry-run finalize changed the namespace: %d %s", code, body)
+	}
+
+	code, body := do("PUT", "/api/v1/namespaces/stuck/finalize", clear)
 	if code != http.StatusOK || !strings.Contains(string(body), `"kind":"Namespace"`) {
 		t.Fatalf("finalize: %d %s", code, body)
 	}
