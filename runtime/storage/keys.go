@@ -104,7 +104,7 @@ func (st *Store[T, L]) checkNamespace(namespace string) error {
 // kinds whose Info says so (the generated validation has the kind's own,
 // possibly stricter, rule).
 func (st *Store[T, L]) nameErrors(name string) []string {
-	if st.s.Info.Group == "" && st.s.Info.Plural == "namespaces" {
+	if st.isNamespaces() {
 		// A namespace is named as the label it becomes in every key.
 		return namespaceErrors(name)
 	}
