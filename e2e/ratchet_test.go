@@ -109,7 +109,7 @@ spec:
 	// Changing an invalid value to another invalid one is refused; nothing
 	// is stored.
 	for _, bad := range []struct{ patch, msg string }{
-		{`{"spec":{"size":90}}`, "spec.size: Invalid value: 90: must be less than or equal to 50"},
+		{`{"spec":{"size":90}}`, "spec.size: Invalid value: 90: spec.size in body should be less than or equal to 50"},
 		{`{"spec":{"label":"seventeen-letters"}}`, "label is too long"},
 	} {
 		if r := k.run(t, "", "patch", "quota", "old", "--type=merge", "-p", bad.patch); r.code == 0 || !strings.Contains(r.stderr, bad.msg) {

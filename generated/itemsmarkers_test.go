@@ -33,7 +33,7 @@ func TestItemsMarkersServed(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(wantCauses) {
 		t.Errorf("causes = %v, want %v (message %v)", got, wantCauses, st["message"])
 	}
-	if msg := fmt.Sprint(st["message"]); msg != `Warehouse.infra.kubeforge.dev "bad" is invalid: [spec.gates[1]: Invalid value: "South": must match '^[a-z][a-z0-9-]*$', spec.gates[2]: Too long: may not be more than 8 characters]` {
+	if msg := fmt.Sprint(st["message"]); msg != `Warehouse.infra.kubeforge.dev "bad" is invalid: [spec.gates[1]: Invalid value: "South": spec.gates[1] in body should match '^[a-z][a-z0-9-]*$', spec.gates[2]: Too long: may not be more than 8 bytes]` {
 		t.Errorf("message = %s", msg)
 	}
 	mustCall(t, http.StatusNotFound, "GET", path+"/bad", nil, "")

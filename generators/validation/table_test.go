@@ -52,7 +52,7 @@ func TestGeneratedValidation(t *testing.T) {
 		{"struct properties: absent", func(w *v1.Widget) { w.Spec.Limits = nil }, nil},
 		{"struct properties: within", func(w *v1.Widget) { w.Spec.Limits = &v1.Limits{CPU: "1", Disk: v1.Disk{Disk: []string{"a"}}} }, nil},
 		{"struct properties: too few", func(w *v1.Widget) { w.Spec.Limits = &v1.Limits{Disk: v1.Disk{Disk: []string{}}} },
-			[]string{`spec.limits: Invalid value: 0: must have at least 1 property`}},
+			[]string{`spec.limits: Invalid value: 0: spec.limits in body should have at least 1 properties`}},
 		{"struct properties: too many, inline counted", func(w *v1.Widget) {
 			w.Spec.Limits = &v1.Limits{CPU: "1", Memory: ptr(int64(0)), Disk: v1.Disk{Disk: []string{"a"}}}
 		}, []string{`spec.limits: Too many: 3: must have at most 2 items`}},
@@ -67,29 +67,29 @@ func TestGeneratedValidation(t *testing.T) {
 
 		{"maximum passes at the bound", func(w *v1.Widget) { w.Spec.Replicas = ptr(int32(100)) }, nil},
 		{"maximum fails", func(w *v1.Widget) { w.Spec.Replicas = ptr(int32(1000)) },
-			[]string{`spec.replicas: Invalid value: 1000: must be less than or equal to 100`}},
+			[]string{`spec.replicas: Invalid value: 1000: spec.replicas in body should be less than or equal to 100`}},
 		{"minimum passes at the bound", func(w *v1.Widget) { w.Spec.Replicas = ptr(int32(0)) }, nil},
 		{"minimum fails", func(w *v1.Widget) { w.Spec.Replicas = ptr(int32(-1)) },
-			[]string{`spec.replicas: Invalid value: -1: must be greater than or equal to 0`}},
+			[]string{`spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0`}},
 		{"exclusive bounds pass inside", func(w *v1.Widget) { w.Spec.Ratio = 0.5 }, nil},
 		{"exclusive maximum fails at the bound", func(w *v1.Widget) { w.Spec.Ratio = 1 },
-			[]string{`spec.ratio: Invalid value: 1: must be less than 1`}},
+			[]string{`spec.ratio: Invalid value: 1: spec.ratio in body should be less than 1`}},
 		{"exclusive minimum fails", func(w *v1.Widget) { w.Spec.Ratio = -0.5 },
-			[]string{`spec.ratio: Invalid value: -0.5: must be greater than 0`}},
+			[]string{`spec.ratio: Invalid value: -0.5: spec.ratio in body should be greater than 0`}},
 		{"multipleOf passes", func(w *v1.Widget) { w.Spec.Interval = 15 }, nil},
 		{"multipleOf fails", func(w *v1.Widget) { w.Spec.Interval = 7 },
-			[]string{`spec.interval: Invalid value: 7: must be a multiple of 5`}},
+			[]string{`spec.interval: Invalid value: 7: spec.interval in body should be a multiple of 5`}},
 
 		{"maxLength counts runes", func(w *v1.Widget) { w.Spec.Code = "äöüßé" }, nil},
 		{"maxLength fails", func(w *v1.Widget) { w.Spec.Code = "abcdef" },
-			[]string{`spec.code: Too long: may not be more than 5 characters`}},
+			[]string{`spec.code: Too long: may not be more than 5 bytes`}},
 		{"minLength fails", func(w *v1.Widget) { w.Spec.Code = "a" },
-			[]string{`spec.code: Too short: must be at least 2 characters`}},
+			[]string{`spec.code: Invalid value: "a": spec.code in body should be at least 2 chars long`}},
 		{"pattern passes", func(w *v1.Widget) { w.Spec.Parts = []v1.Part{{Name: "ok-1"}} }, nil},
 		{"pattern fails with the index path", func(w *v1.Widget) { w.Spec.Parts = []v1.Part{{Name: "a"}, {Name: "Bad"}} },
-			[]string{`spec.parts[1].name: Invalid value: "Bad": must match '^[a-z][a-z0-9-]*$'`}},
+			[]string{`spec.parts[1].name: Invalid value: "Bad": spec.parts[1].name in body should match '^[a-z][a-z0-9-]*$'`}},
 		{"minimum in a slice item", func(w *v1.Widget) { w.Spec.Parts = []v1.Part{{Name: "a", Count: -2}} },
-			[]string{`spec.parts[0].count: Invalid value: -2: must be greater than or equal to 1`}},
+			[]string{`spec.parts[0].count: Invalid value: -2: spec.parts[0].count in body should be greater than or equal to 1`}},
 
 		{"required string", func(w *v1.Widget) { w.Spec.Owner = "" },
 			[]string{`spec.owner: Required value`}},
@@ -121,13 +121,13 @@ func TestGeneratedValidation(t *testing.T) {
 		{"map values with key paths, sorted", func(w *v1.Widget) {
 			w.Spec.OpeningHours = map[string]v1.Hours{"tue": {Open: "25:00"}, "mon": {Open: "9am"}, "wed": {Open: "08:00"}}
 		}, []string{
-			`spec.openingHours[mon].open: Invalid value: "9am": must match`,
-			`spec.openingHours[tue].open: Invalid value: "25:00": must match`,
+			`spec.openingHours.mon.open: Invalid value: "9am": spec.openingHours.mon.open in body should match`,
+			`spec.openingHours.tue.open: Invalid value: "25:00": spec.openingHours.tue.open in body should match`,
 		}},
 		{"pointer to struct", func(w *v1.Widget) { w.Spec.Backup = &v1.Part{} },
 			[]string{`spec.backup.name: Required value`}},
 		{"inline struct flattens into the parent path", func(w *v1.Widget) { w.Spec.Email = "not-an-email" },
-			[]string{`spec.email: Invalid value: "not-an-email": must be of type email`}},
+			[]string{`spec.email: Invalid value: "not-an-email": spec.email in body must be of type email: "not-an-email"`}},
 		{"email passes", func(w *v1.Widget) { w.Spec.Email = "a@example.com" }, nil},
 
 		// +kubebuilder:validation:items:* apply to each item, at its index.
@@ -141,23 +141,23 @@ func TestGeneratedValidation(t *testing.T) {
 			w.Spec.Settings = []map[string]string{{"a": "b"}, {}}
 		}, nil},
 		{"items maxLength at the item's index", func(w *v1.Widget) { w.Spec.Gates = []string{"ab", "abcdef"} },
-			[]string{`spec.gates[1]: Too long: may not be more than 5 characters`}},
+			[]string{`spec.gates[1]: Too long: may not be more than 5 bytes`}},
 		{"items minLength and pattern", func(w *v1.Widget) { w.Spec.Gates = []string{"a", "ab", "A1"} },
-			[]string{`spec.gates[0]: Too short: must be at least 2 characters`, `spec.gates[2]: Invalid value: "A1": must match '^[a-z]+$'`}},
+			[]string{`spec.gates[0]: Invalid value: "a": spec.gates[0] in body should be at least 2 chars long`, `spec.gates[2]: Invalid value: "A1": spec.gates[2] in body should match '^[a-z]+$'`}},
 		{"maxItems still on the list", func(w *v1.Widget) { w.Spec.Gates = []string{"ab", "ab", "ab", "ab", "ab"} },
 			[]string{`spec.gates: Too many: 5: must have at most 4 items`}},
 		{"items bounds from the list type", func(w *v1.Widget) { w.Spec.ListenPorts = v1.Ports{2, 0, 65536} },
-			[]string{`spec.listenPorts[1]: Invalid value: 0: must be greater than or equal to 1`, `spec.listenPorts[2]: Invalid value: 65536: must be less than or equal to 65535`}},
+			[]string{`spec.listenPorts[1]: Invalid value: 0: spec.listenPorts[1] in body should be greater than or equal to 1`, `spec.listenPorts[2]: Invalid value: 65536: spec.listenPorts[2] in body should be less than or equal to 65535`}},
 		{"items multipleOf from the field beside the type's", func(w *v1.Widget) { w.Spec.ListenPorts = v1.Ports{2, 3} },
-			[]string{`spec.listenPorts[1]: Invalid value: 3: must be a multiple of 2`}},
+			[]string{`spec.listenPorts[1]: Invalid value: 3: spec.listenPorts[1] in body should be a multiple of 2`}},
 		{"items enum behind a pointer", func(w *v1.Widget) { w.Spec.Grades = &[]int32{1, 4} },
 			[]string{`spec.grades[1]: Unsupported value: 4: supported values: "1", "2", "3"`}},
 		{"items exclusive minimum", func(w *v1.Widget) { w.Spec.Weights = []float64{1, 0} },
-			[]string{`spec.weights[1]: Invalid value: 0: must be greater than 0`}},
+			[]string{`spec.weights[1]: Invalid value: 0: spec.weights[1] in body should be greater than 0`}},
 		{"items format", func(w *v1.Widget) { w.Spec.Emails = []string{"a@example.com", "nope"} },
-			[]string{`spec.emails[1]: Invalid value: "nope": must be of type email`}},
+			[]string{`spec.emails[1]: Invalid value: "nope": spec.emails[1] in body must be of type email: "nope"`}},
 		{"items maxItems and minItems on a list of lists", func(w *v1.Widget) { w.Spec.Matrix = [][]int32{{1, 2, 3}, {}} },
-			[]string{`spec.matrix[0]: Too many: 3: must have at most 2 items`, `spec.matrix[1]: Too few: 0: must have at least 1 item`}},
+			[]string{`spec.matrix[0]: Too many: 3: must have at most 2 items`, `spec.matrix[1]: Invalid value: 0: spec.matrix[1] in body should have at least 1 items`}},
 		{"items maxProperties on a list of maps", func(w *v1.Widget) { w.Spec.Settings = []map[string]string{{"a": "1", "b": "2"}} },
 			[]string{`spec.settings[0]: Too many: 2: must have at most 1 item`}},
 
@@ -198,7 +198,7 @@ func TestGeneratedValidation(t *testing.T) {
 				mutate func(w *v1.Widget)
 				want   []string
 			}{"format " + f.format + " fails", func(w *v1.Widget) { f.set(&w.Spec.Formats, f.bad) },
-				[]string{`spec.formats.` + f.field + `: Invalid value: "` + f.bad + `": must be of type ` + f.format}},
+				[]string{`spec.formats.` + f.field + `: Invalid value: "` + f.bad + `": spec.formats.` + f.field + ` in body must be of type ` + f.format}},
 		)
 	}
 

@@ -27,8 +27,10 @@
 //     field's other markers, as kube-apiserver checks a custom resource.
 //   - an optional field with omitempty that is zero is absent from the JSON
 //     and, as in Kubernetes, not validated further.
-//   - the validation markers (model.Validation), with kube-apiserver's CRD
-//     messages ("should" spelled "must", no "in body" prefix). Scalar markers
+//   - the validation markers (model.Validation). The user's kinds get
+//     kube-apiserver's words for a custom resource ("spec.size in body
+//     should be ...", map values at spec.m.key), built-in kinds those of
+//     kube's declarative validation ("must be ..."). Scalar markers
 //     (lengths, pattern, enum, format, bounds) on a slice or map field apply
 //     to its items/values; item and property markers to the collection.
 //     The +kubebuilder:validation:items:* markers (Validation.Items) apply
@@ -368,6 +370,22 @@ func appendAll(call jen.Code) jen.Code {
 
 func appendOne(call jen.Code) jen.Code {
 	return jen.Id("errs").Op("=").Append(jen.Id("errs"), call)
+}
+
+// crd reports whether failed checks speak as kube-apiserver's schema
+// check of a custom resource does ("spec.size in body should be ...",
+// map values at spec.m.key): true for the user's kinds, which are served
+// as CRDs would be; false for built-in kinds, whose words are kube's
+// declarative validation's ("must be ...").
+func (g *gen) crd() bool { return !g.v.External }
+
+// invalid is the Invalid error of a failed check of value at path: crd
+// says "<path> in body " + crdDetail, a built-in kind plainDetail.
+func (g *gen) invalid(path func() *jen.Statement, value jen.Code, crdDetail, plainDetail string) jen.Code {
+	if g.crd() {
+		return jen.Qual(validatePkg, "InBody").Call(path(), value, jen.Lit(crdDetail))
+	}
+	return jen.Qual(fieldPkg, "Invalid").Call(path(), value, jen.Lit(plainDetail))
 }
 
 // --- shapes ----------------------------------------------------------------
@@ -754,8 +772,9 @@ func (g *gen) structProperties(n *typegraph.Node, val model.Validation, x, path 
 	}
 	if val.MinProperties != nil {
 		cases = append(cases, jen.Case(jen.Id("props").Op("<").Lit(int(*val.MinProperties))).Block(
-			appendOne(jen.Qual(fieldPkg, "Invalid").Call(path(), jen.Id("props"),
-				jen.Lit(fmt.Sprintf("must have at least %d %s", *val.MinProperties, plural(*val.MinProperties, "property", "properties")))))))
+			appendOne(g.invalid(path, jen.Id("props"),
+				fmt.Sprintf("should have at least %d properties", *val.MinProperties),
+				fmt.Sprintf("must have at least %d %s", *val.MinProperties, plural(*val.MinProperties, "property", "properties"))))))
 	}
 	return []jen.Code{jen.Switch(jen.Id("props").Op(":=").Add(count), jen.Empty()).Block(cases...)}
 }
@@ -799,8 +818,11 @@ func (g *gen) list(r resolved, val model.Validation, f *model.Field, x, path fun
 				appendOne(jen.Qual(fieldPkg, "TooMany").Call(path(), n(), jen.Lit(int(*val.MaxItems))))))
 		}
 		if val.MinItems != nil {
-			stmts = append(stmts, jen.If(n().Op("<").Lit(int(*val.MinItems))).Block(
-				appendOne(jen.Qual(fieldPkg, "TooFew").Call(path(), n(), jen.Lit(int(*val.MinItems))))))
+			tooFew := jen.Qual(fieldPkg, "TooFew").Call(path(), n(), jen.Lit(int(*val.MinItems)))
+			if g.crd() {
+				tooFew = jen.Qual(validatePkg, "InBody").Call(path(), n(), jen.Lit(fmt.Sprintf("should have at least %d items", *val.MinItems)))
+			}
+			stmts = append(stmts, jen.If(n().Op("<").Lit(int(*val.MinItems))).Block(appendOne(tooFew)))
 		}
 	}
 	er := resolve(ref.Elem)
@@ -867,8 +889,9 @@ func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Sta
 	}
 	if val.MinProperties != nil {
 		stmts = append(stmts, jen.If(n().Op("<").Lit(int(*val.MinProperties))).Block(
-			appendOne(jen.Qual(fieldPkg, "Invalid").Call(path(), n(),
-				jen.Lit(fmt.Sprintf("must have at least %d %s", *val.MinProperties, plural(*val.MinProperties, "property", "properties")))))))
+			appendOne(g.invalid(path, n(),
+				fmt.Sprintf("should have at least %d properties", *val.MinProperties),
+				fmt.Sprintf("must have at least %d %s", *val.MinProperties, plural(*val.MinProperties, "property", "properties"))))))
 	}
 	kr := resolve(ref.Key)
 	k := g.loopVar("k")
@@ -890,7 +913,11 @@ func (g *gen) mapValue(r resolved, val model.Validation, x, path func() *jen.Sta
 	default:
 		keyStr = jen.Qual(fmtPkg, "Sprint").Call(jen.Id(k))
 	}
+	// kube-openapi names a custom resource's map value spec.m.key.
 	kpath := func() *jen.Statement { return path().Dot("Key").Call(keyStr) }
+	if g.crd() {
+		kpath = func() *jen.Statement { return path().Dot("Child").Call(keyStr) }
+	}
 	// Map values are not addressable: struct checks get a copy.
 	er := resolve(ref.Elem)
 	needCopy := er.ref.Kind == model.NamedRef || er.hook != ""
@@ -1060,13 +1087,20 @@ func (g *gen) scalar(r resolved, val model.Validation, x, path func() *jen.State
 	case b == "string":
 		if val.MaxLength != nil {
 			n := int(*val.MaxLength)
+			tooLong := "TooLongCharacters"
+			if g.crd() {
+				tooLong = "TooLong" // kube-apiserver's words for a custom resource ("bytes")
+			}
 			stmts = append(stmts, jen.If(jen.Qual(utf8Pkg, "RuneCountInString").Call(plain()).Op(">").Lit(n)).Block(
-				appendOne(jen.Qual(fieldPkg, "TooLongCharacters").Call(path(), plain(), jen.Lit(n)))))
+				appendOne(jen.Qual(fieldPkg, tooLong).Call(path(), plain(), jen.Lit(n)))))
 		}
 		if val.MinLength != nil {
 			n := int(*val.MinLength)
-			stmts = append(stmts, jen.If(jen.Qual(utf8Pkg, "RuneCountInString").Call(plain()).Op("<").Lit(n)).Block(
-				appendOne(jen.Qual(fieldPkg, "TooShort").Call(path(), plain(), jen.Lit(n)))))
+			tooShort := jen.Qual(fieldPkg, "TooShort").Call(path(), plain(), jen.Lit(n))
+			if g.crd() {
+				tooShort = jen.Qual(validatePkg, "InBody").Call(path(), plain(), jen.Lit(fmt.Sprintf("should be at least %d chars long", n)))
+			}
+			stmts = append(stmts, jen.If(jen.Qual(utf8Pkg, "RuneCountInString").Call(plain()).Op("<").Lit(n)).Block(appendOne(tooShort)))
 		}
 		if val.Pattern != "" {
 			name, err := g.pattern(val.Pattern)
@@ -1074,11 +1108,15 @@ func (g *gen) scalar(r resolved, val model.Validation, x, path func() *jen.State
 				return nil, err
 			}
 			stmts = append(stmts, jen.If(jen.Op("!").Id(name).Dot("MatchString").Call(plain())).Block(
-				appendOne(jen.Qual(fieldPkg, "Invalid").Call(path(), plain(), jen.Lit("must match '"+val.Pattern+"'")))))
+				appendOne(g.invalid(path, plain(), "should match '"+val.Pattern+"'", "must match '"+val.Pattern+"'"))))
 		}
 		if val.Format != "" { // known: the model checks it
 			if !typeFormat(val.Format) {
-				stmts = append(stmts, jen.If(jen.Id("err").Op(":=").Qual(validatePkg, "Format").Call(path(), plain(), jen.Lit(val.Format)),
+				format := "Format"
+				if g.crd() {
+					format = "FormatInBody"
+				}
+				stmts = append(stmts, jen.If(jen.Id("err").Op(":=").Qual(validatePkg, format).Call(path(), plain(), jen.Lit(val.Format)),
 					jen.Id("err").Op("!=").Nil()).Block(appendOne(jen.Id("err"))))
 			}
 		}
@@ -1135,35 +1173,41 @@ func bound(b string, f float64, x func() *jen.Statement) (lhs *jen.Statement, rh
 
 func (g *gen) number(b string, val model.Validation, x, plain, path func() *jen.Statement) ([]jen.Code, error) {
 	var stmts []jen.Code
-	check := func(op string, f float64, msg string) {
+	// kube-openapi prints a bound as the value it checks: an integer's as
+	// an int64, a float's with %v (1e+06).
+	crdBound := func(f float64) string {
+		if isInt(b) {
+			return strconv.FormatInt(int64(f), 10)
+		}
+		return fmt.Sprint(f)
+	}
+	check := func(op string, f float64, crdMsg, msg string) {
 		lhs, rhs := bound(b, f, x)
 		stmts = append(stmts, jen.If(lhs.Op(op).Add(rhs)).Block(
-			appendOne(jen.Qual(fieldPkg, "Invalid").Call(path(), plain(), jen.Lit(msg+" "+formatNumber(f))))))
+			appendOne(g.invalid(path, plain(), crdMsg+" "+crdBound(f), msg+" "+formatNumber(f)))))
 	}
 	if val.Maximum != nil {
 		if val.ExclusiveMaximum {
-			check(">=", *val.Maximum, "must be less than")
+			check(">=", *val.Maximum, "should be less than", "must be less than")
 		} else {
-			check(">", *val.Maximum, "must be less than or equal to")
+			check(">", *val.Maximum, "should be less than or equal to", "must be less than or equal to")
 		}
 	}
 	if val.Minimum != nil {
 		if val.ExclusiveMinimum {
-			check("<=", *val.Minimum, "must be greater than")
+			check("<=", *val.Minimum, "should be greater than", "must be greater than")
 		} else {
-			check("<", *val.Minimum, "must be greater than or equal to")
+			check("<", *val.Minimum, "should be greater than or equal to", "must be greater than or equal to")
 		}
 	}
 	if val.MultipleOf != nil {
 		m := *val.MultipleOf
-		msg := jen.Lit("must be a multiple of " + formatNumber(m))
+		msg := g.invalid(path, plain(), "should be a multiple of "+crdBound(m), "must be a multiple of "+formatNumber(m))
 		lo, hi := intRange(b)
 		if isInt(b) && m == math.Trunc(m) && m <= hi && m >= lo {
-			stmts = append(stmts, jen.If(x().Op("%").Id(formatNumber(m)).Op("!=").Lit(0)).Block(
-				appendOne(jen.Qual(fieldPkg, "Invalid").Call(path(), plain(), msg))))
+			stmts = append(stmts, jen.If(x().Op("%").Id(formatNumber(m)).Op("!=").Lit(0)).Block(appendOne(msg)))
 		} else {
-			stmts = append(stmts, jen.If(jen.Op("!").Qual(validatePkg, "MultipleOf").Call(jen.Float64().Call(x()), jen.Id(strconv.FormatFloat(m, 'g', -1, 64)))).Block(
-				appendOne(jen.Qual(fieldPkg, "Invalid").Call(path(), plain(), msg))))
+			stmts = append(stmts, jen.If(jen.Op("!").Qual(validatePkg, "MultipleOf").Call(jen.Float64().Call(x()), jen.Id(strconv.FormatFloat(m, 'g', -1, 64)))).Block(appendOne(msg)))
 		}
 	}
 	return stmts, nil

@@ -81,8 +81,9 @@ func TestTypeErrors(t *testing.T) {
 	if st.Details != nil {
 		for _, c := range st.Details.Causes {
 			got[c.Field] = c.Message
-			if c.Type != "FieldValueInvalid" {
-				t.Errorf("cause %s: type %q, want FieldValueInvalid", c.Field, c.Type)
+			// kube's reason for a custom resource's value of the wrong type.
+			if c.Type != "FieldValueTypeInvalid" {
+				t.Errorf("cause %s: type %q, want FieldValueTypeInvalid", c.Field, c.Type)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -121,18 +122,25 @@ func walkTypes(t reflect.Type, v any, path *field.Path, w *typeWalk) {
 				return
 			}
 		}
-		w.errs = append(w.errs, field.Invalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(types, ","), got)))
+		w.errs = append(w.errs, field.TypeInvalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(types, ","), got)))
 	}
 	switch t {
 	case timeType, microTimeType:
 		want("string")
 		if str, ok := v.(string); ok && !parsesAs(t, str) {
 			// The schema's format date-time, checked as kube checks it.
-			w.errs = append(w.errs, field.Invalid(path, str, fmt.Sprintf("%s in body must be of type date-time: %q", path, str)))
+			w.errs = append(w.errs, field.TypeInvalid(path, str, fmt.Sprintf("%s in body must be of type date-time: %q", path, str)))
 		}
 		return
 	case durationType:
 		want("string")
+		if str, ok := v.(string); ok {
+			if _, err := time.ParseDuration(str); err != nil {
+				// A CRD's schema takes any string here (kube stores what no
+				// Go client could read); your Go type cannot hold it.
+				w.errs = append(w.errs, field.Invalid(path, str, fmt.Sprintf("%s in body must be a duration such as \"1h30m\": %v", path, err)))
+			}
+		}
 		return
 	case quantityType:
 		want("integer", "string")

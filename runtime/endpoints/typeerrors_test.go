@@ -20,14 +20,16 @@ type walkEmbedded struct {
 type walkKind struct {
 	metav1.TypeMeta `json:",inline"`
 	walkEmbedded
-	Inline  walkInner `json:",inline"`
-	Named   walkInner `json:"named"`
-	Skipped int       `json:"-"`
-	Bytes   []byte    `json:"bytes"`
-	Fixed   [2]uint8  `json:"fixed"`
-	Small   uint8     `json:"small"`
-	Any     any       `json:"any"`
-	IP      net.IP    `json:"ip"` // decodes a string itself (UnmarshalText)
+	Inline  walkInner         `json:",inline"`
+	Named   walkInner         `json:"named"`
+	Skipped int               `json:"-"`
+	Bytes   []byte            `json:"bytes"`
+	Fixed   [2]uint8          `json:"fixed"`
+	Small   uint8             `json:"small"`
+	Any     any               `json:"any"`
+	IP      net.IP            `json:"ip"` // decodes a string itself (UnmarshalText)
+	Wait    metav1.Duration   `json:"wait"`
+	Waits   []metav1.Duration `json:"waits"`
 	Ptr     *struct {
 		At metav1.MicroTime `json:"at"`
 	} `json:"ptr"`
@@ -36,7 +38,8 @@ type walkKind struct {
 func TestTypeErrorsWalk(t *testing.T) {
 	data := `{"kind":"K","promoted":"yes","deep":[{"a":[1,"x",70000]}],"named":{"deep":{"a":[]}},` +
 		`"-":"anything","Skipped":1,"bytes":"aGk=","fixed":[1,300],"small":-1,"any":{"x":[1]},` +
-		`"ip":"10.0.0.1","ptr":{"at":"2026-01-01T00:00:00.000001Z"},"unknown":{"z":1}}`
+		`"ip":"10.0.0.1","ptr":{"at":"2026-01-01T00:00:00.000001Z"},"unknown":{"z":1},` +
+		`"wait":"soon","waits":["1h30m","1d"]}`
 	got := map[string]string{}
 	errs, unknown := typeErrors(reflect.TypeFor[walkKind](), []byte(data))
 	for _, e := range errs {
@@ -49,6 +52,8 @@ func TestTypeErrorsWalk(t *testing.T) {
 		"named.deep":    `named.deep in body must be of type array: "object"`,
 		"fixed[1]":      "must fit in uint8",
 		"small":         "must fit in uint8",
+		"wait":          `wait in body must be a duration such as "1h30m": time: invalid duration "soon"`,
+		"waits[1]":      `waits[1] in body must be a duration such as "1h30m": time: unknown unit "d" in duration "1d"`,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("typeErrors:\n got  %v\n want %v", got, want)

@@ -3,8 +3,9 @@
 // else the generated code does inline, with typed comparisons, so reading it
 // shows exactly what is checked.
 //
-// Messages follow what kube-apiserver answers for CRDs, with the "in body"
-// prefix dropped and "should" spelled "must".
+// The user's kinds get the words kube-apiserver answers for a custom
+// resource ("spec.size in body should be ...": InBody, FormatInBody);
+// built-in kinds those of kube's declarative validation ("must be ...").
 package validate
 
 import (
@@ -146,4 +147,22 @@ func Properties(set ...bool) int {
 		}
 	}
 	return n
+}
+
+// InBody is the Invalid error kube-apiserver's schema check gives a field
+// of a custom resource: its detail names the field's path "in body"
+// ("spec.size in body should be less than or equal to 10"), as
+// kube-openapi words it.
+func InBody(fldPath *field.Path, value any, detail string) *field.Error {
+	return field.Invalid(fldPath, value, fldPath.String()+" in body "+detail)
+}
+
+// FormatInBody is Format with the error kube-apiserver gives a field of a
+// custom resource: TypeInvalid, `spec.notify in body must be of type
+// email: "x"`.
+func FormatInBody(fldPath *field.Path, value, format string) *field.Error {
+	if Format(fldPath, value, format) == nil {
+		return nil
+	}
+	return field.TypeInvalid(fldPath, value, fmt.Sprintf("%s in body must be of type %s: %q", fldPath.String(), format, value))
 }

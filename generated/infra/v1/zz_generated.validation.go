@@ -60,7 +60,7 @@ func validate_WarehouseSpec(obj *v1.WarehouseSpec, fldPath *field.Path, in prese
 		errs = append(errs, field.Required(fldPath.Child("region"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.Region) < 1 {
-			errs = append(errs, field.TooShort(fldPath.Child("region"), obj.Region, 1))
+			errs = append(errs, validate.InBody(fldPath.Child("region"), obj.Region, "should be at least 1 chars long"))
 		}
 	}
 	if len(obj.Docks) != 0 {
@@ -78,11 +78,11 @@ func validate_WarehouseSpec(obj *v1.WarehouseSpec, fldPath *field.Path, in prese
 		for _, k := range slices.Sorted(maps.Keys(obj.OpeningHours)) {
 			member := members.Get(k)
 			v := obj.OpeningHours[k]
-			errs = append(errs, validate_Hours(&v, fldPath.Child("openingHours").Key(k), member)...)
+			errs = append(errs, validate_Hours(&v, fldPath.Child("openingHours").Child(k), member)...)
 		}
 	}
 	if obj.Robots < 0 {
-		errs = append(errs, field.Invalid(fldPath.Child("robots"), obj.Robots, "must be greater than or equal to 0"))
+		errs = append(errs, validate.InBody(fldPath.Child("robots"), obj.Robots, "should be greater than or equal to 0"))
 	}
 	if len(obj.Zones) != 0 {
 		errs = append(errs, validate.Unique(fldPath.Child("zones"), obj.Zones)...)
@@ -93,13 +93,13 @@ func validate_WarehouseSpec(obj *v1.WarehouseSpec, fldPath *field.Path, in prese
 		}
 		for i := range obj.Gates {
 			if utf8.RuneCountInString(obj.Gates[i]) > 8 {
-				errs = append(errs, field.TooLongCharacters(fldPath.Child("gates").Index(i), obj.Gates[i], 8))
+				errs = append(errs, field.TooLong(fldPath.Child("gates").Index(i), obj.Gates[i], 8))
 			}
 			if utf8.RuneCountInString(obj.Gates[i]) < 1 {
-				errs = append(errs, field.TooShort(fldPath.Child("gates").Index(i), obj.Gates[i], 1))
+				errs = append(errs, validate.InBody(fldPath.Child("gates").Index(i), obj.Gates[i], "should be at least 1 chars long"))
 			}
 			if !pattern0.MatchString(obj.Gates[i]) {
-				errs = append(errs, field.Invalid(fldPath.Child("gates").Index(i), obj.Gates[i], "must match '^[a-z][a-z0-9-]*$'"))
+				errs = append(errs, validate.InBody(fldPath.Child("gates").Index(i), obj.Gates[i], "should match '^[a-z][a-z0-9-]*$'"))
 			}
 		}
 	}
@@ -113,7 +113,7 @@ func validate_Dock(obj *v1.Dock, fldPath *field.Path, in presence.Node) field.Er
 		errs = append(errs, field.Required(fldPath.Child("id"), ""))
 	} else {
 		if obj.ID < 1 {
-			errs = append(errs, field.Invalid(fldPath.Child("id"), obj.ID, "must be greater than or equal to 1"))
+			errs = append(errs, validate.InBody(fldPath.Child("id"), obj.ID, "should be greater than or equal to 1"))
 		}
 	}
 	if obj.Kind != "" {
@@ -124,7 +124,7 @@ func validate_Dock(obj *v1.Dock, fldPath *field.Path, in presence.Node) field.Er
 		}
 	}
 	if obj.Doors < 0 {
-		errs = append(errs, field.Invalid(fldPath.Child("doors"), obj.Doors, "must be greater than or equal to 0"))
+		errs = append(errs, validate.InBody(fldPath.Child("doors"), obj.Doors, "should be greater than or equal to 0"))
 	}
 	return errs
 }
@@ -136,14 +136,14 @@ func validate_Hours(obj *v1.Hours, fldPath *field.Path, in presence.Node) field.
 		errs = append(errs, field.Required(fldPath.Child("open"), ""))
 	} else {
 		if !pattern1.MatchString(obj.Open) {
-			errs = append(errs, field.Invalid(fldPath.Child("open"), obj.Open, "must match '^([01][0-9]|2[0-3]):[0-5][0-9]$'"))
+			errs = append(errs, validate.InBody(fldPath.Child("open"), obj.Open, "should match '^([01][0-9]|2[0-3]):[0-5][0-9]$'"))
 		}
 	}
 	if obj.Close == "" && !in.Has("close") {
 		errs = append(errs, field.Required(fldPath.Child("close"), ""))
 	} else {
 		if !pattern1.MatchString(obj.Close) {
-			errs = append(errs, field.Invalid(fldPath.Child("close"), obj.Close, "must match '^([01][0-9]|2[0-3]):[0-5][0-9]$'"))
+			errs = append(errs, validate.InBody(fldPath.Child("close"), obj.Close, "should match '^([01][0-9]|2[0-3]):[0-5][0-9]$'"))
 		}
 	}
 	return errs

@@ -75,7 +75,7 @@ func validate_ShipmentSpec(obj *v1.ShipmentSpec, fldPath *field.Path, in presenc
 			errs = append(errs, field.TooMany(fldPath.Child("parcels"), len(obj.Parcels), 50))
 		}
 		if len(obj.Parcels) < 1 {
-			errs = append(errs, field.TooFew(fldPath.Child("parcels"), len(obj.Parcels), 1))
+			errs = append(errs, validate.InBody(fldPath.Child("parcels"), len(obj.Parcels), "should have at least 1 items"))
 		}
 		errs = append(errs, validate.MapKey(fldPath.Child("parcels"), obj.Parcels, "name", func(item *v1.Parcel) string {
 			return item.Name
@@ -94,7 +94,7 @@ func validate_ShipmentSpec(obj *v1.ShipmentSpec, fldPath *field.Path, in presenc
 	}
 	if obj.DeclaredValueCents != nil {
 		if *obj.DeclaredValueCents < 0 {
-			errs = append(errs, field.Invalid(fldPath.Child("declaredValueCents"), *obj.DeclaredValueCents, "must be greater than or equal to 0"))
+			errs = append(errs, validate.InBody(fldPath.Child("declaredValueCents"), *obj.DeclaredValueCents, "should be greater than or equal to 0"))
 		}
 	}
 	if len(obj.Instructions) != 0 {
@@ -116,20 +116,20 @@ func validate_Address(obj *v1.Address, fldPath *field.Path, in presence.Node) fi
 		errs = append(errs, field.Required(fldPath.Child("city"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.City) < 1 {
-			errs = append(errs, field.TooShort(fldPath.Child("city"), obj.City, 1))
+			errs = append(errs, validate.InBody(fldPath.Child("city"), obj.City, "should be at least 1 chars long"))
 		}
 	}
 	if obj.PostalCode != "" {
 		if !pattern0.MatchString(obj.PostalCode) {
-			errs = append(errs, field.Invalid(fldPath.Child("postalCode"), obj.PostalCode, "must match '^[A-Z0-9 -]{3,10}$'"))
+			errs = append(errs, validate.InBody(fldPath.Child("postalCode"), obj.PostalCode, "should match '^[A-Z0-9 -]{3,10}$'"))
 		}
 	}
 	if obj.Country != "" {
 		if utf8.RuneCountInString(obj.Country) > 2 {
-			errs = append(errs, field.TooLongCharacters(fldPath.Child("country"), obj.Country, 2))
+			errs = append(errs, field.TooLong(fldPath.Child("country"), obj.Country, 2))
 		}
 		if utf8.RuneCountInString(obj.Country) < 2 {
-			errs = append(errs, field.TooShort(fldPath.Child("country"), obj.Country, 2))
+			errs = append(errs, validate.InBody(fldPath.Child("country"), obj.Country, "should be at least 2 chars long"))
 		}
 	}
 	return errs
@@ -142,18 +142,18 @@ func validate_Parcel(obj *v1.Parcel, fldPath *field.Path, in presence.Node) fiel
 		errs = append(errs, field.Required(fldPath.Child("name"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.Name) > 63 {
-			errs = append(errs, field.TooLongCharacters(fldPath.Child("name"), obj.Name, 63))
+			errs = append(errs, field.TooLong(fldPath.Child("name"), obj.Name, 63))
 		}
 		if !pattern1.MatchString(obj.Name) {
-			errs = append(errs, field.Invalid(fldPath.Child("name"), obj.Name, "must match '^[a-z][a-z0-9-]*$'"))
+			errs = append(errs, validate.InBody(fldPath.Child("name"), obj.Name, "should match '^[a-z][a-z0-9-]*$'"))
 		}
 	}
 	if obj.Count != 0 {
 		if obj.Count > 1000 {
-			errs = append(errs, field.Invalid(fldPath.Child("count"), obj.Count, "must be less than or equal to 1000"))
+			errs = append(errs, validate.InBody(fldPath.Child("count"), obj.Count, "should be less than or equal to 1000"))
 		}
 		if obj.Count < 1 {
-			errs = append(errs, field.Invalid(fldPath.Child("count"), obj.Count, "must be greater than or equal to 1"))
+			errs = append(errs, validate.InBody(fldPath.Child("count"), obj.Count, "should be greater than or equal to 1"))
 		}
 	}
 	return errs
@@ -163,16 +163,16 @@ func validate_Parcel(obj *v1.Parcel, fldPath *field.Path, in presence.Node) fiel
 func validate_Tracking(obj *v1.Tracking, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if obj.Notify != "" {
-		if err := validate.Format(fldPath.Child("notify"), obj.Notify, "email"); err != nil {
+		if err := validate.FormatInBody(fldPath.Child("notify"), obj.Notify, "email"); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if obj.IntervalMinutes != 0 {
 		if obj.IntervalMinutes < 5 {
-			errs = append(errs, field.Invalid(fldPath.Child("intervalMinutes"), obj.IntervalMinutes, "must be greater than or equal to 5"))
+			errs = append(errs, validate.InBody(fldPath.Child("intervalMinutes"), obj.IntervalMinutes, "should be greater than or equal to 5"))
 		}
 		if obj.IntervalMinutes%5 != 0 {
-			errs = append(errs, field.Invalid(fldPath.Child("intervalMinutes"), obj.IntervalMinutes, "must be a multiple of 5"))
+			errs = append(errs, validate.InBody(fldPath.Child("intervalMinutes"), obj.IntervalMinutes, "should be a multiple of 5"))
 		}
 	}
 	return errs
@@ -190,7 +190,7 @@ func validate_ShipmentStatus(obj *v1.ShipmentStatus, fldPath *field.Path, in pre
 	}
 	if obj.Attempts != 0 {
 		if obj.Attempts < 0 {
-			errs = append(errs, field.Invalid(fldPath.Child("attempts"), obj.Attempts, "must be greater than or equal to 0"))
+			errs = append(errs, validate.InBody(fldPath.Child("attempts"), obj.Attempts, "should be greater than or equal to 0"))
 		}
 	}
 	if len(obj.Conditions) != 0 {
@@ -213,10 +213,10 @@ func validate_meta_v1_Condition(obj *metav1.Condition, fldPath *field.Path, in p
 		errs = append(errs, field.Required(fldPath.Child("type"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.Type) > 316 {
-			errs = append(errs, field.TooLongCharacters(fldPath.Child("type"), obj.Type, 316))
+			errs = append(errs, field.TooLong(fldPath.Child("type"), obj.Type, 316))
 		}
 		if !pattern2.MatchString(obj.Type) {
-			errs = append(errs, field.Invalid(fldPath.Child("type"), obj.Type, "must match '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$'"))
+			errs = append(errs, validate.InBody(fldPath.Child("type"), obj.Type, "should match '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$'"))
 		}
 	}
 	if obj.Status == "" && !in.Has("status") {
@@ -230,7 +230,7 @@ func validate_meta_v1_Condition(obj *metav1.Condition, fldPath *field.Path, in p
 	}
 	if obj.ObservedGeneration != 0 {
 		if obj.ObservedGeneration < 0 {
-			errs = append(errs, field.Invalid(fldPath.Child("observedGeneration"), obj.ObservedGeneration, "must be greater than or equal to 0"))
+			errs = append(errs, validate.InBody(fldPath.Child("observedGeneration"), obj.ObservedGeneration, "should be greater than or equal to 0"))
 		}
 	}
 	if obj.LastTransitionTime.IsZero() {
@@ -240,20 +240,20 @@ func validate_meta_v1_Condition(obj *metav1.Condition, fldPath *field.Path, in p
 		errs = append(errs, field.Required(fldPath.Child("reason"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.Reason) > 1024 {
-			errs = append(errs, field.TooLongCharacters(fldPath.Child("reason"), obj.Reason, 1024))
+			errs = append(errs, field.TooLong(fldPath.Child("reason"), obj.Reason, 1024))
 		}
 		if utf8.RuneCountInString(obj.Reason) < 1 {
-			errs = append(errs, field.TooShort(fldPath.Child("reason"), obj.Reason, 1))
+			errs = append(errs, validate.InBody(fldPath.Child("reason"), obj.Reason, "should be at least 1 chars long"))
 		}
 		if !pattern3.MatchString(obj.Reason) {
-			errs = append(errs, field.Invalid(fldPath.Child("reason"), obj.Reason, "must match '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'"))
+			errs = append(errs, validate.InBody(fldPath.Child("reason"), obj.Reason, "should match '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'"))
 		}
 	}
 	if obj.Message == "" && !in.Has("message") {
 		errs = append(errs, field.Required(fldPath.Child("message"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.Message) > 32768 {
-			errs = append(errs, field.TooLongCharacters(fldPath.Child("message"), obj.Message, 32768))
+			errs = append(errs, field.TooLong(fldPath.Child("message"), obj.Message, 32768))
 		}
 	}
 	return errs

@@ -72,15 +72,15 @@ func validate_Address(obj *v1alpha1.Address, fldPath *field.Path, in presence.No
 		errs = append(errs, field.Required(fldPath.Child("city"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.City) < 1 {
-			errs = append(errs, field.TooShort(fldPath.Child("city"), obj.City, 1))
+			errs = append(errs, validate.InBody(fldPath.Child("city"), obj.City, "should be at least 1 chars long"))
 		}
 	}
 	if obj.Country != "" {
 		if utf8.RuneCountInString(obj.Country) > 2 {
-			errs = append(errs, field.TooLongCharacters(fldPath.Child("country"), obj.Country, 2))
+			errs = append(errs, field.TooLong(fldPath.Child("country"), obj.Country, 2))
 		}
 		if utf8.RuneCountInString(obj.Country) < 2 {
-			errs = append(errs, field.TooShort(fldPath.Child("country"), obj.Country, 2))
+			errs = append(errs, validate.InBody(fldPath.Child("country"), obj.Country, "should be at least 2 chars long"))
 		}
 	}
 	return errs
@@ -94,7 +94,7 @@ func validate_Parcel(obj *v1alpha1.Parcel, fldPath *field.Path, in presence.Node
 	}
 	if obj.Count != 0 {
 		if obj.Count < 1 {
-			errs = append(errs, field.Invalid(fldPath.Child("count"), obj.Count, "must be greater than or equal to 1"))
+			errs = append(errs, validate.InBody(fldPath.Child("count"), obj.Count, "should be greater than or equal to 1"))
 		}
 	}
 	return errs

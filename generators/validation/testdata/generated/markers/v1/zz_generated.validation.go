@@ -88,31 +88,31 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 	}
 	if obj.Replicas != nil {
 		if *obj.Replicas > 100 {
-			errs = append(errs, field.Invalid(fldPath.Child("replicas"), *obj.Replicas, "must be less than or equal to 100"))
+			errs = append(errs, validate.InBody(fldPath.Child("replicas"), *obj.Replicas, "should be less than or equal to 100"))
 		}
 		if *obj.Replicas < 0 {
-			errs = append(errs, field.Invalid(fldPath.Child("replicas"), *obj.Replicas, "must be greater than or equal to 0"))
+			errs = append(errs, validate.InBody(fldPath.Child("replicas"), *obj.Replicas, "should be greater than or equal to 0"))
 		}
 	}
 	if obj.Ratio != 0 {
 		if obj.Ratio >= 1 {
-			errs = append(errs, field.Invalid(fldPath.Child("ratio"), obj.Ratio, "must be less than 1"))
+			errs = append(errs, validate.InBody(fldPath.Child("ratio"), obj.Ratio, "should be less than 1"))
 		}
 		if obj.Ratio <= 0 {
-			errs = append(errs, field.Invalid(fldPath.Child("ratio"), obj.Ratio, "must be greater than 0"))
+			errs = append(errs, validate.InBody(fldPath.Child("ratio"), obj.Ratio, "should be greater than 0"))
 		}
 	}
 	if obj.Interval != 0 {
 		if obj.Interval%5 != 0 {
-			errs = append(errs, field.Invalid(fldPath.Child("interval"), obj.Interval, "must be a multiple of 5"))
+			errs = append(errs, validate.InBody(fldPath.Child("interval"), obj.Interval, "should be a multiple of 5"))
 		}
 	}
 	if obj.Code != "" {
 		if utf8.RuneCountInString(obj.Code) > 5 {
-			errs = append(errs, field.TooLongCharacters(fldPath.Child("code"), obj.Code, 5))
+			errs = append(errs, field.TooLong(fldPath.Child("code"), obj.Code, 5))
 		}
 		if utf8.RuneCountInString(obj.Code) < 2 {
-			errs = append(errs, field.TooShort(fldPath.Child("code"), obj.Code, 2))
+			errs = append(errs, validate.InBody(fldPath.Child("code"), obj.Code, "should be at least 2 chars long"))
 		}
 	}
 	if obj.Level != 0 {
@@ -133,7 +133,7 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 			errs = append(errs, field.TooMany(fldPath.Child("parts"), len(obj.Parts), 3))
 		}
 		if len(obj.Parts) < 1 {
-			errs = append(errs, field.TooFew(fldPath.Child("parts"), len(obj.Parts), 1))
+			errs = append(errs, validate.InBody(fldPath.Child("parts"), len(obj.Parts), "should have at least 1 items"))
 		}
 		errs = append(errs, validate.MapKey(fldPath.Child("parts"), obj.Parts, "name", func(item *v1.Part) string {
 			return item.Name
@@ -165,7 +165,7 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 			errs = append(errs, field.TooMany(fldPath.Child("labels"), len(obj.Labels), 2))
 		}
 		if len(obj.Labels) < 1 {
-			errs = append(errs, field.Invalid(fldPath.Child("labels"), len(obj.Labels), "must have at least 1 property"))
+			errs = append(errs, validate.InBody(fldPath.Child("labels"), len(obj.Labels), "should have at least 1 properties"))
 		}
 	}
 	if len(obj.OpeningHours) != 0 {
@@ -173,7 +173,7 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 		for _, k := range slices.Sorted(maps.Keys(obj.OpeningHours)) {
 			member := members.Get(k)
 			v := obj.OpeningHours[k]
-			errs = append(errs, validate_Hours(&v, fldPath.Child("openingHours").Key(k), member)...)
+			errs = append(errs, validate_Hours(&v, fldPath.Child("openingHours").Child(k), member)...)
 		}
 	}
 	if len(obj.Sizes) != 0 {
@@ -193,7 +193,7 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 		case props > 2:
 			errs = append(errs, field.TooMany(fldPath.Child("limits"), props, 2))
 		case props < 1:
-			errs = append(errs, field.Invalid(fldPath.Child("limits"), props, "must have at least 1 property"))
+			errs = append(errs, validate.InBody(fldPath.Child("limits"), props, "should have at least 1 properties"))
 		}
 	}
 	errs = append(errs, validate_Contact(&obj.Contact, fldPath)...)
@@ -204,26 +204,26 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 		}
 		for i := range obj.Gates {
 			if utf8.RuneCountInString(obj.Gates[i]) > 5 {
-				errs = append(errs, field.TooLongCharacters(fldPath.Child("gates").Index(i), obj.Gates[i], 5))
+				errs = append(errs, field.TooLong(fldPath.Child("gates").Index(i), obj.Gates[i], 5))
 			}
 			if utf8.RuneCountInString(obj.Gates[i]) < 2 {
-				errs = append(errs, field.TooShort(fldPath.Child("gates").Index(i), obj.Gates[i], 2))
+				errs = append(errs, validate.InBody(fldPath.Child("gates").Index(i), obj.Gates[i], "should be at least 2 chars long"))
 			}
 			if !pattern0.MatchString(obj.Gates[i]) {
-				errs = append(errs, field.Invalid(fldPath.Child("gates").Index(i), obj.Gates[i], "must match '^[a-z]+$'"))
+				errs = append(errs, validate.InBody(fldPath.Child("gates").Index(i), obj.Gates[i], "should match '^[a-z]+$'"))
 			}
 		}
 	}
 	if len(obj.ListenPorts) != 0 {
 		for i := range obj.ListenPorts {
 			if obj.ListenPorts[i] > 65535 {
-				errs = append(errs, field.Invalid(fldPath.Child("listenPorts").Index(i), obj.ListenPorts[i], "must be less than or equal to 65535"))
+				errs = append(errs, validate.InBody(fldPath.Child("listenPorts").Index(i), obj.ListenPorts[i], "should be less than or equal to 65535"))
 			}
 			if obj.ListenPorts[i] < 1 {
-				errs = append(errs, field.Invalid(fldPath.Child("listenPorts").Index(i), obj.ListenPorts[i], "must be greater than or equal to 1"))
+				errs = append(errs, validate.InBody(fldPath.Child("listenPorts").Index(i), obj.ListenPorts[i], "should be greater than or equal to 1"))
 			}
 			if obj.ListenPorts[i]%2 != 0 {
-				errs = append(errs, field.Invalid(fldPath.Child("listenPorts").Index(i), obj.ListenPorts[i], "must be a multiple of 2"))
+				errs = append(errs, validate.InBody(fldPath.Child("listenPorts").Index(i), obj.ListenPorts[i], "should be a multiple of 2"))
 			}
 		}
 	}
@@ -239,13 +239,13 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 	if len(obj.Weights) != 0 {
 		for i := range obj.Weights {
 			if obj.Weights[i] <= 0 {
-				errs = append(errs, field.Invalid(fldPath.Child("weights").Index(i), obj.Weights[i], "must be greater than 0"))
+				errs = append(errs, validate.InBody(fldPath.Child("weights").Index(i), obj.Weights[i], "should be greater than 0"))
 			}
 		}
 	}
 	if len(obj.Emails) != 0 {
 		for i := range obj.Emails {
-			if err := validate.Format(fldPath.Child("emails").Index(i), obj.Emails[i], "email"); err != nil {
+			if err := validate.FormatInBody(fldPath.Child("emails").Index(i), obj.Emails[i], "email"); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -256,7 +256,7 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 				errs = append(errs, field.TooMany(fldPath.Child("matrix").Index(i), len(obj.Matrix[i]), 2))
 			}
 			if len(obj.Matrix[i]) < 1 {
-				errs = append(errs, field.TooFew(fldPath.Child("matrix").Index(i), len(obj.Matrix[i]), 1))
+				errs = append(errs, validate.InBody(fldPath.Child("matrix").Index(i), len(obj.Matrix[i]), "should have at least 1 items"))
 			}
 		}
 	}
@@ -277,15 +277,15 @@ func validate_Part(obj *v1.Part, fldPath *field.Path, in presence.Node) field.Er
 		errs = append(errs, field.Required(fldPath.Child("name"), ""))
 	} else {
 		if utf8.RuneCountInString(obj.Name) > 10 {
-			errs = append(errs, field.TooLongCharacters(fldPath.Child("name"), obj.Name, 10))
+			errs = append(errs, field.TooLong(fldPath.Child("name"), obj.Name, 10))
 		}
 		if !pattern1.MatchString(obj.Name) {
-			errs = append(errs, field.Invalid(fldPath.Child("name"), obj.Name, "must match '^[a-z][a-z0-9-]*$'"))
+			errs = append(errs, validate.InBody(fldPath.Child("name"), obj.Name, "should match '^[a-z][a-z0-9-]*$'"))
 		}
 	}
 	if obj.Count != 0 {
 		if obj.Count < 1 {
-			errs = append(errs, field.Invalid(fldPath.Child("count"), obj.Count, "must be greater than or equal to 1"))
+			errs = append(errs, validate.InBody(fldPath.Child("count"), obj.Count, "should be greater than or equal to 1"))
 		}
 	}
 	errs = append(errs, v1.Validate_Part(obj, fldPath)...)
@@ -311,7 +311,7 @@ func validate_Hours(obj *v1.Hours, fldPath *field.Path, in presence.Node) field.
 		errs = append(errs, field.Required(fldPath.Child("open"), ""))
 	} else {
 		if !pattern2.MatchString(obj.Open) {
-			errs = append(errs, field.Invalid(fldPath.Child("open"), obj.Open, "must match '^([01][0-9]|2[0-3]):[0-5][0-9]$'"))
+			errs = append(errs, validate.InBody(fldPath.Child("open"), obj.Open, "should match '^([01][0-9]|2[0-3]):[0-5][0-9]$'"))
 		}
 	}
 	return errs
@@ -321,7 +321,7 @@ func validate_Hours(obj *v1.Hours, fldPath *field.Path, in presence.Node) field.
 func validate_Contact(obj *v1.Contact, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if obj.Email != "" {
-		if err := validate.Format(fldPath.Child("email"), obj.Email, "email"); err != nil {
+		if err := validate.FormatInBody(fldPath.Child("email"), obj.Email, "email"); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -332,57 +332,57 @@ func validate_Contact(obj *v1.Contact, fldPath *field.Path) field.ErrorList {
 func validate_Formats(obj *v1.Formats, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if obj.URI != "" {
-		if err := validate.Format(fldPath.Child("uri"), obj.URI, "uri"); err != nil {
+		if err := validate.FormatInBody(fldPath.Child("uri"), obj.URI, "uri"); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if obj.URL != "" {
-		if err := validate.Format(fldPath.Child("url"), obj.URL, "url"); err != nil {
+		if err := validate.FormatInBody(fldPath.Child("url"), obj.URL, "url"); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if obj.UUID != "" {
-		if err := validate.Format(fldPath.Child("uuid"), obj.UUID, "uuid"); err != nil {
+		if err := validate.FormatInBody(fldPath.Child("uuid"), obj.UUID, "uuid"); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if obj.DateTime != "" {
-		if err := validate.Format(fldPath.Child("dateTime"), obj.DateTime, "date-time"); err != nil {
+		if err := validate.FormatInBody(fldPath.Child("dateTime"), obj.DateTime, "date-time"); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if obj.Date != "" {
-		if err := validate.Format(fldPath.Child("date"), obj.Date, "date"); err != nil {
+		if err := validate.FormatInBody(fldPath.Child("date"), obj.Date, "date"); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if obj.Hostname != "" {
-		if err := validate.Format(fldPath.Child("hostname"), obj.Hostname, "hostname"); err != nil {
+		if err := validate.FormatInBody(fldPath.Child("hostname"), obj.Hostname, "hostname"); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if obj.IPv4 != "" {
-		if err := validate.Format(fldPath.Child("ipv4"), obj.IPv4, "ipv4"); err != nil {
+		if err := validate.FormatInBody(fldPath.Child("ipv4"), obj.IPv4, "ipv4"); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if obj.IPv6 != "" {
-		if err := validate.Format(fldPath.Child("ipv6"), obj.IPv6, "ipv6"); err != nil {
+		if err := validate.FormatInBody(fldPath.Child("ipv6"), obj.IPv6, "ipv6"); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if obj.CIDR != "" {
-		if err := validate.Format(fldPath.Child("cidr"), obj.CIDR, "cidr"); err != nil {
+		if err := validate.FormatInBody(fldPath.Child("cidr"), obj.CIDR, "cidr"); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if obj.Byte != "" {
-		if err := validate.Format(fldPath.Child("byte"), obj.Byte, "byte"); err != nil {
+		if err := validate.FormatInBody(fldPath.Child("byte"), obj.Byte, "byte"); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if obj.Duration != "" {
-		if err := validate.Format(fldPath.Child("duration"), obj.Duration, "duration"); err != nil {
+		if err := validate.FormatInBody(fldPath.Child("duration"), obj.Duration, "duration"); err != nil {
 			errs = append(errs, err)
 		}
 	}
