@@ -65,7 +65,7 @@ func TestBadInput(t *testing.T) {
 			`Widget.test.kubeforge.dev "bad" is invalid: [spec.size: Unsupported value: "huge"`},
 		{"body over the limit", "POST", p, jsonType, obj(`{"name":"big"}`, `{"owner":"`+bigOwner+`"}`), nil, 413, metav1.StatusReasonRequestEntityTooLarge, "limit is 65536"},
 		{"unknown field, Strict", "POST", p + "?fieldValidation=Strict", jsonType, obj(`{"name":"typo"}`, `{"replcas":2}`), nil, 400, metav1.StatusReasonBadRequest,
-			`strict decoding error: unknown field "spec.replcas"`},
+			`Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.replcas"`},
 		{"duplicate field, Strict", "POST", p + "?fieldValidation=Strict", jsonType, obj(`{"name":"dup"}`, `{"size":"small","size":"large"}`), nil, 400, metav1.StatusReasonBadRequest,
 			`duplicate field "spec.size"`},
 		{"case-variant field, Strict", "POST", p + "?fieldValidation=Strict", jsonType, obj(`{"name":"case"}`, `{"Size":"small"}`), nil, 400, metav1.StatusReasonBadRequest,

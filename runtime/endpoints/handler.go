@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -332,7 +333,7 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive str
 		}
 	}
 	if err != nil {
-		return zero, in, err
+		return zero, in, h.cannotHandle(err)
 	}
 	if !h.builtin() {
 		if err := requireTypeMeta(obj, h.gvk); err != nil {
@@ -346,6 +347,27 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive str
 		return zero, in, err
 	}
 	return obj, presence.JSON(data), nil
+}
+
+// cannotHandle words a body's 400 as kube-apiserver's decoder does:
+// `Shipment in version "v1" cannot be handled as a Shipment: strict
+// decoding error: unknown field "spec.x"`, and a built-in kind's value its
+// Go type cannot hold the same way (your kinds' are 422s by then).
+func (h *Handler[T, L]) cannotHandle(err error) error {
+	var se *apierrors.StatusError
+	if !errors.As(err, &se) || se.ErrStatus.Reason != metav1.StatusReasonBadRequest {
+		return err
+	}
+	msg := se.ErrStatus.Message
+	const decoding = "error decoding the request body: "
+	switch {
+	case strings.HasPrefix(msg, "strict decoding error: "):
+	case h.builtin() && strings.HasPrefix(msg, decoding) && !strings.Contains(msg, "expected a JSON or YAML object"):
+		msg = strings.TrimPrefix(msg, decoding)
+	default:
+		return err
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", h.gvk.Kind, h.gvk.Version, h.gvk.Kind, msg))
 }
 
 // matchNamespace makes the object's namespace the URL's (kube's

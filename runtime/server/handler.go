@@ -83,7 +83,13 @@ func serviceError(serr restful.ServiceError, req *restful.Request, resp *restful
 		// errors carry.
 		reason, msg = metav1.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource"
 	case http.StatusNotAcceptable:
+		// kube-apiserver's negotiation error, which names its serializers.
 		reason = metav1.StatusReasonNotAcceptable
+		accepted := "application/json, application/yaml"
+		if builtinGroup(request.InfoOf(req.Request).APIGroup) {
+			accepted += ", " + endpoints.MediaTypeProtobuf
+		}
+		msg = "only the following media types are accepted: " + accepted
 	case http.StatusUnsupportedMediaType:
 		reason = metav1.StatusReasonUnsupportedMediaType
 		if req.Request.Method != http.MethodPatch {

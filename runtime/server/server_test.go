@@ -607,6 +607,16 @@ var serverChecks = []struct {
 		}
 	}},
 
+	{"406 names the media types", func(t *testing.T, ts *testServer, dir string) {
+		// kube-apiserver's negotiation error for a custom resource.
+		resp, body := ts.get(t, "/apis/"+testGroup+"/v1/namespaces/default/widgets", "Accept", "text/html")
+		st := decodeStatus(t, body)
+		if resp.StatusCode != http.StatusNotAcceptable || st.Reason != metav1.StatusReasonNotAcceptable ||
+			st.Message != "only the following media types are accepted: application/json, application/yaml" {
+			t.Fatalf("Accept text/html: %d %s", resp.StatusCode, body)
+		}
+	}},
+
 	{"body limit", func(t *testing.T, ts *testServer, dir string) {
 		big := bytes.Repeat([]byte("x"), DefaultMaxRequestBodyBytes+1)
 		resp, err := http.Post(ts.url+"/apis/"+testGroup+"/v1/namespaces/default/widgets", "application/json", bytes.NewReader(big))
