@@ -30,7 +30,9 @@
 //   - the validation markers (model.Validation). The user's kinds get
 //     kube-apiserver's words for a custom resource ("spec.size in body
 //     should be ...", map values at spec.m.key), built-in kinds those of
-//     kube's declarative validation ("must be ..."). Scalar markers
+//     kube's declarative validation ("must be ..."); a string of the
+//     user's kinds gets only the first of MaxLength, MinLength and Pattern
+//     that fails, as kube-openapi's string check stops there. Scalar markers
 //     (lengths, pattern, enum, format, bounds) on a slice or map field apply
 //     to its items/values; item and property markers to the collection.
 //     The +kubebuilder:validation:items:* markers (Validation.Items) apply
@@ -1085,14 +1087,19 @@ func (g *gen) scalar(r resolved, val model.Validation, x, path func() *jen.State
 	var stmts []jen.Code
 	switch {
 	case b == "string":
+		// Length and pattern checks as (condition, error) pairs: a custom
+		// resource's string gets the first that fails (kube-openapi's
+		// string validator stops there), a built-in kind's every one.
+		type check struct{ cond, err jen.Code }
+		var checks []check
 		if val.MaxLength != nil {
 			n := int(*val.MaxLength)
 			tooLong := "TooLongCharacters"
 			if g.crd() {
 				tooLong = "TooLong" // kube-apiserver's words for a custom resource ("bytes")
 			}
-			stmts = append(stmts, jen.If(jen.Qual(utf8Pkg, "RuneCountInString").Call(plain()).Op(">").Lit(n)).Block(
-				appendOne(jen.Qual(fieldPkg, tooLong).Call(path(), plain(), jen.Lit(n)))))
+			checks = append(checks, check{jen.Qual(utf8Pkg, "RuneCountInString").Call(plain()).Op(">").Lit(n),
+				jen.Qual(fieldPkg, tooLong).Call(path(), plain(), jen.Lit(n))})
 		}
 		if val.MinLength != nil {
 			n := int(*val.MinLength)
@@ -1100,15 +1107,26 @@ func (g *gen) scalar(r resolved, val model.Validation, x, path func() *jen.State
 			if g.crd() {
 				tooShort = jen.Qual(validatePkg, "InBody").Call(path(), plain(), jen.Lit(fmt.Sprintf("should be at least %d chars long", n)))
 			}
-			stmts = append(stmts, jen.If(jen.Qual(utf8Pkg, "RuneCountInString").Call(plain()).Op("<").Lit(n)).Block(appendOne(tooShort)))
+			checks = append(checks, check{jen.Qual(utf8Pkg, "RuneCountInString").Call(plain()).Op("<").Lit(n), tooShort})
 		}
 		if val.Pattern != "" {
 			name, err := g.pattern(val.Pattern)
 			if err != nil {
 				return nil, err
 			}
-			stmts = append(stmts, jen.If(jen.Op("!").Id(name).Dot("MatchString").Call(plain())).Block(
-				appendOne(g.invalid(path, plain(), "should match '"+val.Pattern+"'", "must match '"+val.Pattern+"'"))))
+			checks = append(checks, check{jen.Op("!").Id(name).Dot("MatchString").Call(plain()),
+				g.invalid(path, plain(), "should match '"+val.Pattern+"'", "must match '"+val.Pattern+"'")})
+		}
+		if g.crd() && len(checks) > 0 {
+			chain := jen.If(checks[0].cond).Block(appendOne(checks[0].err))
+			for _, c := range checks[1:] {
+				chain = chain.Else().If(c.cond).Block(appendOne(c.err))
+			}
+			stmts = append(stmts, chain)
+		} else {
+			for _, c := range checks {
+				stmts = append(stmts, jen.If(c.cond).Block(appendOne(c.err)))
+			}
 		}
 		if val.Format != "" { // known: the model checks it
 			if !typeFormat(val.Format) {

@@ -94,11 +94,9 @@ func validate_WarehouseSpec(obj *v1.WarehouseSpec, fldPath *field.Path, in prese
 		for i := range obj.Gates {
 			if utf8.RuneCountInString(obj.Gates[i]) > 8 {
 				errs = append(errs, field.TooLong(fldPath.Child("gates").Index(i), obj.Gates[i], 8))
-			}
-			if utf8.RuneCountInString(obj.Gates[i]) < 1 {
+			} else if utf8.RuneCountInString(obj.Gates[i]) < 1 {
 				errs = append(errs, validate.InBody(fldPath.Child("gates").Index(i), obj.Gates[i], "should be at least 1 chars long"))
-			}
-			if !pattern0.MatchString(obj.Gates[i]) {
+			} else if !pattern0.MatchString(obj.Gates[i]) {
 				errs = append(errs, validate.InBody(fldPath.Child("gates").Index(i), obj.Gates[i], "should match '^[a-z][a-z0-9-]*$'"))
 			}
 		}

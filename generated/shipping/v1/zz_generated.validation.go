@@ -127,8 +127,7 @@ func validate_Address(obj *v1.Address, fldPath *field.Path, in presence.Node) fi
 	if obj.Country != "" {
 		if utf8.RuneCountInString(obj.Country) > 2 {
 			errs = append(errs, field.TooLong(fldPath.Child("country"), obj.Country, 2))
-		}
-		if utf8.RuneCountInString(obj.Country) < 2 {
+		} else if utf8.RuneCountInString(obj.Country) < 2 {
 			errs = append(errs, validate.InBody(fldPath.Child("country"), obj.Country, "should be at least 2 chars long"))
 		}
 	}
@@ -143,8 +142,7 @@ func validate_Parcel(obj *v1.Parcel, fldPath *field.Path, in presence.Node) fiel
 	} else {
 		if utf8.RuneCountInString(obj.Name) > 63 {
 			errs = append(errs, field.TooLong(fldPath.Child("name"), obj.Name, 63))
-		}
-		if !pattern1.MatchString(obj.Name) {
+		} else if !pattern1.MatchString(obj.Name) {
 			errs = append(errs, validate.InBody(fldPath.Child("name"), obj.Name, "should match '^[a-z][a-z0-9-]*$'"))
 		}
 	}
@@ -214,8 +212,7 @@ func validate_meta_v1_Condition(obj *metav1.Condition, fldPath *field.Path, in p
 	} else {
 		if utf8.RuneCountInString(obj.Type) > 316 {
 			errs = append(errs, field.TooLong(fldPath.Child("type"), obj.Type, 316))
-		}
-		if !pattern2.MatchString(obj.Type) {
+		} else if !pattern2.MatchString(obj.Type) {
 			errs = append(errs, validate.InBody(fldPath.Child("type"), obj.Type, "should match '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$'"))
 		}
 	}
@@ -241,11 +238,9 @@ func validate_meta_v1_Condition(obj *metav1.Condition, fldPath *field.Path, in p
 	} else {
 		if utf8.RuneCountInString(obj.Reason) > 1024 {
 			errs = append(errs, field.TooLong(fldPath.Child("reason"), obj.Reason, 1024))
-		}
-		if utf8.RuneCountInString(obj.Reason) < 1 {
+		} else if utf8.RuneCountInString(obj.Reason) < 1 {
 			errs = append(errs, validate.InBody(fldPath.Child("reason"), obj.Reason, "should be at least 1 chars long"))
-		}
-		if !pattern3.MatchString(obj.Reason) {
+		} else if !pattern3.MatchString(obj.Reason) {
 			errs = append(errs, validate.InBody(fldPath.Child("reason"), obj.Reason, "should match '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'"))
 		}
 	}

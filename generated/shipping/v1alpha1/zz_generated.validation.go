@@ -78,8 +78,7 @@ func validate_Address(obj *v1alpha1.Address, fldPath *field.Path, in presence.No
 	if obj.Country != "" {
 		if utf8.RuneCountInString(obj.Country) > 2 {
 			errs = append(errs, field.TooLong(fldPath.Child("country"), obj.Country, 2))
-		}
-		if utf8.RuneCountInString(obj.Country) < 2 {
+		} else if utf8.RuneCountInString(obj.Country) < 2 {
 			errs = append(errs, validate.InBody(fldPath.Child("country"), obj.Country, "should be at least 2 chars long"))
 		}
 	}

@@ -110,8 +110,7 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 	if obj.Code != "" {
 		if utf8.RuneCountInString(obj.Code) > 5 {
 			errs = append(errs, field.TooLong(fldPath.Child("code"), obj.Code, 5))
-		}
-		if utf8.RuneCountInString(obj.Code) < 2 {
+		} else if utf8.RuneCountInString(obj.Code) < 2 {
 			errs = append(errs, validate.InBody(fldPath.Child("code"), obj.Code, "should be at least 2 chars long"))
 		}
 	}
@@ -205,11 +204,9 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 		for i := range obj.Gates {
 			if utf8.RuneCountInString(obj.Gates[i]) > 5 {
 				errs = append(errs, field.TooLong(fldPath.Child("gates").Index(i), obj.Gates[i], 5))
-			}
-			if utf8.RuneCountInString(obj.Gates[i]) < 2 {
+			} else if utf8.RuneCountInString(obj.Gates[i]) < 2 {
 				errs = append(errs, validate.InBody(fldPath.Child("gates").Index(i), obj.Gates[i], "should be at least 2 chars long"))
-			}
-			if !pattern0.MatchString(obj.Gates[i]) {
+			} else if !pattern0.MatchString(obj.Gates[i]) {
 				errs = append(errs, validate.InBody(fldPath.Child("gates").Index(i), obj.Gates[i], "should match '^[a-z]+$'"))
 			}
 		}
@@ -278,8 +275,7 @@ func validate_Part(obj *v1.Part, fldPath *field.Path, in presence.Node) field.Er
 	} else {
 		if utf8.RuneCountInString(obj.Name) > 10 {
 			errs = append(errs, field.TooLong(fldPath.Child("name"), obj.Name, 10))
-		}
-		if !pattern1.MatchString(obj.Name) {
+		} else if !pattern1.MatchString(obj.Name) {
 			errs = append(errs, validate.InBody(fldPath.Child("name"), obj.Name, "should match '^[a-z][a-z0-9-]*$'"))
 		}
 	}

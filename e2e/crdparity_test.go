@@ -1,0 +1,154 @@
+package e2e
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+)
+
+// TestSchemaErrorsParityWithKube sends the same bad bodies to a real
+// kube-apiserver serving the project's kinds as CRDs and to this server,
+// and wants the same answers: status code, reason, message of a 400, and
+// each cause of a 422 (field, reason, message; in any order, which kube
+// takes from its schema walk). testdata/crds holds controller-gen
+// v0.23.0's CRDs of types/shipping/v1 and types/infra/v1 (run
+// `controller-gen crd paths=./types/...`; uniqueItems, which kube refuses in
+// a CRD, removed from Warehouse.spec.zones).
+func TestSchemaErrorsParityWithKube(t *testing.T) {
+	mc := startMainCluster(t)
+	kubeAdmin, err := mc.adminCert.TLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(mc.caPEM)
+	kube := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{kubeAdmin}}}}
+	shipments := "/apis/shipping.kubeforge.dev/v1/namespaces/default/shipments"
+	warehouses := "/apis/infra.kubeforge.dev/v1/warehouses"
+
+	files, _ := filepath.Glob("testdata/crds/*.yaml")
+	if len(files) != 2 {
+		t.Fatalf("testdata/crds: %v", files)
+	}
+	for _, f := range files {
+		y, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := yaml.YAMLToJSON(y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, body := paritySend(t, kube, mc.url, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "application/json", string(j)); code != http.StatusCreated {
+			t.Fatalf("create the CRD of %s: %d %s", f, code, body)
+		}
+	}
+	for _, p := range []string{shipments, warehouses} {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if code, _ := paritySend(t, kube, mc.url, "GET", p, "", ""); code == http.StatusOK {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("kube-apiserver does not serve %s", p)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+
+	s := newServer(t)
+	ourTLS, err := rest.TLSConfigFor(s.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{TLSClientConfig: ourTLS}}
+
+	addr := `{"street":"a","city":"b"}`
+	shipment := func(name, spec string) string {
+		return `{"apiVersion":"shipping.kubeforge.dev/v1","kind":"Shipment","metadata":{"name":"` + name + `"},"spec":{` + spec + `}}`
+	}
+	base := `"origin":` + addr + `,"destination":` + addr + `,"parcels":[{"name":"p1"}]`
+	warehouse := func(name, spec string) string {
+		return `{"apiVersion":"infra.kubeforge.dev/v1","kind":"Warehouse","metadata":{"name":"` + name + `"},"spec":{` + spec + `}}`
+	}
+	for _, q := range []struct{ name, path, body string }{
+		{"pattern, minLength, maxLength, minItems", shipments, shipment("a1",
+			`"origin":{"street":"a","city":"","postalCode":"x"},"destination":{"street":"c","city":"d","country":"DEU"},"parcels":[]`)},
+		{"pattern and maximum in list items", shipments, shipment("a2",
+			`"origin":`+addr+`,"destination":`+addr+`,"parcels":[{"name":"P1"},{"name":"p2","count":2000}]`)},
+		{"multipleOf and format", shipments, shipment("a3", base+`,"intervalMinutes":7,"notify":"not-an-email"`)},
+		{"minimum of a pointer", shipments, shipment("a4", base+`,"declaredValueCents":-1`)},
+		{"date-time", shipments, shipment("a5", base+`,"pickupAfter":"notatime"`)},
+		{"wrong types", shipments, shipment("a6", `"origin":"x","destination":`+addr+`,"parcels":[{"name":"p1","count":"3"}]`)},
+		{"strict: unknown field", shipments + "?fieldValidation=Strict", shipment("a7", base+`,"bogus":1`)},
+		{"strict: duplicate field", shipments + "?fieldValidation=Strict",
+			`{"apiVersion":"shipping.kubeforge.dev/v1","kind":"Shipment","metadata":{"name":"a8","name":"a8"},"spec":{` + base + `}}`},
+		{"map values, enum, minimum, maxItems", warehouses, warehouse("w1",
+			`"region":"","docks":[{"id":0,"kind":"Plane"}],"gates":["North","","waytoolongname"],"openingHours":{"mon":{"open":"8","close":"25:00"}}`)},
+		{"maxItems", warehouses, warehouse("w2", `"region":"eu","gates":["a","b","c","d","e","f","g","h","i","j","k","l","m","n","o","p","q"]`)},
+	} {
+		k, o := schemaAnswer(t, kube, mc.url, q.path, q.body), schemaAnswer(t, ours, s.config.Host, q.path, q.body)
+		if k != o {
+			t.Errorf("%s:\n  kube-apiserver: %s\n  kubeforge:      %s", q.name, k, o)
+		} else {
+			t.Logf("%s: %s", q.name, k)
+		}
+		if !strings.HasPrefix(o, "400") && !strings.HasPrefix(o, "422") {
+			t.Errorf("%s: want a 400 or 422, got %s", q.name, o)
+		}
+	}
+}
+
+func paritySend(t *testing.T, c *http.Client, base, method, path, ct, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, data
+}
+
+// schemaAnswer is a create's status code, reason and message (a 400's)
+// or sorted causes (a 422's).
+func schemaAnswer(t *testing.T, c *http.Client, base, path, body string) string {
+	code, data := paritySend(t, c, base, "POST", path, "application/json", body)
+	var st struct {
+		Reason, Message string
+		Details         struct {
+			Causes []struct{ Reason, Message, Field string }
+		}
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return fmt.Sprintf("%d %s", code, data)
+	}
+	if code != http.StatusUnprocessableEntity {
+		return fmt.Sprintf("%d %s: %s", code, st.Reason, st.Message)
+	}
+	var causes []string
+	for _, c := range st.Details.Causes {
+		causes = append(causes, c.Field+" "+c.Reason+" "+c.Message)
+	}
+	sort.Strings(causes)
+	return fmt.Sprintf("%d %s: %s", code, st.Reason, strings.Join(causes, " | "))
+}
