@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,9 +30,7 @@ func TestSchemaErrorsParityWithKube(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(mc.caPEM)
-	kube := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{kubeAdmin}}}}
+	kube := mc.client(kubeAdmin)
 	shipments := "/apis/shipping.kubeforge.dev/v1/namespaces/default/shipments"
 	warehouses := "/apis/infra.kubeforge.dev/v1/warehouses"
 
