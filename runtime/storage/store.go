@@ -944,8 +944,9 @@ func (st *Store[T, L]) deletionUpdate(cur T, opts DeleteOptions) (obj T, mark, c
 }
 
 // DeleteCollection lists the matching objects then deletes each (objects
-// with finalizers are marked for deletion). It returns what was deleted or
-// marked.
+// with finalizers are marked for deletion). It returns the list as it was
+// read, as kube-apiserver's registry does: an object a finalizer keeps is
+// shown as it was before the delete marked it.
 func (st *Store[T, L]) DeleteCollection(ctx context.Context, namespace string, listOpts ListOptions, delOpts DeleteOptions) (L, error) {
 	var zero L
 	listOpts.Limit = 0
@@ -954,25 +955,14 @@ func (st *Store[T, L]) DeleteCollection(ctx context.Context, namespace string, l
 	if err != nil {
 		return zero, err
 	}
-	var out []T
 	for _, item := range st.s.GetItems(list) {
-		obj, _, err := st.Delete(ctx, item.GetNamespace(), item.GetName(), delOpts)
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
+		_, _, err := st.Delete(ctx, item.GetNamespace(), item.GetName(), delOpts)
+		if err != nil && !apierrors.IsNotFound(err) {
 			return zero, err
 		}
-		out = append(out, obj)
 	}
-	res := st.s.NewList()
-	if out == nil {
-		out = []T{}
-	}
-	st.s.SetItems(res, out)
-	res.SetResourceVersion(list.GetResourceVersion())
-	res.GetObjectKind().SetGroupVersionKind(st.listGVK())
-	return res, nil
+	list.GetObjectKind().SetGroupVersionKind(st.listGVK())
+	return list, nil
 }
 
 func (st *access[T, L]) listGVK() schema.GroupVersionKind {

@@ -517,6 +517,13 @@ func TestDeleteCollection(t *testing.T) {
 	if len(list.Items) != 3 {
 		t.Fatalf("deleted %d", len(list.Items))
 	}
+	// The list as it was read, as kube-apiserver returns it: w4, which its
+	// finalizer keeps, without the deletionTimestamp the delete gave it.
+	for _, it := range list.Items {
+		if it.DeletionTimestamp != nil {
+			t.Fatalf("%s in the answer has a deletionTimestamp", it.Name)
+		}
+	}
 	rest, err := f.st.List(ctx, "", ListOptions{})
 	if err != nil {
 		t.Fatal(err)
