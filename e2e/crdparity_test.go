@@ -16,15 +16,18 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// TestSchemaErrorsParityWithKube sends the same bad bodies to a real
-// kube-apiserver serving the project's kinds as CRDs and to this server,
-// and wants the same answers: status code, reason, message of a 400, and
+// TestCRDParityWithKube asks a real kube-apiserver serving the project's
+// kinds as CRDs and this server the same questions and wants the same
+// answers: for bad bodies the status code, reason, message of a 400, and
 // each cause of a 422 (field, reason, message; in any order, which kube
-// takes from its schema walk). testdata/crds holds controller-gen
+// takes from its schema walk); every resource's storageVersionHash in
+// discovery, built-in kinds' too; and a deletecollection's answer, the
+// list as read (an object its finalizer keeps without the
+// deletionTimestamp the delete gave it). testdata/crds holds controller-gen
 // v0.23.0's CRDs of types/shipping/v1 and types/infra/v1 (run
 // `controller-gen crd paths=./types/...`; uniqueItems, which kube refuses in
 // a CRD, removed from Warehouse.spec.zones).
-func TestSchemaErrorsParityWithKube(t *testing.T) {
+func TestCRDParityWithKube(t *testing.T) {
 	mc := startMainCluster(t)
 	kubeAdmin, err := mc.adminCert.TLS()
 	if err != nil {
@@ -104,6 +107,60 @@ func TestSchemaErrorsParityWithKube(t *testing.T) {
 		if !strings.HasPrefix(o, "400") && !strings.HasPrefix(o, "422") {
 			t.Errorf("%s: want a 400 or 422, got %s", q.name, o)
 		}
+	}
+
+	// Discovery: kube's storageVersionHash for every resource both serve
+	// (none for reviews, which store nothing).
+	hashes := func(c *http.Client, base, path string) map[string]string {
+		_, data := paritySend(t, c, base, "GET", path, "", "")
+		var l struct {
+			Resources []struct{ Name, StorageVersionHash string }
+		}
+		if err := json.Unmarshal(data, &l); err != nil {
+			t.Fatalf("GET %s: %v: %s", path, err, data)
+		}
+		out := map[string]string{}
+		for _, r := range l.Resources {
+			out[r.Name] = r.StorageVersionHash
+		}
+		return out
+	}
+	compared := 0
+	for _, gv := range []string{"/api/v1", "/apis/events.k8s.io/v1", "/apis/coordination.k8s.io/v1", "/apis/rbac.authorization.k8s.io/v1",
+		"/apis/admissionregistration.k8s.io/v1", "/apis/authorization.k8s.io/v1", "/apis/shipping.kubeforge.dev/v1", "/apis/infra.kubeforge.dev/v1"} {
+		k, o := hashes(kube, mc.url, gv), hashes(ours, s.config.Host, gv)
+		for name, h := range o {
+			if kh, ok := k[name]; ok {
+				compared++
+				if kh != h {
+					t.Errorf("%s %s: storageVersionHash %q, kube-apiserver's %q", gv, name, h, kh)
+				}
+			}
+		}
+	}
+	if compared < 20 {
+		t.Errorf("compared %d storageVersionHashes", compared)
+	}
+
+	// A deletecollection answers with the list as read.
+	for _, target := range []struct {
+		c    *http.Client
+		base string
+	}{{kube, mc.url}, {ours, s.config.Host}} {
+		if code, data := paritySend(t, target.c, target.base, "POST", shipments, "application/json",
+			`{"apiVersion":"shipping.kubeforge.dev/v1","kind":"Shipment","metadata":{"name":"kept","labels":{"dc":"1"},"finalizers":["example.com/keep"]},"spec":{`+base+`}}`); code != http.StatusCreated {
+			t.Fatalf("%s: create: %d %s", target.base, code, data)
+		}
+		code, data := paritySend(t, target.c, target.base, "DELETE", shipments+"?labelSelector=dc%3D1", "", "")
+		var l struct {
+			Items []struct {
+				Metadata struct{ Name, DeletionTimestamp string }
+			}
+		}
+		if err := json.Unmarshal(data, &l); err != nil || code != http.StatusOK || len(l.Items) != 1 || l.Items[0].Metadata.DeletionTimestamp != "" {
+			t.Errorf("%s: deletecollection: %d %s", target.base, code, data)
+		}
+		paritySend(t, target.c, target.base, "PATCH", shipments+"/kept", "application/merge-patch+json", `{"metadata":{"finalizers":null}}`)
 	}
 }
 

@@ -17,6 +17,8 @@ package register
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"sort"
 
@@ -265,9 +267,19 @@ func infoValue(v *model.Version, k *model.Kind) ([]jen.Code, error) {
 	}
 	d = append(d,
 		field{"StorageVersion", jen.Lit(storage.Name)},
+		field{"StorageVersionHash", jen.Lit(storageVersionHash(storage.Group.Name, storage.Name, hub.Name))},
 		field{"ServedVersions", stringSlice(ServedVersions(g, k.Name))},
 	)
 	return fields(d), nil
+}
+
+// storageVersionHash is kube-apiserver's discovery.StorageVersionHash of
+// the kind objects are stored as: the first 8 bytes of the SHA-256 of
+// "group/version/kind", in base64 (an events.k8s.io Event's is core/v1
+// Event's, as on kube).
+func storageVersionHash(group, version, kind string) string {
+	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
 }
 
 // fieldLabels returns the field selector labels of k besides metadata.name

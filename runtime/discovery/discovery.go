@@ -253,13 +253,14 @@ func resourceList(gvStr string, gv GroupVersion) *metav1.APIResourceList {
 	}
 	for _, r := range sortedResources(gv.Resources) {
 		list.APIResources = append(list.APIResources, metav1.APIResource{
-			Name:         r.Plural,
-			SingularName: r.Singular,
-			Namespaced:   r.Namespaced,
-			Kind:         r.Kind,
-			Verbs:        verbsOf(r),
-			ShortNames:   r.ShortNames,
-			Categories:   r.Categories,
+			Name:               r.Plural,
+			SingularName:       r.Singular,
+			Namespaced:         r.Namespaced,
+			Kind:               r.Kind,
+			Verbs:              verbsOf(r),
+			ShortNames:         r.ShortNames,
+			Categories:         r.Categories,
+			StorageVersionHash: r.StorageVersionHash,
 		})
 		for _, sub := range r.Subresources {
 			ar := metav1.APIResource{

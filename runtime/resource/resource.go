@@ -92,6 +92,11 @@ type Info struct {
 	UntrackedGeneration bool
 	// StorageVersion is the version objects of this kind are stored in.
 	StorageVersion string
+	// StorageVersionHash is what discovery lists for the resource: kube's
+	// hash of the group, version and kind objects are stored as, which
+	// the storage version migrator compares; empty for a resource that
+	// stores nothing (reviews).
+	StorageVersionHash string
 	// ServedVersions lists every served version of the kind, preferred first.
 	ServedVersions []string
 }

@@ -49,6 +49,7 @@ var MutatingWebhookConfigurationInfo = resource.Info{
 	Namespaced:                  false,
 	DefaultFieldLabelConversion: true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "Sqi0GUgDaX0=",
 	ServedVersions:              []string{"v1"},
 }
 
@@ -64,6 +65,7 @@ var ValidatingAdmissionPolicyInfo = resource.Info{
 	Subresources:                []string{"status"},
 	DefaultFieldLabelConversion: true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "6OxvlMmQ6is=",
 	ServedVersions:              []string{"v1"},
 }
 
@@ -78,6 +80,7 @@ var ValidatingAdmissionPolicyBindingInfo = resource.Info{
 	Namespaced:                  false,
 	DefaultFieldLabelConversion: true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "v9715VZqakg=",
 	ServedVersions:              []string{"v1"},
 }
 
@@ -92,6 +95,7 @@ var ValidatingWebhookConfigurationInfo = resource.Info{
 	Namespaced:                  false,
 	DefaultFieldLabelConversion: true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "B0wHjQmsGNk=",
 	ServedVersions:              []string{"v1"},
 }
 

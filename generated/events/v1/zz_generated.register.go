@@ -68,6 +68,7 @@ var EventInfo = resource.Info{
 	CreateOnUpdate:         true,
 	UntrackedGeneration:    true,
 	StorageVersion:         "v1",
+	StorageVersionHash:     "r2yiGXH7wu8=",
 	ServedVersions:         []string{"v1"},
 }
 

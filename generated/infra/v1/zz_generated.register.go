@@ -64,8 +64,9 @@ var WarehouseInfo = resource.Info{
 		{Name: "Region", Type: "string", JSONPath: ".spec.region"},
 		{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
 	},
-	StorageVersion: "v1",
-	ServedVersions: []string{"v1"},
+	StorageVersion:     "v1",
+	StorageVersionHash: "DnvNbGT1TTA=",
+	ServedVersions:     []string{"v1"},
 }
 
 // Resources lists the served resources of infra.kubeforge.dev/v1, sorted by plural.

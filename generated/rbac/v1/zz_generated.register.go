@@ -54,6 +54,7 @@ var ClusterRoleInfo = resource.Info{
 	CreateOnUpdate:              true,
 	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "bYE5ZWDrJ44=",
 	ServedVersions:              []string{"v1"},
 }
 
@@ -81,6 +82,7 @@ var ClusterRoleBindingInfo = resource.Info{
 	CreateOnUpdate:              true,
 	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "48tpQ8gZHFc=",
 	ServedVersions:              []string{"v1"},
 }
 
@@ -99,6 +101,7 @@ var RoleInfo = resource.Info{
 	CreateOnUpdate:              true,
 	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "7FuwZcIIItM=",
 	ServedVersions:              []string{"v1"},
 }
 
@@ -126,6 +129,7 @@ var RoleBindingInfo = resource.Info{
 	CreateOnUpdate:              true,
 	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "eGsCzGH6b1g=",
 	ServedVersions:              []string{"v1"},
 }
 

@@ -68,9 +68,10 @@ var ShipmentInfo = resource.Info{
 		{Name: "Carrier", Type: "string", JSONPath: ".spec.carrier", Priority: 1},
 		{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
 	},
-	SelectableFields: []string{"spec.carrier", "spec.origin.city", "status.phase"},
-	StorageVersion:   "v1",
-	ServedVersions:   []string{"v1", "v1alpha1"},
+	SelectableFields:   []string{"spec.carrier", "spec.origin.city", "status.phase"},
+	StorageVersion:     "v1",
+	StorageVersionHash: "a33Yqh2kwn4=",
+	ServedVersions:     []string{"v1", "v1alpha1"},
 }
 
 // Resources lists the served resources of shipping.kubeforge.dev/v1, sorted by plural.

@@ -51,19 +51,20 @@ func Resource(resource string) schema.GroupResource {
 
 // ShipmentInfo is the resource table row of shipments.shipping.kubeforge.dev.
 var ShipmentInfo = resource.Info{
-	Group:            GroupName,
-	Version:          "v1alpha1",
-	Kind:             "Shipment",
-	ListKind:         "ShipmentList",
-	Plural:           "shipments",
-	Singular:         "shipment",
-	Namespaced:       true,
-	ShortNames:       []string{"shp"},
-	Categories:       []string{"all", "logistics"},
-	Subresources:     []string{"status"},
-	SelectableFields: []string{"spec.from.city", "status.phase"},
-	StorageVersion:   "v1",
-	ServedVersions:   []string{"v1", "v1alpha1"},
+	Group:              GroupName,
+	Version:            "v1alpha1",
+	Kind:               "Shipment",
+	ListKind:           "ShipmentList",
+	Plural:             "shipments",
+	Singular:           "shipment",
+	Namespaced:         true,
+	ShortNames:         []string{"shp"},
+	Categories:         []string{"all", "logistics"},
+	Subresources:       []string{"status"},
+	SelectableFields:   []string{"spec.from.city", "status.phase"},
+	StorageVersion:     "v1",
+	StorageVersionHash: "a33Yqh2kwn4=",
+	ServedVersions:     []string{"v1", "v1alpha1"},
 }
 
 // Resources lists the served resources of shipping.kubeforge.dev/v1alpha1, sorted by plural.

@@ -69,22 +69,24 @@ var GadgetInfo = resource.Info{
 		{Name: "Phase", Type: "string", JSONPath: ".status.phase"},
 		{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
 	},
-	StorageVersion: "v1",
-	ServedVersions: []string{"v1", "v1alpha1"},
+	StorageVersion:     "v1",
+	StorageVersionHash: "qvrKn6fe/cg=",
+	ServedVersions:     []string{"v1", "v1alpha1"},
 }
 
 // ZoneInfo is the resource table row of zones.acceptance.example.dev.
 var ZoneInfo = resource.Info{
-	Group:          GroupName,
-	Version:        "v1",
-	Kind:           "Zone",
-	ListKind:       "ZoneList",
-	Plural:         "zones",
-	Singular:       "zone",
-	Namespaced:     false,
-	ShortNames:     []string{"zn"},
-	StorageVersion: "v1",
-	ServedVersions: []string{"v1"},
+	Group:              GroupName,
+	Version:            "v1",
+	Kind:               "Zone",
+	ListKind:           "ZoneList",
+	Plural:             "zones",
+	Singular:           "zone",
+	Namespaced:         false,
+	ShortNames:         []string{"zn"},
+	StorageVersion:     "v1",
+	StorageVersionHash: "YX5F8LuGpFA=",
+	ServedVersions:     []string{"v1"},
 }
 
 // Resources lists the served resources of acceptance.example.dev/v1, sorted by plural.

@@ -51,18 +51,19 @@ func Resource(resource string) schema.GroupResource {
 
 // GadgetInfo is the resource table row of gadgets.acceptance.example.dev.
 var GadgetInfo = resource.Info{
-	Group:          GroupName,
-	Version:        "v1alpha1",
-	Kind:           "Gadget",
-	ListKind:       "GadgetList",
-	Plural:         "gadgets",
-	Singular:       "gadget",
-	Namespaced:     true,
-	ShortNames:     []string{"gd"},
-	Categories:     []string{"all"},
-	Subresources:   []string{"status"},
-	StorageVersion: "v1",
-	ServedVersions: []string{"v1", "v1alpha1"},
+	Group:              GroupName,
+	Version:            "v1alpha1",
+	Kind:               "Gadget",
+	ListKind:           "GadgetList",
+	Plural:             "gadgets",
+	Singular:           "gadget",
+	Namespaced:         true,
+	ShortNames:         []string{"gd"},
+	Categories:         []string{"all"},
+	Subresources:       []string{"status"},
+	StorageVersion:     "v1",
+	StorageVersionHash: "qvrKn6fe/cg=",
+	ServedVersions:     []string{"v1", "v1alpha1"},
 }
 
 // Resources lists the served resources of acceptance.example.dev/v1alpha1, sorted by plural.

@@ -59,6 +59,7 @@ var ConfigMapInfo = resource.Info{
 	UnconditionalUpdate:         true,
 	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "qFsyl6wFWjQ=",
 	ServedVersions:              []string{"v1"},
 }
 
