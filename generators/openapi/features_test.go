@@ -204,3 +204,47 @@ func TestTypeLevelStructType(t *testing.T) {
 		t.Errorf("a type without the marker: %v %s", err, out["dev.kubeforge.shipping.v1.ShipmentSpec"])
 	}
 }
+
+// TestSelectableFieldsExtension: a kind's +kubebuilder:selectablefield
+// labels are published as kube-apiserver publishes a CRD's
+// (x-kubernetes-selectable-fields, fieldPath without the leading dot); a
+// kind without them, and built-in kinds, have none.
+func TestSelectableFieldsExtension(t *testing.T) {
+	g := &model.Group{Name: "shipping.kubeforge.dev", Short: "shipping"}
+	v := &model.Version{Group: g, Name: "v1", Package: "example.com/api/types/shipping/v1"}
+	g.Versions = []*model.Version{v}
+	kindType := func(name string) *model.Type {
+		return &model.Type{Version: v, Name: name, Kind: model.StructKind, IsKind: true, Fields: []*model.Field{
+			{Name: "TypeMeta", Embedded: true, Inline: true, Type: ext("TypeMeta", "TypeMeta")},
+			{Name: "ObjectMeta", Embedded: true, JSONName: "metadata", Type: ext("ObjectMeta", "ObjectMeta")},
+		}}
+	}
+	with, without := kindType("Shipment"), kindType("Depot")
+	v.Types = []*model.Type{with, without}
+	v.Kinds = []*model.Kind{
+		{Version: v, Name: "Shipment", Type: with, ListName: "ShipmentList", Storage: true, Served: true,
+			SelectableFields: []model.SelectableField{{JSONPath: ".spec.carrier", Label: "spec.carrier"}, {JSONPath: ".status.phase", Label: "status.phase"}}},
+		{Version: v, Name: "Depot", Type: without, ListName: "DepotList", Storage: true, Served: true},
+	}
+	for _, external := range []bool{false, true} {
+		v.External = external
+		out, err := Schemas(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, prefix := `[{"fieldPath":"spec.carrier"},{"fieldPath":"status.phase"}]`, "dev.kubeforge.shipping.v1."
+		if external {
+			want, prefix = "null", "com.example.api.types.shipping.v1." // named by package
+		}
+		for name, w := range map[string]string{prefix + "Shipment": want, prefix + "Depot": "null"} {
+			var m map[string]any
+			if err := json.Unmarshal(out[name], &m); err != nil {
+				t.Fatalf("external=%v %s: %v (have %v)", external, name, err, keys(out))
+			}
+			got, _ := json.Marshal(m["x-kubernetes-selectable-fields"])
+			if string(got) != w {
+				t.Errorf("external=%v %s: x-kubernetes-selectable-fields %s, want %s", external, name, got, w)
+			}
+		}
+	}
+}

@@ -39,24 +39,27 @@ import (
 const FileName = "zz_generated.openapi.go"
 
 const (
-	descAPIVersion   = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"
-	descKind         = "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
-	descObjectMeta   = "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
-	descListMeta     = "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
-	metav1Pkg        = "k8s.io/apimachinery/pkg/apis/meta/v1"
-	extGVK           = "x-kubernetes-group-version-kind"
-	extListType      = "x-kubernetes-list-type"
-	extListMapKeys   = "x-kubernetes-list-map-keys"
-	extMapType       = "x-kubernetes-map-type"
-	extPatchStrategy = "x-kubernetes-patch-strategy"
-	extPatchMergeKey = "x-kubernetes-patch-merge-key"
-	extEmbedded      = "x-kubernetes-embedded-resource"
-	extPreserve      = "x-kubernetes-preserve-unknown-fields"
-	extValidations   = "x-kubernetes-validations"
-	extIntOrString   = "x-kubernetes-int-or-string"
-	schemaRefPrefix  = openapidefs.RefPrefix
-	maxInlineDepth   = 32
-	generatedListDoc = "%s is a list of %s objects."
+	descAPIVersion = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"
+	descKind       = "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
+	descObjectMeta = "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+	descListMeta   = "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+	metav1Pkg      = "k8s.io/apimachinery/pkg/apis/meta/v1"
+	extGVK         = "x-kubernetes-group-version-kind"
+	// extSelectableFields lists a kind's +kubebuilder:selectablefield
+	// labels, as kube-apiserver's OpenAPI of a CRD does.
+	extSelectableFields = "x-kubernetes-selectable-fields"
+	extListType         = "x-kubernetes-list-type"
+	extListMapKeys      = "x-kubernetes-list-map-keys"
+	extMapType          = "x-kubernetes-map-type"
+	extPatchStrategy    = "x-kubernetes-patch-strategy"
+	extPatchMergeKey    = "x-kubernetes-patch-merge-key"
+	extEmbedded         = "x-kubernetes-embedded-resource"
+	extPreserve         = "x-kubernetes-preserve-unknown-fields"
+	extValidations      = "x-kubernetes-validations"
+	extIntOrString      = "x-kubernetes-int-or-string"
+	schemaRefPrefix     = openapidefs.RefPrefix
+	maxInlineDepth      = 32
+	generatedListDoc    = "%s is a list of %s objects."
 )
 
 // Generator writes the OpenAPI v3 schemas of each group-version.
@@ -102,6 +105,14 @@ func Schemas(v *model.Version) (map[string]json.RawMessage, error) {
 			return nil, err
 		}
 		s[extGVK] = gvk
+		if len(k.SelectableFields) > 0 && !v.External {
+			// What kube-apiserver publishes for a CRD's selectableFields.
+			var fields []any
+			for _, f := range k.SelectableFields {
+				fields = append(fields, map[string]any{"fieldPath": f.Label})
+			}
+			s[extSelectableFields] = fields
+		}
 		b.out[name] = s
 
 		listKind := k.ListName

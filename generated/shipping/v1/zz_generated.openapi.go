@@ -108,6 +108,17 @@ func OpenAPISchemas() map[string]json.RawMessage {
       "kind": "Shipment",
       "version": "v1"
     }
+  ],
+  "x-kubernetes-selectable-fields": [
+    {
+      "fieldPath": "spec.carrier"
+    },
+    {
+      "fieldPath": "spec.origin.city"
+    },
+    {
+      "fieldPath": "status.phase"
+    }
   ]
 }`),
 		"dev.kubeforge.shipping.v1.ShipmentList": json.RawMessage(`{

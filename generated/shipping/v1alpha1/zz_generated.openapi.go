@@ -87,6 +87,14 @@ func OpenAPISchemas() map[string]json.RawMessage {
       "kind": "Shipment",
       "version": "v1alpha1"
     }
+  ],
+  "x-kubernetes-selectable-fields": [
+    {
+      "fieldPath": "spec.from.city"
+    },
+    {
+      "fieldPath": "status.phase"
+    }
   ]
 }`),
 		"dev.kubeforge.shipping.v1alpha1.ShipmentList": json.RawMessage(`{
