@@ -10,6 +10,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
+
+	shippingcols "github.com/kubeforge/kubeforge/generated/shipping/v1"
+	shippingtypes "github.com/kubeforge/kubeforge/types/shipping/v1"
 )
 
 const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io"
@@ -233,5 +236,24 @@ func TestBuiltinTables(t *testing.T) {
 	checkColumns(t, "events.k8s.io/v1 event (get)", oneEvent, eventColumns)
 	if len(oneEvent.Rows) != 1 {
 		t.Fatalf("events.k8s.io/v1 event (get): %d rows", len(oneEvent.Rows))
+	}
+}
+
+// TestPrinterCellsOfOmittedZeros: a column whose field has omitempty and
+// is zero is null, as kube-apiserver's column of a custom resource
+// evaluated on its JSON (kubectl prints <none>); a field without omitempty
+// prints its zero ("").
+func TestPrinterCellsOfOmittedZeros(t *testing.T) {
+	cells := shippingcols.ShipmentStrategy.PrinterCells(&shippingtypes.Shipment{})
+	if len(cells) != 5 || cells[0] != nil || cells[1] != "" || cells[2] != nil || cells[3] != nil {
+		t.Errorf("cells of an empty Shipment (priority, destination city, phase, carrier, age): %#v", cells)
+	}
+	carrier := "dhl"
+	cells = shippingcols.ShipmentStrategy.PrinterCells(&shippingtypes.Shipment{
+		Spec:   shippingtypes.ShipmentSpec{Priority: "Low", Carrier: &carrier, Destination: shippingtypes.Address{City: "Paris"}},
+		Status: shippingtypes.ShipmentStatus{Phase: "Lost"},
+	})
+	if cells[0] != "Low" || cells[1] != "Paris" || cells[2] != "Lost" || cells[3] != "dhl" {
+		t.Errorf("cells of a Shipment: %#v", cells)
 	}
 }

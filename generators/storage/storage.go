@@ -418,12 +418,12 @@ func printerCells(k *model.Kind) (cells, helpers []jen.Code, err error) {
 			cells = append(cells, cell)
 			continue
 		}
-		if !throughPointer(c.Path) {
+		if !throughPointer(c.Path) && omittedZero(c.Path[len(c.Path)-1], jen.Id("x")) == nil {
 			cells = append(cells, cellValue(pathExpr(jen.Id("obj"), c.Path), c.Path[len(c.Path)-1].Type))
 			continue
 		}
 		// Nil-safe access: a helper walks the path and returns nil at the
-		// first nil pointer.
+		// first nil pointer, or at a zero the JSON leaves out.
 		name := lowerFirst(k.Name) + "Cell" + fmt.Sprint(i) + identFrom(c.Name)
 		cells = append(cells, jen.Id(name).Call(jen.Id("obj")))
 		helpers = append(helpers, cellHelper(k, name, c))
@@ -531,12 +531,47 @@ func cellHelper(k *model.Kind, name string, c model.PrinterColumn) jen.Code {
 			return helperFunc(k, name, c, body)
 		}
 	}
-	body = append(body, jen.Return(cellValue(cur, c.Path[len(c.Path)-1].Type)))
+	last := c.Path[len(c.Path)-1]
+	if zero := omittedZero(last, cur); zero != nil {
+		body = append(body, jen.If(zero).Block(jen.Return(jen.Nil())))
+	}
+	body = append(body, jen.Return(cellValue(cur, last.Type)))
 	return helperFunc(k, name, c, body)
 }
 
+// omittedZero is the condition "v, the value of f, is a zero its JSON
+// leaves out" (omitempty on a string, number, bool, slice or map, named
+// or not), or nil: kube-apiserver evaluates a custom resource's column on
+// its JSON, where such a field is absent, and the cell is null (kubectl
+// prints <none>), not "" or 0.
+func omittedZero(f *model.Field, v *jen.Statement) jen.Code {
+	if !f.OmitEmpty {
+		return nil
+	}
+	t := f.Type
+	if t.Kind == model.NamedRef && t.Local != nil && t.Local.Kind == model.BasicKind && t.Local.Underlying != nil {
+		t = t.Local.Underlying
+	} else if t.Kind == model.NamedRef && t.External != nil && t.External.Known == "" && t.External.Underlying != nil {
+		t = t.External.Underlying
+	}
+	switch t.Kind {
+	case model.SliceRef, model.MapRef:
+		return jen.Len(v.Clone()).Op("==").Lit(0)
+	case model.BuiltinRef:
+		switch t.Name {
+		case "string":
+			return v.Clone().Op("==").Lit("")
+		case "bool":
+			return jen.Op("!").Add(v.Clone())
+		case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64":
+			return v.Clone().Op("==").Lit(0)
+		}
+	}
+	return nil
+}
+
 func helperFunc(k *model.Kind, name string, c model.PrinterColumn, body []jen.Code) jen.Code {
-	return jen.Commentf("%s is the %q column (%s) of %s: nil when a pointer on the path is nil.", name, c.Name, c.JSONPath, k.Name).Line().
+	return jen.Commentf("%s is the %q column (%s) of %s: nil when a pointer on the path is nil or the JSON leaves the value out.", name, c.Name, c.JSONPath, k.Name).Line().
 		Func().Id(name).Params(jen.Id("obj").Op("*").Qual(k.Version.Package, k.Name)).Any().Block(body...)
 }
 

@@ -50,9 +50,9 @@ var ShipmentStrategy = &resource.Strategy[*v1.Shipment, *v1.ShipmentList]{
 	},
 	PrinterCells: func(obj *v1.Shipment) []any {
 		return []any{
-			string(obj.Spec.Priority),
+			shipmentCell0Priority(obj),
 			obj.Spec.Destination.City,
-			string(obj.Status.Phase),
+			shipmentCell2Phase(obj),
 			shipmentCell3Carrier(obj),
 			obj.CreationTimestamp,
 		}
@@ -60,7 +60,23 @@ var ShipmentStrategy = &resource.Strategy[*v1.Shipment, *v1.ShipmentList]{
 	SelectableFields: shipmentSelectableFields,
 }
 
-// shipmentCell3Carrier is the "Carrier" column (.spec.carrier) of Shipment: nil when a pointer on the path is nil.
+// shipmentCell0Priority is the "Priority" column (.spec.priority) of Shipment: nil when a pointer on the path is nil or the JSON leaves the value out.
+func shipmentCell0Priority(obj *v1.Shipment) any {
+	if obj.Spec.Priority == "" {
+		return nil
+	}
+	return string(obj.Spec.Priority)
+}
+
+// shipmentCell2Phase is the "Phase" column (.status.phase) of Shipment: nil when a pointer on the path is nil or the JSON leaves the value out.
+func shipmentCell2Phase(obj *v1.Shipment) any {
+	if obj.Status.Phase == "" {
+		return nil
+	}
+	return string(obj.Status.Phase)
+}
+
+// shipmentCell3Carrier is the "Carrier" column (.spec.carrier) of Shipment: nil when a pointer on the path is nil or the JSON leaves the value out.
 func shipmentCell3Carrier(obj *v1.Shipment) any {
 	if obj.Spec.Carrier == nil {
 		return nil

@@ -105,7 +105,7 @@ var TruckStrategy = &resource.Strategy[*v1.Truck, *v1.TruckList]{
 			obj.Spec.Plate,
 			truckCell1Fuel(obj),
 			truckCell2Power(obj),
-			obj.Spec.Owner,
+			truckCell3Owner(obj),
 			truckCell4LastSeen(obj),
 			obj.CreationTimestamp,
 		}
@@ -113,15 +113,18 @@ var TruckStrategy = &resource.Strategy[*v1.Truck, *v1.TruckList]{
 	SelectableFields: truckSelectableFields,
 }
 
-// truckCell1Fuel is the "Fuel" column (.spec.engine.fuel) of Truck: nil when a pointer on the path is nil.
+// truckCell1Fuel is the "Fuel" column (.spec.engine.fuel) of Truck: nil when a pointer on the path is nil or the JSON leaves the value out.
 func truckCell1Fuel(obj *v1.Truck) any {
 	if obj.Spec.Engine == nil {
+		return nil
+	}
+	if obj.Spec.Engine.Fuel == "" {
 		return nil
 	}
 	return string(obj.Spec.Engine.Fuel)
 }
 
-// truckCell2Power is the "Power" column (.spec.engine.power) of Truck: nil when a pointer on the path is nil.
+// truckCell2Power is the "Power" column (.spec.engine.power) of Truck: nil when a pointer on the path is nil or the JSON leaves the value out.
 func truckCell2Power(obj *v1.Truck) any {
 	if obj.Spec.Engine == nil {
 		return nil
@@ -132,7 +135,15 @@ func truckCell2Power(obj *v1.Truck) any {
 	return obj.Spec.Engine.Power.String()
 }
 
-// truckCell4LastSeen is the "Last Seen" column (.status.lastSeen) of Truck: nil when a pointer on the path is nil.
+// truckCell3Owner is the "Owner" column (.spec.owner) of Truck: nil when a pointer on the path is nil or the JSON leaves the value out.
+func truckCell3Owner(obj *v1.Truck) any {
+	if obj.Spec.Owner == "" {
+		return nil
+	}
+	return obj.Spec.Owner
+}
+
+// truckCell4LastSeen is the "Last Seen" column (.status.lastSeen) of Truck: nil when a pointer on the path is nil or the JSON leaves the value out.
 func truckCell4LastSeen(obj *v1.Truck) any {
 	if obj.Status.LastSeen == nil {
 		return nil
