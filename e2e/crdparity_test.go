@@ -23,7 +23,8 @@ import (
 // takes from its schema walk); every resource's storageVersionHash in
 // discovery, built-in kinds' too; and a deletecollection's answer, the
 // list as read (an object its finalizer keeps without the
-// deletionTimestamp the delete gave it). testdata/crds holds controller-gen
+// deletionTimestamp the delete gave it); and the Table kubectl get prints
+// (a column of an omitempty field at its zero is null: <none>). testdata/crds holds controller-gen
 // v0.23.0's CRDs of types/shipping/v1 and types/infra/v1 (run
 // `controller-gen crd paths=./types/...`; uniqueItems, which kube refuses in
 // a CRD, removed from Warehouse.spec.zones).
@@ -161,6 +162,46 @@ func TestCRDParityWithKube(t *testing.T) {
 			t.Errorf("%s: deletecollection: %d %s", target.base, code, data)
 		}
 		paritySend(t, target.c, target.base, "PATCH", shipments+"/kept", "application/merge-patch+json", `{"metadata":{"finalizers":null}}`)
+	}
+
+	// kubectl get: the Table of the same objects, cells and columns.
+	tables := map[string]string{}
+	for name, target := range map[string]struct {
+		c    *http.Client
+		base string
+	}{"kube-apiserver": {kube, mc.url}, "kubeforge": {ours, s.config.Host}} {
+		paritySend(t, target.c, target.base, "POST", shipments, "application/json", shipment("t1", `"carrier":"dhl","origin":`+addr+`,"destination":{"street":"c","city":"Paris"},"parcels":[{"name":"p1"}]`))
+		paritySend(t, target.c, target.base, "POST", shipments, "application/json", shipment("t2", base))
+		paritySend(t, target.c, target.base, "PATCH", shipments+"/t2/status", "application/merge-patch+json", `{"status":{"phase":"Lost"}}`)
+		req, err := http.NewRequest(http.MethodGet, target.base+shipments+"?includeObject=None", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+		resp, err := target.c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var table struct {
+			ColumnDefinitions []struct {
+				Name, Type, Format string
+				Priority           int
+			}
+			Rows []struct{ Cells []any }
+		}
+		err = json.NewDecoder(resp.Body).Decode(&table)
+		resp.Body.Close()
+		if err != nil || len(table.Rows) != 2 {
+			t.Fatalf("%s: Table: %v %+v", name, err, table)
+		}
+		for _, r := range table.Rows {
+			r.Cells[len(r.Cells)-1] = "AGE" // the age column
+		}
+		out, _ := json.Marshal(table)
+		tables[name] = string(out)
+	}
+	if tables["kube-apiserver"] != tables["kubeforge"] {
+		t.Errorf("Table of shipments:\n  kube-apiserver: %s\n  kubeforge:      %s", tables["kube-apiserver"], tables["kubeforge"])
 	}
 }
 
