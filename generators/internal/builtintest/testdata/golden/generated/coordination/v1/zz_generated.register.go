@@ -58,6 +58,7 @@ var LeaseInfo = resource.Info{
 	CreateOnUpdate:              true,
 	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "gqkMMb/YqFM=",
 	ServedVersions:              []string{"v1"},
 }
 

@@ -59,6 +59,7 @@ var ConfigMapInfo = resource.Info{
 	UnconditionalUpdate:         true,
 	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "qFsyl6wFWjQ=",
 	ServedVersions:              []string{"v1"},
 }
 
@@ -91,6 +92,7 @@ var EventInfo = resource.Info{
 	CreateOnUpdate:         true,
 	UntrackedGeneration:    true,
 	StorageVersion:         "v1",
+	StorageVersionHash:     "r2yiGXH7wu8=",
 	ServedVersions:         []string{"v1"},
 }
 
@@ -115,6 +117,7 @@ var NamespaceInfo = resource.Info{
 	UnconditionalUpdate:    true,
 	UntrackedGeneration:    true,
 	StorageVersion:         "v1",
+	StorageVersionHash:     "Q3oi5N2YM8M=",
 	ServedVersions:         []string{"v1"},
 }
 
@@ -138,6 +141,7 @@ var SecretInfo = resource.Info{
 	UnconditionalUpdate:    true,
 	UntrackedGeneration:    true,
 	StorageVersion:         "v1",
+	StorageVersionHash:     "S6u1pOWzb84=",
 	ServedVersions:         []string{"v1"},
 }
 
@@ -157,6 +161,7 @@ var ServiceInfo = resource.Info{
 	CreateOnUpdate:      true,
 	UntrackedGeneration: true,
 	StorageVersion:      "v1",
+	StorageVersionHash:  "0/CO1lhkEBI=",
 	ServedVersions:      []string{"v1"},
 }
 
@@ -179,6 +184,7 @@ var ServiceAccountInfo = resource.Info{
 	UnconditionalUpdate:         true,
 	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "pbx9ZvyFpBE=",
 	ServedVersions:              []string{"v1"},
 }
 

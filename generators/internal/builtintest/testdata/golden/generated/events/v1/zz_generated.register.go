@@ -68,6 +68,7 @@ var EventInfo = resource.Info{
 	CreateOnUpdate:         true,
 	UntrackedGeneration:    true,
 	StorageVersion:         "v1",
+	StorageVersionHash:     "x51sC10/5OA=",
 	ServedVersions:         []string{"v1"},
 }
 

@@ -63,6 +63,7 @@ var ClusterRoleBindingInfo = resource.Info{
 	CreateOnUpdate:              true,
 	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "48tpQ8gZHFc=",
 	ServedVersions:              []string{"v1"},
 }
 
@@ -90,6 +91,7 @@ var RoleBindingInfo = resource.Info{
 	CreateOnUpdate:              true,
 	UntrackedGeneration:         true,
 	StorageVersion:              "v1",
+	StorageVersionHash:          "eGsCzGH6b1g=",
 	ServedVersions:              []string{"v1"},
 }
 
