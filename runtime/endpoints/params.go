@@ -116,10 +116,8 @@ func parseGetOptions(q url.Values) (storage.GetOptions, error) {
 // resourceVersion's syntax, field selectors against the kind's selectable
 // fields), the one place for every caller; what a list's storage options
 // cannot carry is checked here: sendInitialEvents, which only a watch
-// takes. A watch without sendInitialEvents keeps the legacy meaning (from
-// "" or "0": the current state first, as ADDED events); kube 1.37
-// rewrites it to sendInitialEvents=true, which the store only accepts with
-// allowWatchBookmarks, so that rewrite is not done here.
+// takes. A watch without sendInitialEvents from "" or "0" is rewritten to
+// sendInitialEvents=true by serveWatch, as kube 1.37 does.
 func parseListOptions(q url.Values) (metainternalversion.ListOptions, error) {
 	var o metainternalversion.ListOptions
 	if err := decodeParams(q, &o); err != nil {

@@ -64,6 +64,11 @@ func (h *Handler[T, L]) serveWatch(w *recorder, r *http.Request, ns string, opts
 			}
 		}()
 	}
+	// kube-apiserver's defaulting with WatchList on (its default): a
+	// watch from "" or "0" without sendInitialEvents is
+	// sendInitialEvents=true, so one that allows bookmarks gets the
+	// initial-events-end BOOKMARK after the current state.
+	metainternalversion.SetListOptionsDefaults(&opts, true)
 	ch, err := h.store.Watch(ctx, ns, storage.WatchOptions{
 		ListOptions:       toStorageList(opts),
 		SendInitialEvents: opts.SendInitialEvents,

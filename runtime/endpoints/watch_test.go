@@ -208,6 +208,27 @@ func TestWatchList(t *testing.T) {
 			t.Fatalf("after the initial events: %s %s, want ADDED %s and no BOOKMARK", ev.Type, ev.Object, name)
 		}
 	}
+
+	// A legacy watch from "" or "0" that allows bookmarks is a watch list
+	// (kube 1.37's SetListOptionsDefaults): the current state, then the
+	// initial-events-end BOOKMARK, then the live events.
+	for i, from := range []string{"", "&resourceVersion=0"} {
+		legacy := ts.openWatch(t, widgetsPath("default")+"?watch=1&allowWatchBookmarks=true"+from)
+		for j := 0; j < 5+i; j++ {
+			if ev := legacy.next(t); ev.Type != "ADDED" {
+				t.Fatalf("legacy watch%s: initial event %d: %s %s", from, j, ev.Type, ev.Object)
+			}
+		}
+		ev := legacy.next(t)
+		if ev.Type != "BOOKMARK" || eventWidget(t, ev).Annotations["k8s.io/initial-events-end"] != "true" {
+			t.Fatalf("legacy watch%s: after the current state %s %s, want the initial-events-end BOOKMARK", from, ev.Type, ev.Object)
+		}
+		name := fmt.Sprintf("five-%d", i)
+		ts.createWidget(t, "default", name, `{}`)
+		if ev := legacy.next(t); ev.Type != "ADDED" || eventWidget(t, ev).Name != name {
+			t.Fatalf("legacy watch%s: live event %s %s", from, ev.Type, ev.Object)
+		}
+	}
 }
 
 func TestWatchTable(t *testing.T) {
