@@ -21,7 +21,8 @@ import (
 // answers: for bad bodies the status code, reason, message of a 400, and
 // each cause of a 422 (field, reason, message; in any order, which kube
 // takes from its schema walk); every resource's storageVersionHash in
-// discovery, built-in kinds' too; and a deletecollection's answer, the
+// discovery, built-in kinds' too, and the namespaces' entries; a
+// deletecollection's answer, the
 // list as read (an object its finalizer keeps without the
 // deletionTimestamp the delete gave it); and the Table kubectl get prints
 // (a column of an omitempty field at its zero is null: <none>). testdata/crds holds controller-gen
@@ -141,6 +142,27 @@ func TestCRDParityWithKube(t *testing.T) {
 	}
 	if compared < 20 {
 		t.Errorf("compared %d storageVersionHashes", compared)
+	}
+	// Namespaces: finalize listed, no deletecollection (kube's registry
+	// has none: DELETE of the collection is a 405).
+	namespaces := func(c *http.Client, base string) string {
+		_, data := paritySend(t, c, base, "GET", "/api/v1", "", "")
+		var l struct{ Resources []map[string]any }
+		if err := json.Unmarshal(data, &l); err != nil {
+			t.Fatal(err)
+		}
+		var out []map[string]any
+		for _, r := range l.Resources {
+			if name, _ := r["name"].(string); name == "namespaces" || strings.HasPrefix(name, "namespaces/") {
+				out = append(out, r)
+			}
+		}
+		js, _ := json.Marshal(out)
+		code, _ := paritySend(t, c, base, "DELETE", "/api/v1/namespaces", "", "")
+		return fmt.Sprintf("DELETE %d; %s", code, js)
+	}
+	if k, o := namespaces(kube, mc.url), namespaces(ours, s.config.Host); k != o {
+		t.Errorf("namespaces in /api/v1:\n  kube-apiserver: %s\n  kubeforge:      %s", k, o)
 	}
 
 	// A deletecollection answers with the list as read.

@@ -151,7 +151,15 @@ type Strategy struct {
 	// update (new and current object) in Validate's place, "" when an
 	// update is validated as a create.
 	ValidateUpdate string
+	// NoDeleteCollection: kube-apiserver's registry of the kind has no
+	// DeleteCollection (a Namespace's: DELETE /api/v1/namespaces is a
+	// 405), so neither the route nor the verb is served.
+	NoDeleteCollection bool
 }
+
+// noDeleteCollection are the kinds whose kube-apiserver registry serves
+// no deletecollection.
+var noDeleteCollection = map[string]bool{"core/Namespace": true}
 
 // For returns k's strategy: kube-apiserver's for a built-in kind, a custom
 // resource's (neither) for any other.
@@ -171,6 +179,7 @@ func For(k *model.Kind) Strategy {
 
 		ValidateOwnVersionOnly: versionedValidation[group+"/"+k.Name],
 		ValidateUpdate:         updateValidators[group+"/"+k.Name],
+		NoDeleteCollection:     noDeleteCollection[group+"/"+k.Name],
 	}
 }
 

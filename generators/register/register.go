@@ -265,6 +265,10 @@ func infoValue(v *model.Version, k *model.Kind) ([]jen.Code, error) {
 	if st.UntrackedGeneration {
 		d = append(d, field{"UntrackedGeneration", jen.True()})
 	}
+	if st.NoDeleteCollection {
+		// Discovery lists what the routes serve: no deletecollection.
+		d = append(d, field{"Verbs", stringSlice([]string{"create", "delete", "get", "list", "patch", "update", "watch"})})
+	}
 	d = append(d,
 		field{"StorageVersion", jen.Lit(storage.Name)},
 		field{"StorageVersionHash", jen.Lit(storageVersionHash(storage.Group.Name, storage.Name, hub.Name))},

@@ -14,11 +14,13 @@ package routes
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/kubeforge/kubeforge/generators/builtinstrategy"
 	"github.com/kubeforge/kubeforge/generators/genall"
 	"github.com/kubeforge/kubeforge/generators/ids"
 	"github.com/kubeforge/kubeforge/generators/model"
@@ -219,6 +221,9 @@ func routesFor(k *model.Kind) []route {
 		{"PUT", item, "Update", "put", "replace" + scope + kind, "replace the specified " + kind},
 		{"PATCH", item, "Patch", "patch", "patch" + scope + kind, "partially update the specified " + kind},
 		{"DELETE", item, "Delete", "delete", "delete" + scope + kind, "delete " + genall.Article(kind) + " " + kind},
+	}
+	if builtinstrategy.For(k).NoDeleteCollection {
+		rs = slices.DeleteFunc(rs, func(r route) bool { return r.action == "deletecollection" })
 	}
 	if k.StatusSubresource {
 		st := item + "/status"

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -67,6 +68,21 @@ func (gv GroupVersion) subresourceKind(r *resource.Info, sub string) (Subresourc
 	}
 	k, ok := gv.SubresourceKinds[r.Plural+"/"+sub]
 	return k, ok
+}
+
+// subresourcesOf returns the subresources of r to list, sorted as
+// kube-apiserver lists them: r's own, and those SubresourceKinds adds
+// (a namespace's finalize, which has no generic route of its own).
+func (gv GroupVersion) subresourcesOf(r *resource.Info) []string {
+	subs := append([]string(nil), r.Subresources...)
+	prefix := r.Plural + "/"
+	for key := range gv.SubresourceKinds {
+		if sub, ok := strings.CutPrefix(key, prefix); ok && !slices.Contains(subs, sub) {
+			subs = append(subs, sub)
+		}
+	}
+	sort.Strings(subs)
+	return subs
 }
 
 type document struct {
@@ -262,7 +278,7 @@ func resourceList(gvStr string, gv GroupVersion) *metav1.APIResourceList {
 			Categories:         r.Categories,
 			StorageVersionHash: r.StorageVersionHash,
 		})
-		for _, sub := range r.Subresources {
+		for _, sub := range gv.subresourcesOf(r) {
 			ar := metav1.APIResource{
 				Name:       r.Plural + "/" + sub,
 				Namespaced: r.Namespaced,
@@ -270,7 +286,11 @@ func resourceList(gvStr string, gv GroupVersion) *metav1.APIResourceList {
 				Verbs:      SubresourceVerbs,
 			}
 			if k, ok := gv.subresourceKind(r, sub); ok {
-				ar.Group, ar.Version, ar.Kind, ar.Verbs = k.Kind.Group, k.Kind.Version, k.Kind.Kind, k.Verbs
+				ar.Kind, ar.Verbs = k.Kind.Kind, k.Verbs
+				if k.Kind.Group != gv.Group || k.Kind.Version != gv.Version {
+					// Only a kind of another group-version is named.
+					ar.Group, ar.Version = k.Kind.Group, k.Kind.Version
+				}
 			}
 			list.APIResources = append(list.APIResources, ar)
 		}
@@ -295,7 +315,7 @@ func aggregatedVersion(gv GroupVersion) APIVersionDiscovery {
 			ShortNames:       r.ShortNames,
 			Categories:       r.Categories,
 		}
-		for _, sub := range r.Subresources {
+		for _, sub := range gv.subresourcesOf(r) {
 			rk, verbs := kind, SubresourceVerbs
 			if k, ok := gv.subresourceKind(r, sub); ok {
 				kk := k.Kind

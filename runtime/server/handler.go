@@ -229,8 +229,17 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 		paths = append(paths, serviceaccount.OpenIDConfigPath, serviceaccount.JWKSPath)
 	}
 	for _, gv := range groups {
+		subKinds := builtinkinds.SubresourceKinds(gv.Resources)
+		if gv.Group == "" && gv.Version == "v1" && s.lifecycle != nil {
+			// addNamespaceFinalize's route, listed as kube-apiserver lists it.
+			if subKinds == nil {
+				subKinds = map[string]discovery.SubresourceKind{}
+			}
+			subKinds["namespaces/finalize"] = discovery.SubresourceKind{
+				Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Verbs: []string{"update"}}
+		}
 		dgvs = append(dgvs, discovery.GroupVersion{Group: gv.Group, Version: gv.Version, Resources: gv.Resources,
-			SubresourceKinds: builtinkinds.SubresourceKinds(gv.Resources)})
+			SubresourceKinds: subKinds})
 		ogvs = append(ogvs, openapi.GroupVersion{Group: gv.Group, Version: gv.Version, WebService: gv.WebService, Schemas: gv.Schemas})
 		paths = append(paths, RootPath(gv.Group, gv.Version))
 		if gv.Group != "" {

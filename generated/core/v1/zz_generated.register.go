@@ -116,6 +116,7 @@ var NamespaceInfo = resource.Info{
 	SelectableFields:       []string{"status.phase"},
 	UnconditionalUpdate:    true,
 	UntrackedGeneration:    true,
+	Verbs:                  []string{"create", "delete", "get", "list", "patch", "update", "watch"},
 	StorageVersion:         "v1",
 	StorageVersionHash:     "Q3oi5N2YM8M=",
 	ServedVersions:         []string{"v1"},

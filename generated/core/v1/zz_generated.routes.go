@@ -120,7 +120,6 @@ func InstallNamespaceRoutes(ws *restful.WebService, h *endpoints.Handler[*v1.Nam
 	}, []endpoints.Route{
 		{Method: "GET", Path: "/namespaces", To: h.List, Action: "list", Operation: "listNamespace", Doc: "list or watch objects of kind Namespace"},
 		{Method: "POST", Path: "/namespaces", To: h.Create, Action: "post", Operation: "createNamespace", Doc: "create a Namespace"},
-		{Method: "DELETE", Path: "/namespaces", To: h.DeleteCollection, Action: "deletecollection", Operation: "deleteCollectionNamespace", Doc: "delete collection of Namespace"},
 		{Method: "GET", Path: "/namespaces/{name}", To: h.Get, Action: "get", Operation: "readNamespace", Doc: "read the specified Namespace"},
 		{Method: "PUT", Path: "/namespaces/{name}", To: h.Update, Action: "put", Operation: "replaceNamespace", Doc: "replace the specified Namespace"},
 		{Method: "PATCH", Path: "/namespaces/{name}", To: h.Patch, Action: "patch", Operation: "patchNamespace", Doc: "partially update the specified Namespace"},
