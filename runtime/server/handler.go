@@ -219,6 +219,21 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
+// discoveryGroupVersion is what discovery lists of gv: its resources and
+// the subresources served with a kind of their own.
+func (s *Server) discoveryGroupVersion(gv GroupVersion) discovery.GroupVersion {
+	subKinds := builtinkinds.SubresourceKinds(gv.Resources)
+	if gv.Group == "" && gv.Version == "v1" && s.lifecycle != nil {
+		// addNamespaceFinalize's route, listed as kube-apiserver lists it.
+		if subKinds == nil {
+			subKinds = map[string]discovery.SubresourceKind{}
+		}
+		subKinds["namespaces/finalize"] = discovery.SubresourceKind{
+			Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Verbs: []string{"update"}}
+	}
+	return discovery.GroupVersion{Group: gv.Group, Version: gv.Version, Resources: gv.Resources, SubresourceKinds: subKinds}
+}
+
 // buildHandler assembles discovery, OpenAPI, health, version, metrics and
 // the resource routes behind the filter chain.
 func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
@@ -229,17 +244,7 @@ func (s *Server) buildHandler(groups []GroupVersion) (http.Handler, error) {
 		paths = append(paths, serviceaccount.OpenIDConfigPath, serviceaccount.JWKSPath)
 	}
 	for _, gv := range groups {
-		subKinds := builtinkinds.SubresourceKinds(gv.Resources)
-		if gv.Group == "" && gv.Version == "v1" && s.lifecycle != nil {
-			// addNamespaceFinalize's route, listed as kube-apiserver lists it.
-			if subKinds == nil {
-				subKinds = map[string]discovery.SubresourceKind{}
-			}
-			subKinds["namespaces/finalize"] = discovery.SubresourceKind{
-				Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Verbs: []string{"update"}}
-		}
-		dgvs = append(dgvs, discovery.GroupVersion{Group: gv.Group, Version: gv.Version, Resources: gv.Resources,
-			SubresourceKinds: subKinds})
+		dgvs = append(dgvs, s.discoveryGroupVersion(gv))
 		ogvs = append(ogvs, openapi.GroupVersion{Group: gv.Group, Version: gv.Version, WebService: gv.WebService, Schemas: gv.Schemas})
 		paths = append(paths, RootPath(gv.Group, gv.Version))
 		if gv.Group != "" {
