@@ -189,3 +189,26 @@ func TestPutStrategies(t *testing.T) {
 		t.Errorf("custom resource update without resourceVersion: %d %v, want 422", code, out)
 	}
 }
+
+// TestBuiltinDecodeErrors: a built-in kind's body whose value its Go type
+// cannot hold is kube-apiserver's 400, worded as kube's decoder words it,
+// and so is an unknown field under Strict; nothing is stored.
+func TestBuiltinDecodeErrors(t *testing.T) {
+	base := startServer(t)
+	cms := base + "/api/v1/namespaces/default/configmaps"
+	for _, tc := range []struct{ query, body, want string }{
+		{"", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bad-type"},"data":{"a":5}}`,
+			`ConfigMap in version "v1" cannot be handled as a ConfigMap: `},
+		{"?fieldValidation=Strict", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bad-field"},"bogus":1}`,
+			`ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "bogus"`},
+	} {
+		code, out := callRaw(t, "POST", cms+tc.query, tc.body, "application/json")
+		msg, _ := out["message"].(string)
+		if code != 400 || out["reason"] != "BadRequest" || !strings.HasPrefix(msg, tc.want) {
+			t.Errorf("POST %s: %d %v, want 400 starting %q", tc.body, code, out, tc.want)
+		}
+	}
+	for _, name := range []string{"bad-type", "bad-field"} {
+		mustCall(t, 404, "GET", cms+"/"+name, nil, "")
+	}
+}
