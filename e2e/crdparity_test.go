@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -25,7 +26,10 @@ import (
 // deletecollection's answer, the
 // list as read (an object its finalizer keeps without the
 // deletionTimestamp the delete gave it); and the Table kubectl get prints
-// (a column of an omitempty field at its zero is null: <none>). testdata/crds holds controller-gen
+// (a column of an omitempty field at its zero is null: <none>); and the 422s
+// of writes refused for a generateName, a long name, another kind or
+// apiVersion (kube's ValidateTypeMeta), and a status schema (its messages
+// name the field from status). testdata/crds holds controller-gen
 // v0.23.0's CRDs of types/shipping/v1 and types/infra/v1 (run
 // `controller-gen crd paths=./types/...`; uniqueItems, which kube refuses in
 // a CRD, removed from Warehouse.spec.zones).
@@ -225,6 +229,60 @@ func TestCRDParityWithKube(t *testing.T) {
 	if tables["kube-apiserver"] != tables["kubeforge"] {
 		t.Errorf("Table of shipments:\n  kube-apiserver: %s\n  kubeforge:      %s", tables["kube-apiserver"], tables["kubeforge"])
 	}
+
+	// Writes refused for their metadata, kind or status: code, reason, the
+	// object the Status names and its causes (a generated name masked).
+	const mp, jp = "application/merge-patch+json", "application/json-patch+json"
+	for _, q := range []struct{ name, method, path, ct, body string }{
+		{"a generateName that makes a bad name", "POST", shipments, "application/json",
+			`{"apiVersion":"shipping.kubeforge.dev/v1","kind":"Shipment","metadata":{"generateName":"GEN-"},"spec":{` + base + `}}`},
+		{"a name over 253 characters", "POST", shipments, "application/json", shipment(strings.Repeat("a", 254), base)},
+		{"another kind of the group", "POST", shipments, "application/json",
+			`{"apiVersion":"shipping.kubeforge.dev/v1","kind":"Warehouse","metadata":{"name":"k1"},"spec":{` + base + `}}`},
+		{"a JSON patch of the kind", "PATCH", shipments + "/t2", jp, `[{"op":"replace","path":"/kind","value":"Other"}]`},
+		{"a JSON patch of the apiVersion", "PATCH", shipments + "/t2", jp, `[{"op":"replace","path":"/apiVersion","value":"v1"}]`},
+		{"a merge patch of the kind", "PATCH", shipments + "/t2", mp, `{"kind":"Other"}`},
+		{"a status below its minimum", "PATCH", shipments + "/t2/status", mp, `{"status":{"attempts":-1}}`},
+		{"a status condition without its required fields", "PATCH", shipments + "/t2/status", mp, `{"status":{"conditions":[{"type":"Ready"}]}}`},
+	} {
+		answers := map[string]string{}
+		for name, target := range map[string]struct {
+			c    *http.Client
+			base string
+		}{"kube-apiserver": {kube, mc.url}, "kubeforge": {ours, s.config.Host}} {
+			code, data := paritySend(t, target.c, target.base, q.method, q.path, q.ct, q.body)
+			answers[name] = refusal(code, data)
+		}
+		if k, o := answers["kube-apiserver"], answers["kubeforge"]; k != o {
+			t.Errorf("%s:\n  kube-apiserver: %s\n  kubeforge:      %s", q.name, k, o)
+		} else if !strings.HasPrefix(o, "422 Invalid") {
+			t.Errorf("%s: want a 422, got %s", q.name, o)
+		} else {
+			t.Logf("%s: %s", q.name, o)
+		}
+	}
+}
+
+// refusal is a Status's code, reason, details' group, kind and name, and
+// its sorted causes, with names made from generateName "GEN-" masked.
+func refusal(code int, data []byte) string {
+	var st struct {
+		Reason  string
+		Details struct {
+			Group, Kind, Name string
+			Causes            []struct{ Reason, Message, Field string }
+		}
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return fmt.Sprintf("%d %s", code, data)
+	}
+	var causes []string
+	for _, c := range st.Details.Causes {
+		causes = append(causes, c.Field+" "+c.Reason+" "+c.Message)
+	}
+	sort.Strings(causes)
+	out := fmt.Sprintf("%d %s %s/%s %q: %s", code, st.Reason, st.Details.Group, st.Details.Kind, st.Details.Name, strings.Join(causes, " | "))
+	return regexp.MustCompile(`GEN-[a-z0-9]{5}`).ReplaceAllString(out, "GEN-xxxxx")
 }
 
 func paritySend(t *testing.T, c *http.Client, base, method, path, ct, body string) (int, []byte) {

@@ -217,7 +217,7 @@ func TestClusterScoped(t *testing.T) {
 		t.Errorf("cluster-scoped object: %+v", g.ObjectMeta)
 	}
 	r = ts.do(t, "POST", apiPath+"/gizmos", jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"z2"},"spec":{}}`)
-	wantStatus(t, r, http.StatusBadRequest, metav1.StatusReasonBadRequest, "the kind in the data (Widget) does not match the expected kind (Gizmo)")
+	wantStatus(t, r, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, `Widget.test.kubeforge.dev "z2" is invalid: kind: Invalid value: "Widget": must be Gizmo`)
 	r = ts.do(t, "GET", apiPath+"/gizmos/z1", "", "")
 	if r.code != http.StatusOK {
 		t.Errorf("get gizmo: %s", r)

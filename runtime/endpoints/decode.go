@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubeforge/kubeforge/runtime/jsondecode"
@@ -155,6 +156,25 @@ func requireTypeMeta(obj runtime.Object, want schema.GroupVersionKind) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data () does not match the expected API version (%s)", want.GroupVersion()))
 	}
 	return nil
+}
+
+// typeMetaInvalid is kube's 422 for a custom resource whose kind or
+// apiVersion is not its resource's (its validator's ValidateTypeMeta, which
+// reports these alone): `Other.shipping.example.com "s1" is invalid: kind:
+// Invalid value: "Other": must be Shipment`, named by the object's own
+// group and kind. nil when both agree.
+func typeMetaInvalid(got, want schema.GroupVersionKind, name string) error {
+	var errs field.ErrorList
+	if got.Kind != want.Kind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), got.Kind, "must be "+want.Kind))
+	}
+	if got.GroupVersion() != want.GroupVersion() {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), got.GroupVersion().String(), "must be "+want.GroupVersion().String()))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(got.GroupKind(), name, errs)
 }
 
 // checkTypeMeta fills an empty apiVersion/kind from the URL and rejects

@@ -339,6 +339,13 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive str
 		if err := requireTypeMeta(obj, h.gvk); err != nil {
 			return zero, in, err
 		}
+		// Another kind of the right apiVersion fails a custom resource's
+		// validation (422); another apiVersion is checkTypeMeta's 400.
+		if got := obj.GetObjectKind().GroupVersionKind(); got.GroupVersion() == h.gvk.GroupVersion() {
+			if err := typeMetaInvalid(got, h.gvk, obj.GetName()); err != nil {
+				return zero, in, err
+			}
+		}
 	}
 	if err := checkTypeMeta(obj, h.gvk); err != nil {
 		return zero, in, err

@@ -309,11 +309,17 @@ func invalidPatch(patch []byte, err error) error {
 	})
 }
 
-// checkPatched rejects patches that change apiVersion, kind, name or
+// checkPatched rejects patches that change apiVersion, kind (a 422 for
+// your kinds, as for a custom resource; a 400 for built-in ones), name or
 // namespace, and treats a changed metadata.resourceVersion as a failed
 // precondition (409), as kube's update does.
 func (h *Handler[T, L]) checkPatched(obj, current T, ns, name string) error {
 	got := obj.GetObjectKind().GroupVersionKind()
+	if got != h.gvk && !h.builtin() {
+		// A custom resource patched into another kind or apiVersion
+		// fails its validation.
+		return typeMetaInvalid(got, h.gvk, name)
+	}
 	if got != h.gvk {
 		return apierrors.NewBadRequest(fmt.Sprintf("the patch may not change apiVersion or kind: got %s %s, want %s %s",
 			got.GroupVersion().String(), got.Kind, h.gvk.GroupVersion().String(), h.gvk.Kind))

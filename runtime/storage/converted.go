@@ -149,8 +149,11 @@ func (cv *converted[E, EL, T, L]) admitFunc(admit AdmitFunc) AdmitFunc {
 
 // validate runs the spoke's validation (the request version's field paths).
 // On an update (old set) unchanged values' errors are dropped (ratchet).
-func (cv *converted[E, EL, T, L]) validate(ctx context.Context, obj, old E, update bool, in presence.Node) error {
+func (cv *converted[E, EL, T, L]) validate(ctx context.Context, obj, old E, update bool, in presence.Node, sub string) error {
 	if errs := checks(ctx, cv.s, obj, old, update, false, in); len(errs) > 0 {
+		if sub == "status" {
+			relativeToStatus(errs)
+		}
 		return apierrors.NewInvalid(schema.GroupKind{Group: cv.s.Info.Group, Kind: cv.s.Info.Kind}, obj.GetName(), errs)
 	}
 	return nil
@@ -170,7 +173,7 @@ func (cv *converted[E, EL, T, L]) Create(ctx context.Context, in E, opts CreateO
 		check.SetName(generateName(obj.GetGenerateName()))
 	}
 	var none E
-	if err := cv.validate(ctx, check, none, false, opts.Presence); err != nil {
+	if err := cv.validate(ctx, check, none, false, opts.Presence, ""); err != nil {
 		return zero, err
 	}
 	h, err := cv.toHub("create", obj)
@@ -261,7 +264,7 @@ func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespac
 				cv.s.CopyStatus(check, spokeCur)
 			}
 		}
-		if err := cv.validate(ctx, check, spokeCur, true, opts.sent()); err != nil {
+		if err := cv.validate(ctx, check, spokeCur, true, opts.sent(), subresource); err != nil {
 			return zeroT, err
 		}
 		return cv.toHub("update", newObj)

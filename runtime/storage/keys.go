@@ -10,6 +10,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/validate/content"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -39,9 +41,16 @@ func (st *access[T, L]) key(namespace, name string) string {
 }
 
 // validateMetaForWrite checks name and namespace of an object about to be
-// written: 422 with field causes.
-func (st *Store[T, L]) validateMetaForWrite(namespace, name string) error {
+// written: 422 with field causes. A bad name made from generateName is
+// reported with the generateName's own errors first, as kube's
+// ValidateObjectMeta does.
+func (st *Store[T, L]) validateMetaForWrite(namespace, name, generateName string) error {
 	var errs field.ErrorList
+	if generateName != "" && len(st.nameErrors(name)) > 0 {
+		for _, msg := range st.prefixErrors(generateName) {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "generateName"), generateName, msg))
+		}
+	}
 	if name == "" {
 		errs = append(errs, field.Required(field.NewPath("metadata", "name"), "name or generateName is required"))
 	} else {
@@ -102,7 +111,8 @@ func (st *Store[T, L]) checkNamespace(namespace string) error {
 
 // nameErrors: names are DNS subdomains, or only path segments for the
 // kinds whose Info says so (the generated validation has the kind's own,
-// possibly stricter, rule).
+// possibly stricter, rule). The messages are util/validation's, which
+// kube's ValidateObjectMeta gives ("no more than 253 characters").
 func (st *Store[T, L]) nameErrors(name string) []string {
 	if st.isNamespaces() {
 		// A namespace is named as the label it becomes in every key.
@@ -114,7 +124,22 @@ func (st *Store[T, L]) nameErrors(name string) []string {
 	if msgs := content.IsPathSegmentName(name); len(msgs) > 0 || st.s.Info.PathSegmentNames {
 		return msgs
 	}
-	return content.IsDNS1123Subdomain(name)
+	return validation.IsDNS1123Subdomain(name)
+}
+
+// prefixErrors are nameErrors' for a generateName, to which characters
+// will be appended (apimachinery's name functions with prefix set).
+func (st *Store[T, L]) prefixErrors(prefix string) []string {
+	switch {
+	case st.isNamespaces():
+		return apivalidation.NameIsDNSLabel(prefix, true)
+	case st.s.Info.PathSegmentNames:
+		return content.IsPathSegmentPrefix(prefix)
+	}
+	if msgs := content.IsPathSegmentPrefix(prefix); len(msgs) > 0 {
+		return msgs
+	}
+	return apivalidation.NameIsDNSSubdomain(prefix, true)
 }
 
 func namespaceErrors(ns string) []string {
@@ -124,7 +149,7 @@ func namespaceErrors(ns string) []string {
 	if msgs := content.IsPathSegmentName(ns); len(msgs) > 0 {
 		return msgs
 	}
-	return content.IsDNS1123Label(ns)
+	return validation.IsDNS1123Label(ns)
 }
 
 // isDNS1123Label reports whether s is a DNS-1123 label no longer than max

@@ -320,13 +320,16 @@ func (st *access[T, L]) conflict(name string, msg string) error {
 //
 // On an update (old set) the errors of values the update left unchanged
 // are dropped (ratchet).
-func (st *Store[T, L]) validate(ctx context.Context, obj, old T, update, fromSpoke bool, in presence.Node) error {
+func (st *Store[T, L]) validate(ctx context.Context, obj, old T, update, fromSpoke bool, in presence.Node, sub string) error {
 	if fromSpoke && st.s.Default != nil {
 		// Converted in Go: every field without omitempty is set, as in
 		// a conversion webhook's JSON answer.
 		st.s.Default(obj, presence.Marshaled)
 	}
 	if errs := checks(ctx, st.s, obj, old, update, fromSpoke, in); len(errs) > 0 {
+		if sub == "status" {
+			relativeToStatus(errs)
+		}
 		return apierrors.NewInvalid(st.groupKind(), obj.GetName(), errs)
 	}
 	if st.s.FinalizerWarnings {
@@ -339,6 +342,18 @@ func (st *Store[T, L]) validate(ctx context.Context, obj, old T, update, fromSpo
 		}
 	}
 	return nil
+}
+
+// relativeToStatus words a status update's schema errors as kube-apiserver
+// does, which validates a custom resource's status subresource against the
+// status schema alone: the field stays status.attempts, the message names
+// it from status ("attempts in body should be ...").
+func relativeToStatus(errs field.ErrorList) {
+	for _, e := range errs {
+		if strings.HasPrefix(e.Field, "status.") && strings.HasPrefix(e.Detail, e.Field+" in body ") {
+			e.Detail = strings.TrimPrefix(e.Detail, "status.")
+		}
+	}
 }
 
 // standardFinalizers may be named without a domain.
@@ -413,7 +428,7 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	if generated {
 		obj.SetName(generateName(obj.GetGenerateName()))
 	}
-	if err := st.validateMetaForWrite(obj.GetNamespace(), obj.GetName()); err != nil {
+	if err := st.validateMetaForWrite(obj.GetNamespace(), obj.GetName(), obj.GetGenerateName()); err != nil {
 		return zero, err
 	}
 	obj.SetUID(uuid.NewUUID())
@@ -436,7 +451,7 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	if err := ctx.Err(); err != nil {
 		return zero, st.etcdError(ctx, "create", obj.GetName(), err)
 	}
-	if err := st.validate(ctx, obj, none, false, opts.fromSpoke, sent); err != nil {
+	if err := st.validate(ctx, obj, none, false, opts.fromSpoke, sent, ""); err != nil {
 		return zero, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -689,7 +704,7 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 	if err := ctx.Err(); err != nil {
 		return zero, false, st.etcdError(ctx, "update", name, err)
 	}
-	if err := st.validate(ctx, newObj, cur, true, opts.fromSpoke, sent); err != nil {
+	if err := st.validate(ctx, newObj, cur, true, opts.fromSpoke, sent, opts.Subresource); err != nil {
 		return zero, false, err
 	}
 	if err := st.validateAdmission(ctx, "UPDATE", newObj, cur, opts.DryRun, opts.Subresource); err != nil {
