@@ -127,6 +127,23 @@ func (st *Store[T, L]) listRequest(namespace string, opts ListOptions) (ListOpti
 	if opts.Limit < 0 {
 		opts.Limit = 0
 	}
+	if opts.Continue == "" && (namespace != "" || !st.s.Info.Namespaced) {
+		// A field selector naming one object selects at most one key:
+		// kube's registry reads that key alone (MatchesSingle), so its
+		// answer has no continue token whatever the limit.
+		if name, ok := pred.field.RequiresExactMatch("metadata.name"); ok {
+			if opts.Limit > 0 {
+				if opts.ResourceVersionMatch == "" && opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+					// What a limit made of a legacy resourceVersion.
+					opts.ResourceVersionMatch = metav1.ResourceVersionMatchExact
+				}
+				opts.Limit = 0
+			}
+			if len(st.nameErrors(name)) == 0 {
+				opts.oneName = name
+			}
+		}
+	}
 	return opts, pred, nil
 }
 
@@ -180,6 +197,16 @@ func (st etcdReader[T, L]) objectsTaker(pred predicate, items *[]T) takeFunc {
 	}
 }
 
+// readPrefix is the range of keys a list without a continue token reads
+// from etcd: its namespace's, or the keys starting with the one a field
+// selector names (the selector drops the longer names).
+func (st *access[T, L]) readPrefix(namespace string, opts ListOptions) string {
+	if opts.oneName != "" && opts.Continue == "" {
+		return st.key(namespace, opts.oneName)
+	}
+	return st.listPrefix(namespace)
+}
+
 // rangeStart is where a list read from etcd starts.
 type rangeStart struct {
 	key string
@@ -219,7 +246,7 @@ func listStart(opts ListOptions, keyPrefix string) (rangeStart, error) {
 // limit) with take (see readPages), and answers compaction and a revision
 // not yet reached as kube-apiserver does.
 func (st etcdReader[T, L]) readRange(ctx context.Context, namespace string, opts ListOptions, take takeFunc) (int64, string, int64, error) {
-	keyPrefix := st.listPrefix(namespace)
+	keyPrefix := st.readPrefix(namespace, opts)
 	s, err := listStart(opts, keyPrefix)
 	if err != nil {
 		return 0, "", 0, err

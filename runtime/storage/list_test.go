@@ -237,6 +237,50 @@ func TestListPaginationWithSelector(t *testing.T) {
 	}
 }
 
+// TestListOneName: a field selector naming one object in a namespace
+// reads that object alone, as kube's registry does (MatchesSingle): no
+// continue token whatever the limit, from etcd and from the cache. Across
+// namespaces the name may match one object in each, and pages as usual.
+func TestListOneName(t *testing.T) {
+	f := newFixture(t, true, false)
+	for _, ns := range []string{"a", "b"} {
+		for i := 0; i < 3; i++ {
+			mustCreate(t, f, widget(ns, fmt.Sprintf("w%d", i), i))
+		}
+	}
+	mustCreate(t, f, widget("a", "w0x", 1)) // read with w0's key, dropped
+	rev := strconv.FormatInt(currentRev(t), 10)
+	name := fields.OneTermEqualSelector("metadata.name", "w0")
+	for _, opts := range []ListOptions{
+		{FieldSelector: name, Limit: 1},
+		{FieldSelector: name, Limit: 1, ResourceVersion: "0"},
+		{FieldSelector: name, Limit: 1, ResourceVersion: rev},
+		{FieldSelector: name, Limit: 1, ResourceVersion: rev, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan},
+	} {
+		l, err := f.st.List(ctx, "a", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(names(l)) != "[a/w0]" || l.Continue != "" || l.RemainingItemCount != nil {
+			t.Errorf("%+v: %v continue %q remaining %v", opts, names(l), l.Continue, l.RemainingItemCount)
+		}
+		j, handled, err := f.st.ListJSON(ctx, "a", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if handled && j.Continue != "" {
+			t.Errorf("%+v: ListJSON continue %q", opts, j.Continue)
+		}
+	}
+	l, err := f.st.List(ctx, "", ListOptions{FieldSelector: name, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(names(l)) != "[a/w0]" || l.Continue == "" {
+		t.Errorf("all namespaces: %v continue %q", names(l), l.Continue)
+	}
+}
+
 func TestListContinueErrors(t *testing.T) {
 	f := newFixture(t, true, false)
 	for i := 0; i < 5; i++ {

@@ -420,7 +420,7 @@ func (st etcdReader[T, L]) listJSON(ctx context.Context, namespace string, opts 
 	if err != nil {
 		return nil, err
 	}
-	keyPrefix := st.listPrefix(namespace)
+	keyPrefix := st.readPrefix(namespace, opts)
 	rangeEnd := clientv3.GetPrefixRangeEnd(keyPrefix)
 	read := func(key string, rev int64) (*clientv3.GetResponse, error) {
 		ops := []clientv3.OpOption{clientv3.WithRange(rangeEnd), clientv3.WithLimit(jsonListPage)}

@@ -89,6 +89,9 @@ type ListOptions struct {
 	// selectable, set by a converted view, selects on the fields of the
 	// view's version instead of the store's (see selectable).
 	selectable *selectable
+	// oneName, set by listRequest, is the name a field selector pins in a
+	// namespace (or of a cluster-scoped kind): etcd is read at its key.
+	oneName string
 }
 
 // UpdateOptions for GuaranteedUpdate.
