@@ -210,8 +210,8 @@ func TestCRDParityWithKube(t *testing.T) {
 		}
 		var table struct {
 			ColumnDefinitions []struct {
-				Name, Type, Format string
-				Priority           int
+				Name, Type, Format, Description string
+				Priority                        int
 			}
 			Rows []struct{ Cells []any }
 		}

@@ -48,11 +48,17 @@ func columnDefinitions(info *resource.Info) []metav1.TableColumnDefinition {
 		return append(cols, metav1.TableColumnDefinition{Name: "Created At", Type: "date", Description: objectMetaDocs["creationTimestamp"]})
 	}
 	for _, c := range info.PrinterColumns {
+		desc := c.Description
+		if desc == "" && c.JSONPath != "" {
+			// What kube-apiserver describes a CRD's column by when its
+			// printcolumn marker gives no description.
+			desc = "Custom resource definition column (in JSONPath format): " + c.JSONPath
+		}
 		cols = append(cols, metav1.TableColumnDefinition{
 			Name:        c.Name,
 			Type:        c.Type,
 			Format:      c.Format,
-			Description: c.Description,
+			Description: desc,
 			Priority:    c.Priority,
 		})
 	}
