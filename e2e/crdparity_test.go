@@ -28,8 +28,9 @@ import (
 // deletionTimestamp the delete gave it); and the Table kubectl get prints
 // (a column of an omitempty field at its zero is null: <none>); and the 422s
 // of writes refused for a generateName, a long name, another kind or
-// apiVersion (kube's ValidateTypeMeta), and a status schema (its messages
-// name the field from status). testdata/crds holds controller-gen
+// apiVersion (kube's ValidateTypeMeta), a status schema (its messages
+// name the field from status), a list-map key given twice and null list
+// items. testdata/crds holds controller-gen
 // v0.23.0's CRDs of types/shipping/v1 and types/infra/v1 (run
 // `controller-gen crd paths=./types/...`; uniqueItems, which kube refuses in
 // a CRD, removed from Warehouse.spec.zones).
@@ -244,6 +245,9 @@ func TestCRDParityWithKube(t *testing.T) {
 		{"a merge patch of the kind", "PATCH", shipments + "/t2", mp, `{"kind":"Other"}`},
 		{"a status below its minimum", "PATCH", shipments + "/t2/status", mp, `{"status":{"attempts":-1}}`},
 		{"a status condition without its required fields", "PATCH", shipments + "/t2/status", mp, `{"status":{"conditions":[{"type":"Ready"}]}}`},
+		{"a list-map key twice", "POST", warehouses, "application/json", warehouse("d1", `"region":"eu","docks":[{"id":1},{"id":1}]`)},
+		{"a null list item", "POST", warehouses, "application/json", warehouse("d2", `"region":"eu","zones":["a",null],"docks":[{"id":1},null]`)},
+		{"a null list item in a patch", "PATCH", shipments + "/t2", mp, `{"spec":{"parcels":[null]}}`},
 	} {
 		answers := map[string]string{}
 		for name, target := range map[string]struct {

@@ -102,13 +102,13 @@ func TestGeneratedValidation(t *testing.T) {
 			w.Spec.Parts = []v1.Part{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}
 		}, []string{`spec.parts: Too many: 4: must have at most 3 items`}},
 		{"listType=map duplicate key", func(w *v1.Widget) { w.Spec.Parts = []v1.Part{{Name: "a"}, {Name: "a"}} },
-			[]string{`spec.parts[1].name: Duplicate value: "a"`}},
+			[]string{`spec.parts[1]: Duplicate value: {"name":"a"}`}}, // kube's words for a custom resource
 		{"listType=map two keys pass when one differs", func(w *v1.Widget) {
 			w.Spec.Ports = []v1.Port{{Name: "http", Port: 80}, {Name: "http", Port: 8080}}
 		}, nil},
 		{"listType=map two keys duplicate", func(w *v1.Widget) {
 			w.Spec.Ports = []v1.Port{{Name: "http", Port: 80}, {Name: "http", Port: 80}}
-		}, []string{`spec.ports[1]: Duplicate value: "{\"name\":\"http\",\"port\":80}"`}},
+		}, []string{`spec.ports[1]: Duplicate value: {"name":"http","port":80}`}},
 		{"listType=set passes", func(w *v1.Widget) { w.Spec.Tags = []string{"a", "b"} }, nil},
 		{"listType=set duplicate", func(w *v1.Widget) { w.Spec.Tags = []string{"a", "b", "a"} },
 			[]string{`spec.tags[2]: Duplicate value: "a"`}},

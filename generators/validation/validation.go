@@ -1022,7 +1022,7 @@ func (g *gen) mapKeys(er resolved, keys []string, x, path func() *jen.Statement)
 	if len(keys) == 1 {
 		fn := jen.Func().Params(jen.Id("item").Op("*").Add(itemType)).Add(genall.TypeCode(types[0])).
 			Block(jen.Return(selector(sels[0])))
-		return []jen.Code{appendAll(jen.Qual(validatePkg, "MapKey").Call(path(), x(), jen.Lit(keys[0]), fn))}, nil
+		return []jen.Code{appendAll(jen.Qual(validatePkg, g.inBody("MapKey")).Call(path(), x(), jen.Lit(keys[0]), fn))}, nil
 	}
 	var vals, names []jen.Code
 	for i, k := range keys {
@@ -1031,7 +1031,16 @@ func (g *gen) mapKeys(er resolved, keys []string, x, path func() *jen.Statement)
 	}
 	fn := jen.Func().Params(jen.Id("item").Op("*").Add(itemType)).Index().Any().
 		Block(jen.Return(jen.Index().Any().Values(vals...)))
-	return []jen.Code{appendAll(jen.Qual(validatePkg, "MapKeys").Call(path(), x(), jen.Index().String().Values(names...), fn))}, nil
+	return []jen.Code{appendAll(jen.Qual(validatePkg, g.inBody("MapKeys")).Call(path(), x(), jen.Index().String().Values(names...), fn))}, nil
+}
+
+// inBody names the runtime check of your kinds, worded as kube-apiserver
+// words a custom resource's (name + "InBody"); built-in kinds keep name.
+func (g *gen) inBody(name string) string {
+	if g.crd() {
+		return name + "InBody"
+	}
+	return name
 }
 
 // comparable reports whether values of r compare by value with == (so a set

@@ -292,7 +292,7 @@ func (h *Handler[T, L]) builtin() bool {
 //
 // in is the JSON the object was decoded from (the zero Node for
 // protobuf, which only built-in kinds take, and whose defaults do not ask).
-func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive string) (obj T, in presence.Node, err error) {
+func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive, sub string) (obj T, in presence.Node, err error) {
 	var zero T
 	body, err := readBody(r, h.opts.MaxRequestBodyBytes)
 	if err != nil {
@@ -345,6 +345,9 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive str
 			if err := typeMetaInvalid(got, h.gvk, obj.GetName()); err != nil {
 				return zero, in, err
 			}
+		}
+		if errs := schemaNulls(obj, data, nullScope(h.info.HasStatus(), sub)); len(errs) > 0 {
+			return zero, in, apierrors.NewInvalid(h.gvk.GroupKind(), obj.GetName(), errs)
 		}
 	}
 	if err := checkTypeMeta(obj, h.gvk); err != nil {
@@ -531,7 +534,7 @@ func (h *Handler[T, L]) Create(req *restful.Request, resp *restful.Response) {
 		if err != nil {
 			return err
 		}
-		obj, in, err := h.decodeObject(w, r, opts.fieldValidation)
+		obj, in, err := h.decodeObject(w, r, opts.fieldValidation, "")
 		if err != nil {
 			return err
 		}
@@ -583,7 +586,7 @@ func (h *Handler[T, L]) update(sub string, req *restful.Request, resp *restful.R
 		if err != nil {
 			return err
 		}
-		obj, in, err := h.decodeObject(w, r, opts.fieldValidation)
+		obj, in, err := h.decodeObject(w, r, opts.fieldValidation, sub)
 		if err != nil {
 			return err
 		}

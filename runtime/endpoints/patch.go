@@ -166,6 +166,11 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			if err := h.checkPatched(obj, current, ns, name); err != nil {
 				return zero, err
 			}
+			if !builtin {
+				if errs := schemaNulls(obj, patched, nullScope(h.info.HasStatus(), sub)); len(errs) > 0 {
+					return zero, apierrors.NewInvalid(h.gvk.GroupKind(), name, errs)
+				}
+			}
 			if err := h.checkCollections(obj, len(patched)); err != nil {
 				return zero, err
 			}

@@ -83,6 +83,15 @@ func MapKey[T any, K comparable](fldPath *field.Path, items []T, keyField string
 	})
 }
 
+// MapKeyInBody is MapKey with the error kube-apiserver gives a custom
+// resource: the repeated item, its key shown as an object
+// (spec.docks[1]: Duplicate value: {"id":1}).
+func MapKeyInBody[T any, K comparable](fldPath *field.Path, items []T, keyField string, key func(*T) K) field.ErrorList {
+	return repeated(items, key, func(i int, k K) *field.Error {
+		return field.Duplicate(fldPath.Index(i), map[string]any{keyField: k})
+	})
+}
+
 // repeated calls dup for every item whose key an earlier item has.
 func repeated[T any, K comparable](items []T, key func(*T) K, dup func(i int, k K) *field.Error) field.ErrorList {
 	if len(items) < 2 {
@@ -106,6 +115,21 @@ func repeated[T any, K comparable](items []T, key func(*T) K, dup func(i int, k 
 // Duplicate error names the repeated item and shows its key as JSON
 // (spec.ports[2]: Duplicate value: "{\"name\":\"http\",\"protocol\":\"TCP\"}").
 func MapKeys[T any](fldPath *field.Path, items []T, keyFields []string, key func(*T) []any) field.ErrorList {
+	return mapKeys(fldPath, items, keyFields, key, func(i int, k string, _ map[string]any) *field.Error {
+		return field.Duplicate(fldPath.Index(i), k)
+	})
+}
+
+// MapKeysInBody is MapKeys with the error kube-apiserver gives a custom
+// resource: the key shown as an object, not a quoted string
+// (spec.ports[2]: Duplicate value: {"name":"http","protocol":"TCP"}).
+func MapKeysInBody[T any](fldPath *field.Path, items []T, keyFields []string, key func(*T) []any) field.ErrorList {
+	return mapKeys(fldPath, items, keyFields, key, func(i int, _ string, m map[string]any) *field.Error {
+		return field.Duplicate(fldPath.Index(i), m)
+	})
+}
+
+func mapKeys[T any](fldPath *field.Path, items []T, keyFields []string, key func(*T) []any, dup func(i int, k string, m map[string]any) *field.Error) field.ErrorList {
 	var errs field.ErrorList
 	if len(items) < 2 {
 		return nil
@@ -127,7 +151,7 @@ func MapKeys[T any](fldPath *field.Path, items []T, keyFields []string, key func
 		}
 		k := string(b)
 		if seen[k] {
-			errs = append(errs, field.Duplicate(fldPath.Index(i), k))
+			errs = append(errs, dup(i, k, m))
 			continue
 		}
 		seen[k] = true

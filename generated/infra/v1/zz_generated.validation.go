@@ -64,7 +64,7 @@ func validate_WarehouseSpec(obj *v1.WarehouseSpec, fldPath *field.Path, in prese
 		}
 	}
 	if len(obj.Docks) != 0 {
-		errs = append(errs, validate.MapKey(fldPath.Child("docks"), obj.Docks, "id", func(item *v1.Dock) int32 {
+		errs = append(errs, validate.MapKeyInBody(fldPath.Child("docks"), obj.Docks, "id", func(item *v1.Dock) int32 {
 			return item.ID
 		})...)
 		items := in.Field("docks").Items()

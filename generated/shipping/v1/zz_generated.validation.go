@@ -77,7 +77,7 @@ func validate_ShipmentSpec(obj *v1.ShipmentSpec, fldPath *field.Path, in presenc
 		if len(obj.Parcels) < 1 {
 			errs = append(errs, validate.InBody(fldPath.Child("parcels"), len(obj.Parcels), "should have at least 1 items"))
 		}
-		errs = append(errs, validate.MapKey(fldPath.Child("parcels"), obj.Parcels, "name", func(item *v1.Parcel) string {
+		errs = append(errs, validate.MapKeyInBody(fldPath.Child("parcels"), obj.Parcels, "name", func(item *v1.Parcel) string {
 			return item.Name
 		})...)
 		items := in.Field("parcels").Items()
@@ -192,7 +192,7 @@ func validate_ShipmentStatus(obj *v1.ShipmentStatus, fldPath *field.Path, in pre
 		}
 	}
 	if len(obj.Conditions) != 0 {
-		errs = append(errs, validate.MapKey(fldPath.Child("conditions"), obj.Conditions, "type", func(item *metav1.Condition) string {
+		errs = append(errs, validate.MapKeyInBody(fldPath.Child("conditions"), obj.Conditions, "type", func(item *metav1.Condition) string {
 			return item.Type
 		})...)
 		items := in.Field("conditions").Items()

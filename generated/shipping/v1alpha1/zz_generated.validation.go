@@ -50,7 +50,7 @@ func validate_ShipmentSpec(obj *v1alpha1.ShipmentSpec, fldPath *field.Path, in p
 	errs = append(errs, validate_Address(&obj.From, fldPath.Child("from"), in.Field("from"))...)
 	errs = append(errs, validate_Address(&obj.Destination, fldPath.Child("destination"), in.Field("destination"))...)
 	if len(obj.Parcels) != 0 {
-		errs = append(errs, validate.MapKey(fldPath.Child("parcels"), obj.Parcels, "name", func(item *v1alpha1.Parcel) string {
+		errs = append(errs, validate.MapKeyInBody(fldPath.Child("parcels"), obj.Parcels, "name", func(item *v1alpha1.Parcel) string {
 			return item.Name
 		})...)
 		items := in.Field("parcels").Items()

@@ -134,7 +134,7 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 		if len(obj.Parts) < 1 {
 			errs = append(errs, validate.InBody(fldPath.Child("parts"), len(obj.Parts), "should have at least 1 items"))
 		}
-		errs = append(errs, validate.MapKey(fldPath.Child("parts"), obj.Parts, "name", func(item *v1.Part) string {
+		errs = append(errs, validate.MapKeyInBody(fldPath.Child("parts"), obj.Parts, "name", func(item *v1.Part) string {
 			return item.Name
 		})...)
 		items := in.Field("parts").Items()
@@ -144,7 +144,7 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 		}
 	}
 	if len(obj.Ports) != 0 {
-		errs = append(errs, validate.MapKeys(fldPath.Child("ports"), obj.Ports, []string{"name", "port"}, func(item *v1.Port) []any {
+		errs = append(errs, validate.MapKeysInBody(fldPath.Child("ports"), obj.Ports, []string{"name", "port"}, func(item *v1.Port) []any {
 			return []any{item.Name, item.Port}
 		})...)
 		items2 := in.Field("ports").Items()
