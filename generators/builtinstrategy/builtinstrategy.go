@@ -96,7 +96,8 @@ var tracksGeneration = map[string]bool{
 // validators names, per built-in kind, the runtime/builtin function that
 // holds kube's hand-written validation the markers do not express: core
 // and RBAC kinds check finalizer names (kube's core ObjectMeta
-// validation); a Secret its type's keys; a Namespace its spec finalizers;
+// validation); RBAC kinds their rules, role references and subjects; a
+// Secret its type's keys; a Namespace its spec finalizers;
 // a Lease its spec; an Event kube's legacy checks, and through
 // events.k8s.io/v1 its strict ones.
 var validators = map[string]string{
@@ -104,10 +105,10 @@ var validators = map[string]string{
 	"core/Namespace":          "ValidateNamespace",
 	"core/Secret":             "ValidateSecret",
 	"core/ServiceAccount":     "KubeFinalizerNames",
-	"rbac/Role":               "KubeFinalizerNames",
-	"rbac/ClusterRole":        "KubeFinalizerNames",
-	"rbac/RoleBinding":        "KubeFinalizerNames",
-	"rbac/ClusterRoleBinding": "KubeFinalizerNames",
+	"rbac/Role":               "ValidateRole",
+	"rbac/ClusterRole":        "ValidateClusterRole",
+	"rbac/RoleBinding":        "ValidateRoleBinding",
+	"rbac/ClusterRoleBinding": "ValidateClusterRoleBinding",
 	"coordination/Lease":      "ValidateLease",
 	"core/Event":              "ValidateCoreEvent",
 	"events/Event":            "ValidateEventsEvent",

@@ -17,7 +17,7 @@ func TestFor(t *testing.T) {
 		{kind("k8s.io/api/core/v1", "ConfigMap", true), Strategy{UnconditionalUpdate: true, UntrackedGeneration: true, Validate: "KubeFinalizerNames"}},
 		{kind("k8s.io/api/core/v1", "Event", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true, UntrackedGeneration: true, Validate: "ValidateCoreEvent", ValidateOwnVersionOnly: true}},
 		{kind("k8s.io/api/events/v1", "Event", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true, UntrackedGeneration: true, Validate: "ValidateEventsEvent", ValidateOwnVersionOnly: true, ValidateUpdate: "ValidateEventsEventUpdate"}},
-		{kind("k8s.io/api/rbac/v1", "ClusterRoleBinding", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true, UntrackedGeneration: true, Validate: "KubeFinalizerNames"}},
+		{kind("k8s.io/api/rbac/v1", "ClusterRoleBinding", true), Strategy{UnconditionalUpdate: true, CreateOnUpdate: true, UntrackedGeneration: true, Validate: "ValidateClusterRoleBinding"}},
 		{kind("k8s.io/api/coordination/v1", "Lease", true), Strategy{CreateOnUpdate: true, UntrackedGeneration: true, Validate: "ValidateLease"}},
 		{kind("k8s.io/api/core/v1", "Pod", true), Strategy{UnconditionalUpdate: true}},
 		{kind("k8s.io/api/apps/v1", "Deployment", true), Strategy{UnconditionalUpdate: true}},

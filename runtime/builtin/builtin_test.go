@@ -56,3 +56,32 @@ func TestConfigMapHooks(t *testing.T) {
 		t.Errorf("immutable configmap changed: %v", err)
 	}
 }
+
+// TestNamespacePhase: kube's ValidateNamespaceStatusUpdate: Active until
+// deleted, Terminating after; an unset phase is defaulted, not refused.
+func TestNamespacePhase(t *testing.T) {
+	now := metav1.Now()
+	for _, c := range []struct {
+		phase    corev1.NamespacePhase
+		deleting bool
+		want     string
+	}{
+		{corev1.NamespaceActive, false, ""},
+		{"", false, ""},
+		{corev1.NamespaceTerminating, true, ""},
+		{corev1.NamespaceTerminating, false, "status.Phase: Invalid value: \"Terminating\": may only be 'Active' if `deletionTimestamp` is empty"},
+		{corev1.NamespaceActive, true, "status.Phase: Invalid value: \"Active\": may only be 'Terminating' if `deletionTimestamp` is not empty"},
+	} {
+		ns := &corev1.Namespace{Status: corev1.NamespaceStatus{Phase: c.phase}}
+		if c.deleting {
+			ns.DeletionTimestamp = &now
+		}
+		got := ""
+		if errs := ValidateNamespace(ns); len(errs) > 0 {
+			got = errs.ToAggregate().Error()
+		}
+		if got != c.want {
+			t.Errorf("phase %q deleting %v: %q, want %q", c.phase, c.deleting, got, c.want)
+		}
+	}
+}

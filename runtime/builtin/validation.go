@@ -42,9 +42,19 @@ func kubeFinalizerName(name string, p *field.Path) field.ErrorList {
 
 // ValidateNamespace is kube's ValidateNamespace beyond metadata names:
 // every spec.finalizers entry is a qualified name, standard when it has
-// no "/".
+// no "/"; and its ValidateNamespaceStatusUpdate: the phase is Active
+// until the namespace is deleted and Terminating after (unset is
+// defaulted).
 func ValidateNamespace(ns *corev1.Namespace) field.ErrorList {
 	errs := KubeFinalizerNames(ns)
+	phase := field.NewPath("status", "Phase") // kube's path, capital P
+	switch deleting := !ns.DeletionTimestamp.IsZero(); {
+	case ns.Status.Phase == "":
+	case !deleting && ns.Status.Phase != corev1.NamespaceActive:
+		errs = append(errs, field.Invalid(phase, ns.Status.Phase, "may only be 'Active' if `deletionTimestamp` is empty"))
+	case deleting && ns.Status.Phase != corev1.NamespaceTerminating:
+		errs = append(errs, field.Invalid(phase, ns.Status.Phase, "may only be 'Terminating' if `deletionTimestamp` is not empty"))
+	}
 	p := field.NewPath("spec", "finalizers")
 	for _, f := range ns.Spec.Finalizers {
 		for _, msg := range validation.IsQualifiedName(string(f)) {

@@ -9,9 +9,7 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-helpers/auth/rbac/validation"
 
 	"github.com/kubeforge/kubeforge/runtime/auth"
@@ -30,27 +28,15 @@ func groupResource(resource string) schema.GroupResource {
 // setHooks makes every write of an RBAC object pass kube's RBAC
 // validation and its escalation checks.
 func (a *Authorizer) setHooks() {
+	// Rules, role references and subjects are validated before this
+	// (runtime/builtin's ValidateRole and friends).
 	a.stores.Roles.SetHooks(storage.Hooks[*rbacv1.Role]{Admit: func(ctx context.Context, obj, cur *rbacv1.Role) error {
-		if errs := validateRules(obj.Rules, true); len(errs) > 0 {
-			return apierrors.NewInvalid(schema.GroupKind{Group: GroupName, Kind: "Role"}, obj.Name, errs)
-		}
 		if cur != nil && reflect.DeepEqual(obj.Rules, cur.Rules) {
 			return nil
 		}
 		return a.confirmRole(ctx, "roles", obj.Namespace, obj.Name, obj.Rules)
 	}})
 	a.stores.ClusterRoles.SetHooks(storage.Hooks[*rbacv1.ClusterRole]{Admit: func(ctx context.Context, obj, cur *rbacv1.ClusterRole) error {
-		errs := validateRules(obj.Rules, false)
-		if obj.AggregationRule != nil {
-			for i, s := range obj.AggregationRule.ClusterRoleSelectors {
-				if _, err := metav1.LabelSelectorAsSelector(&s); err != nil {
-					errs = append(errs, field.Invalid(field.NewPath("aggregationRule", "clusterRoleSelectors").Index(i), s, err.Error()))
-				}
-			}
-		}
-		if len(errs) > 0 {
-			return apierrors.NewInvalid(schema.GroupKind{Group: GroupName, Kind: "ClusterRole"}, obj.Name, errs)
-		}
 		if obj.AggregationRule != nil && (cur == nil || !reflect.DeepEqual(obj.AggregationRule, cur.AggregationRule)) {
 			// Aggregation can pull in any rule: kube asks for full
 			// authority (or escalate) to set it.
@@ -72,8 +58,12 @@ func (a *Authorizer) setHooks() {
 	}})
 	// Bindings keep kube's defaulting (builtin) beside their admission.
 	rbh := builtin.RoleBindingHooks()
+	rbAdmit := rbh.Admit
 	rbh.Admit = func(ctx context.Context, obj, cur *rbacv1.RoleBinding) error {
-		b := binding{kind: "RoleBinding", resource: "rolebindings", namespaced: true, namespace: obj.Namespace, name: obj.Name, ref: obj.RoleRef, subjects: obj.Subjects}
+		if err := rbAdmit(ctx, obj, cur); err != nil {
+			return err
+		}
+		b := binding{resource: "rolebindings", namespace: obj.Namespace, name: obj.Name, ref: obj.RoleRef, subjects: obj.Subjects}
 		if cur != nil {
 			b.cur = &binding{ref: cur.RoleRef, subjects: cur.Subjects}
 		}
@@ -81,8 +71,12 @@ func (a *Authorizer) setHooks() {
 	}
 	a.stores.RoleBindings.SetHooks(rbh)
 	crbh := builtin.ClusterRoleBindingHooks()
+	crbAdmit := crbh.Admit
 	crbh.Admit = func(ctx context.Context, obj, cur *rbacv1.ClusterRoleBinding) error {
-		b := binding{kind: "ClusterRoleBinding", resource: "clusterrolebindings", name: obj.Name, ref: obj.RoleRef, subjects: obj.Subjects}
+		if err := crbAdmit(ctx, obj, cur); err != nil {
+			return err
+		}
+		b := binding{resource: "clusterrolebindings", name: obj.Name, ref: obj.RoleRef, subjects: obj.Subjects}
 		if cur != nil {
 			b.cur = &binding{ref: cur.RoleRef, subjects: cur.Subjects}
 		}
@@ -94,24 +88,17 @@ func (a *Authorizer) setHooks() {
 // binding is what admission checks of a RoleBinding or ClusterRoleBinding
 // (not namespaced); cur is the stored one on update.
 type binding struct {
-	kind, resource, namespace, name string
-	namespaced                      bool
-	ref                             rbacv1.RoleRef
-	subjects                        []rbacv1.Subject
-	cur                             *binding
+	resource, namespace, name string
+	ref                       rbacv1.RoleRef
+	subjects                  []rbacv1.Subject
+	cur                       *binding
 }
 
-// admitBinding validates a binding as kube does (roleRef fixed once set)
-// and lets it be written only by who holds the role it binds (or may
-// escalate or bind it); an update that keeps the subjects needs no check.
+// admitBinding lets a binding be written only by who holds the role it
+// binds (or may escalate or bind it); an update that keeps the subjects
+// needs no check. Validation (runtime/builtin) ran before: the role
+// reference is valid and unchanged.
 func (a *Authorizer) admitBinding(ctx context.Context, b binding) error {
-	errs := validateBinding(b.ref, b.subjects, b.namespaced)
-	if b.cur != nil && b.ref != b.cur.ref {
-		errs = append(errs, field.Invalid(field.NewPath("roleRef"), b.ref, "cannot change roleRef"))
-	}
-	if len(errs) > 0 {
-		return apierrors.NewInvalid(schema.GroupKind{Group: GroupName, Kind: b.kind}, b.name, errs)
-	}
 	if b.cur != nil && reflect.DeepEqual(b.subjects, b.cur.subjects) {
 		return nil
 	}
@@ -205,73 +192,4 @@ func compactRule(r rbacv1.PolicyRule) string {
 	add("NonResourceURLs", r.NonResourceURLs)
 	add("Verbs", r.Verbs)
 	return "{" + strings.Join(parts, ", ") + "}"
-}
-
-// validateRules is kube's ValidatePolicyRule over a role's rules.
-func validateRules(rules []rbacv1.PolicyRule, namespaced bool) field.ErrorList {
-	var errs field.ErrorList
-	for i, r := range rules {
-		p := field.NewPath("rules").Index(i)
-		if len(r.Verbs) == 0 {
-			errs = append(errs, field.Required(p.Child("verbs"), "verbs must contain at least one value"))
-		}
-		if len(r.NonResourceURLs) > 0 {
-			if namespaced {
-				errs = append(errs, field.Invalid(p.Child("nonResourceURLs"), r.NonResourceURLs, "namespaced rules cannot apply to non-resource URLs"))
-			}
-			if len(r.APIGroups) > 0 || len(r.Resources) > 0 || len(r.ResourceNames) > 0 {
-				errs = append(errs, field.Invalid(p.Child("nonResourceURLs"), r.NonResourceURLs, "rules cannot apply to both regular resources and non-resource URLs"))
-			}
-			continue
-		}
-		if len(r.APIGroups) == 0 {
-			errs = append(errs, field.Required(p.Child("apiGroups"), "resource rules must supply at least one api group"))
-		}
-		if len(r.Resources) == 0 {
-			errs = append(errs, field.Required(p.Child("resources"), "resource rules must supply at least one resource"))
-		}
-	}
-	return errs
-}
-
-// validateBinding is kube's ValidateRoleBinding / ValidateClusterRoleBinding
-// over the role reference and subjects.
-func validateBinding(ref rbacv1.RoleRef, subjects []rbacv1.Subject, namespaced bool) field.ErrorList {
-	var errs field.ErrorList
-	rp := field.NewPath("roleRef")
-	if ref.APIGroup != GroupName {
-		errs = append(errs, field.NotSupported(rp.Child("apiGroup"), ref.APIGroup, []string{GroupName}))
-	}
-	kinds := []string{"ClusterRole"}
-	if namespaced {
-		kinds = []string{"Role", "ClusterRole"}
-	}
-	if ref.Kind != "ClusterRole" && !(namespaced && ref.Kind == "Role") {
-		errs = append(errs, field.NotSupported(rp.Child("kind"), ref.Kind, kinds))
-	}
-	if ref.Name == "" {
-		errs = append(errs, field.Required(rp.Child("name"), ""))
-	}
-	for i, s := range subjects {
-		p := field.NewPath("subjects").Index(i)
-		if s.Name == "" {
-			errs = append(errs, field.Required(p.Child("name"), ""))
-		}
-		switch s.Kind {
-		case rbacv1.ServiceAccountKind:
-			if s.APIGroup != "" {
-				errs = append(errs, field.NotSupported(p.Child("apiGroup"), s.APIGroup, []string{""}))
-			}
-			if !namespaced && s.Namespace == "" {
-				errs = append(errs, field.Required(p.Child("namespace"), ""))
-			}
-		case rbacv1.UserKind, rbacv1.GroupKind:
-			if s.APIGroup != GroupName {
-				errs = append(errs, field.NotSupported(p.Child("apiGroup"), s.APIGroup, []string{GroupName}))
-			}
-		default:
-			errs = append(errs, field.NotSupported(p.Child("kind"), s.Kind, []string{rbacv1.ServiceAccountKind, rbacv1.UserKind, rbacv1.GroupKind}))
-		}
-	}
-	return errs
 }

@@ -26,7 +26,7 @@ func ValidateClusterRole(obj *v1.ClusterRole) field.ErrorList {
 func ValidateClusterRoleFrom(obj *v1.ClusterRole, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, false, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_ClusterRole(obj, nil)...)
-	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
+	errs = append(errs, builtin.ValidateClusterRole(obj)...)
 	return errs
 }
 
@@ -34,7 +34,7 @@ func ValidateClusterRoleFrom(obj *v1.ClusterRole, in presence.Node) field.ErrorL
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateClusterRoleHooks(obj *v1.ClusterRole) field.ErrorList {
-	return builtin.KubeFinalizerNames(obj)
+	return builtin.ValidateClusterRole(obj)
 }
 
 // ValidateClusterRoleBinding validates a ClusterRoleBinding: its metadata (a cluster-scoped object named as a path segment),
@@ -49,7 +49,7 @@ func ValidateClusterRoleBinding(obj *v1.ClusterRoleBinding) field.ErrorList {
 func ValidateClusterRoleBindingFrom(obj *v1.ClusterRoleBinding, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, false, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_ClusterRoleBinding(obj, nil)...)
-	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
+	errs = append(errs, builtin.ValidateClusterRoleBinding(obj)...)
 	return errs
 }
 
@@ -57,7 +57,7 @@ func ValidateClusterRoleBindingFrom(obj *v1.ClusterRoleBinding, in presence.Node
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateClusterRoleBindingHooks(obj *v1.ClusterRoleBinding) field.ErrorList {
-	return builtin.KubeFinalizerNames(obj)
+	return builtin.ValidateClusterRoleBinding(obj)
 }
 
 // ValidateRole validates a Role: its metadata (a namespaced object named as a path segment),
@@ -72,7 +72,7 @@ func ValidateRole(obj *v1.Role) field.ErrorList {
 func ValidateRoleFrom(obj *v1.Role, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_Role(obj, nil)...)
-	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
+	errs = append(errs, builtin.ValidateRole(obj)...)
 	return errs
 }
 
@@ -80,7 +80,7 @@ func ValidateRoleFrom(obj *v1.Role, in presence.Node) field.ErrorList {
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateRoleHooks(obj *v1.Role) field.ErrorList {
-	return builtin.KubeFinalizerNames(obj)
+	return builtin.ValidateRole(obj)
 }
 
 // ValidateRoleBinding validates a RoleBinding: its metadata (a namespaced object named as a path segment),
@@ -95,7 +95,7 @@ func ValidateRoleBinding(obj *v1.RoleBinding) field.ErrorList {
 func ValidateRoleBindingFrom(obj *v1.RoleBinding, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_RoleBinding(obj, nil)...)
-	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
+	errs = append(errs, builtin.ValidateRoleBinding(obj)...)
 	return errs
 }
 
@@ -103,7 +103,7 @@ func ValidateRoleBindingFrom(obj *v1.RoleBinding, in presence.Node) field.ErrorL
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateRoleBindingHooks(obj *v1.RoleBinding) field.ErrorList {
-	return builtin.KubeFinalizerNames(obj)
+	return builtin.ValidateRoleBinding(obj)
 }
 
 // validate_ClusterRole validates a ClusterRole at fldPath.

@@ -25,7 +25,7 @@ func ValidateClusterRoleBinding(obj *v1.ClusterRoleBinding) field.ErrorList {
 func ValidateClusterRoleBindingFrom(obj *v1.ClusterRoleBinding, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, false, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_ClusterRoleBinding(obj, nil)...)
-	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
+	errs = append(errs, builtin.ValidateClusterRoleBinding(obj)...)
 	return errs
 }
 
@@ -33,7 +33,7 @@ func ValidateClusterRoleBindingFrom(obj *v1.ClusterRoleBinding, in presence.Node
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateClusterRoleBindingHooks(obj *v1.ClusterRoleBinding) field.ErrorList {
-	return builtin.KubeFinalizerNames(obj)
+	return builtin.ValidateClusterRoleBinding(obj)
 }
 
 // ValidateRoleBinding validates a RoleBinding: its metadata (a namespaced object named as a path segment),
@@ -48,7 +48,7 @@ func ValidateRoleBinding(obj *v1.RoleBinding) field.ErrorList {
 func ValidateRoleBindingFrom(obj *v1.RoleBinding, in presence.Node) field.ErrorList {
 	errs := validate.ObjectMeta(&obj.ObjectMeta, true, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	errs = append(errs, validate_RoleBinding(obj, nil)...)
-	errs = append(errs, builtin.KubeFinalizerNames(obj)...)
+	errs = append(errs, builtin.ValidateRoleBinding(obj)...)
 	return errs
 }
 
@@ -56,7 +56,7 @@ func ValidateRoleBindingFrom(obj *v1.RoleBinding, in presence.Node) field.ErrorL
 // storage version checks on an object written through another served version, whose own
 // markers validated it.
 func ValidateRoleBindingHooks(obj *v1.RoleBinding) field.ErrorList {
-	return builtin.KubeFinalizerNames(obj)
+	return builtin.ValidateRoleBinding(obj)
 }
 
 // validate_ClusterRoleBinding validates a ClusterRoleBinding at fldPath.
