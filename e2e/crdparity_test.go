@@ -265,6 +265,50 @@ func TestCRDParityWithKube(t *testing.T) {
 			t.Logf("%s: %s", q.name, o)
 		}
 	}
+	eventsNamed(t, kube, mc.url, ours, s.config.Host)
+}
+
+// eventsNamed asks both servers for kube's names of an events.k8s.io Event
+// in its errors: NotFound and AlreadyExists name the resource requested
+// (events.events.k8s.io), a 422 the kind it is stored as (core Event).
+func eventsNamed(t *testing.T, kube *http.Client, kubeURL string, ours *http.Client, ourURL string) {
+	events := "/apis/events.k8s.io/v1/namespaces/default/events"
+	ok := `{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"ev1"},"eventTime":"2026-01-01T00:00:00.000000Z","type":"Normal",` +
+		`"reportingController":"example.com/c","reportingInstance":"i","action":"A","reason":"R","regarding":{"kind":"Pod","name":"p","namespace":"default"}}`
+	for _, q := range []struct{ name, method, path, body string }{
+		{"get a missing Event", "GET", events + "/missing", ""},
+		{"create an Event", "POST", events, ok},
+		{"create it again", "POST", events, ok},
+		{"create an invalid Event", "POST", events, `{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"ev2"},"eventTime":"2026-01-01T00:00:00.000000Z","type":"Weird"}`},
+		{"delete a missing Event", "DELETE", events + "/missing", ""},
+	} {
+		var answers [2]string
+		for i, target := range []struct {
+			c    *http.Client
+			base string
+		}{{kube, kubeURL}, {ours, ourURL}} {
+			ct := ""
+			if q.body != "" {
+				ct = "application/json"
+			}
+			code, data := paritySend(t, target.c, target.base, q.method, q.path, ct, q.body)
+			var st struct {
+				Kind, Reason, Message string
+				Details               struct{ Group, Kind, Name string }
+			}
+			_ = json.Unmarshal(data, &st)
+			if st.Kind != "Status" {
+				answers[i] = fmt.Sprint(code)
+				continue
+			}
+			answers[i] = fmt.Sprintf("%d %s %s/%s %q: %s", code, st.Reason, st.Details.Group, st.Details.Kind, st.Details.Name, st.Message)
+		}
+		if answers[0] != answers[1] {
+			t.Errorf("%s:\n  kube-apiserver: %s\n  kubeforge:      %s", q.name, answers[0], answers[1])
+		} else {
+			t.Logf("%s: %s", q.name, answers[1])
+		}
+	}
 }
 
 // refusal is a Status's code, reason, details' group, kind and name, and

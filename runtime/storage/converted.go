@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -147,6 +148,34 @@ func (cv *converted[E, EL, T, L]) admitFunc(admit AdmitFunc) AdmitFunc {
 	}
 }
 
+// asSpoke names a hub's NotFound or AlreadyExists of this resource by the
+// resource the request went through, as kube-apiserver does
+// (events.events.k8s.io for an events.k8s.io Event stored as a core one);
+// other errors (a missing namespace's NotFound) stand.
+func (cv *converted[E, EL, T, L]) asSpoke(err error) error {
+	var se *apierrors.StatusError
+	if !errors.As(err, &se) || se.ErrStatus.Details == nil || se.ErrStatus.Details.Kind != cv.s.Info.Plural {
+		return err
+	}
+	switch name := se.ErrStatus.Details.Name; se.ErrStatus.Reason {
+	case metav1.StatusReasonNotFound:
+		return apierrors.NewNotFound(cv.s.Info.GroupResource(), name)
+	case metav1.StatusReasonAlreadyExists:
+		return apierrors.NewAlreadyExists(cv.s.Info.GroupResource(), name)
+	}
+	return err
+}
+
+// invalidKind names the object of a 422 as kube-apiserver does: by the
+// kind it stores (its internal type's), the hub's; a version of your kind
+// has the hub's group and kind anyway.
+func (cv *converted[E, EL, T, L]) invalidKind() schema.GroupKind {
+	if h, ok := cv.hub.(interface{ groupKind() schema.GroupKind }); ok {
+		return h.groupKind()
+	}
+	return schema.GroupKind{Group: cv.s.Info.Group, Kind: cv.s.Info.Kind}
+}
+
 // validate runs the spoke's validation (the request version's field paths).
 // On an update (old set) unchanged values' errors are dropped (ratchet).
 func (cv *converted[E, EL, T, L]) validate(ctx context.Context, obj, old E, update bool, in presence.Node, sub string) error {
@@ -154,7 +183,7 @@ func (cv *converted[E, EL, T, L]) validate(ctx context.Context, obj, old E, upda
 		if sub == "status" {
 			relativeToStatus(errs)
 		}
-		return apierrors.NewInvalid(schema.GroupKind{Group: cv.s.Info.Group, Kind: cv.s.Info.Kind}, obj.GetName(), errs)
+		return apierrors.NewInvalid(cv.invalidKind(), obj.GetName(), errs)
 	}
 	return nil
 }
@@ -184,7 +213,7 @@ func (cv *converted[E, EL, T, L]) Create(ctx context.Context, in E, opts CreateO
 	opts.Admit = cv.admitFunc(opts.Admit)
 	out, err := cv.hub.Create(withRequestVersion(ctx, cv.s.Info.Version), h, opts)
 	if err != nil {
-		return zero, err
+		return zero, cv.asSpoke(err)
 	}
 	return cv.fromHub("create", out)
 }
@@ -194,7 +223,7 @@ func (cv *converted[E, EL, T, L]) Get(ctx context.Context, namespace, name strin
 	out, err := cv.hub.Get(ctx, namespace, name, opts)
 	if err != nil {
 		var zero E
-		return zero, err
+		return zero, cv.asSpoke(err)
 	}
 	return cv.fromHub("get", out)
 }
@@ -270,7 +299,7 @@ func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespac
 		return cv.toHub("update", newObj)
 	}, opts)
 	if err != nil {
-		return zero, err
+		return zero, cv.asSpoke(err)
 	}
 	return cv.fromHub("update", out)
 }
@@ -281,7 +310,7 @@ func (cv *converted[E, EL, T, L]) Delete(ctx context.Context, namespace, name st
 	out, deleted, err := cv.hub.Delete(withRequestVersion(ctx, cv.s.Info.Version), namespace, name, opts)
 	if err != nil {
 		var zero E
-		return zero, false, err
+		return zero, false, cv.asSpoke(err)
 	}
 	obj, err := cv.fromHub("delete", out)
 	return obj, deleted, err
