@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/kubeforge/kubeforge/runtime/presence"
 )
 
 // kube-apiserver prunes a null that a custom resource's schema does not
@@ -27,7 +29,7 @@ import (
 // nor a part the write drops (a create's status when the kind has a
 // status subresource).
 func schemaNulls(obj any, data []byte, keep func(member string) bool) field.ErrorList {
-	if !bytes.Contains(data, []byte("null")) {
+	if !bytes.Contains(data, []byte("null")) || !nullsOutsideMetadata(data) {
 		return nil
 	}
 	var v map[string]any
@@ -44,6 +46,55 @@ func schemaNulls(obj any, data []byte, keep func(member string) bool) field.Erro
 	var errs field.ErrorList
 	nullsInStruct(rv, v, nil, &errs, func(member string) bool { return member != "metadata" && keep(member) })
 	return errs
+}
+
+// nullsOutsideMetadata reports whether data holds a null outside its
+// top-level metadata, in one pass that allocates nothing: Go clients send
+// "creationTimestamp": null in every new object's metadata, which needs
+// no walk. Deeper nesting than the scan tracks counts as a null.
+func nullsOutsideMetadata(data []byte) bool {
+	var stack [64]byte // '{' or '[' per open container
+	depth, metaDepth := 0, 0
+	expectKey, keyIsMeta := false, false
+	for i := 0; i < len(data); {
+		switch c := data[i]; c {
+		case '"':
+			end := presence.SkipString(data, i)
+			if expectKey && depth == 1 {
+				keyIsMeta = string(data[i:min(end, len(data))]) == `"metadata"`
+			}
+			i = end
+			continue
+		case '{', '[':
+			if depth == len(stack) {
+				return true
+			}
+			stack[depth] = c
+			depth++
+			if depth == 2 && keyIsMeta {
+				metaDepth = 2
+			}
+			expectKey = c == '{'
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+			if depth < metaDepth {
+				metaDepth = 0
+			}
+			expectKey = false
+		case ',':
+			expectKey = depth > 0 && stack[depth-1] == '{'
+		case ':':
+			expectKey = false
+		case 'n':
+			if metaDepth == 0 {
+				return true
+			}
+		}
+		i++
+	}
+	return false
 }
 
 // nullScope is what a write through sub ("" or "status") keeps of a kind
