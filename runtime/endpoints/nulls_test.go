@@ -109,7 +109,7 @@ func TestNullsOutsideMetadata(t *testing.T) {
 		`{"spec":{"metadata":{"a":null}}}`:       true, // not the top-level metadata
 		`{"metadata":{"a":{"b":[1]}},"x":null}`:  true,
 		`{"a":"metadata","metadata":{"n":null}}`: false,
-		`{"s":"\"null\""}`:                     false,
+		`{"s":"\"null\""}`:                       false,
 	} {
 		if got := nullsOutsideMetadata([]byte(body)); got != want {
 			t.Errorf("%s: %v, want %v", body, got, want)
