@@ -132,6 +132,19 @@ func TestKubernetesStructsAsFields(t *testing.T) {
 			t.Errorf("patch %s: want a 422 saying %q:\n%s", bad.patch, bad.msg, r)
 		}
 	}
+	// Past an error that blocks them (too many items, a wrong type: the
+	// schema's), kube-apiserver runs no rule and says so.
+	hosts := `"h0"` + strings.Repeat(`,"h"`, 16)
+	for _, bad := range []struct{ patch, msg string }{
+		{`{"spec":{"owner":"someone-with-a-very-long-name","hosts":[` + hosts + `]}}`, "spec.hosts: Too many: 17: must have at most 16 items"},
+		{`{"spec":{"owner":"someone-with-a-very-long-name","replicas":"many"}}`, `spec.replicas in body must be of type integer: "string"`},
+	} {
+		r := k.run(t, "", "patch", "workload", "w1", "--type=merge", "-p", bad.patch)
+		if r.code == 0 || !strings.Contains(r.stderr, bad.msg) || !strings.Contains(r.stderr, "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid") ||
+			strings.Contains(r.stderr, "is too long") {
+			t.Errorf("patch %s: want %q and kube's note that the rules were not checked, and no rule's error:\n%s", bad.patch, bad.msg, r)
+		}
+	}
 	k.ok(t, "", "patch", "workload", "w1", "--type=merge", "-p", `{"spec":{"owner":"ops","hosts":["a.example"]}}`)
 	if r := k.run(t, "", "patch", "workload", "w1", "--type=merge", "-p", `{"spec":{"owner":"dev"}}`); r.code == 0 || !strings.Contains(r.stderr, "owner is immutable") {
 		t.Errorf("changing the owner: want the transition rule's 422:\n%s", r)

@@ -2,6 +2,7 @@ package generated_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -175,4 +176,34 @@ func TestRequiredMeansSent(t *testing.T) {
 	if code != http.StatusOK {
 		t.Errorf("an update leaving an empty street out: %d %v (unchanged, ratcheted)", code, st)
 	}
+}
+
+// TestExplicitZerosValidated: a zero the request's JSON holds in an
+// omitempty field without a default (postalCode: "", notify: "") is
+// checked against the field's markers, as kube-apiserver checks a custom
+// resource's JSON; the same object without those keys, as Go clients send
+// it, is valid. (An update ratchets such an error away: the stored object,
+// from Go, cannot tell the zero it held from an absent key.)
+func TestExplicitZerosValidated(t *testing.T) {
+	base := startServer(t)
+	for _, tc := range []struct {
+		name    string
+		set     func(spec obj)
+		message string
+	}{
+		{"postal", func(spec obj) { spec["origin"].(obj)["postalCode"] = "" }, `spec.origin.postalCode: Invalid value: "": spec.origin.postalCode in body should match '^[A-Z0-9 -]{3,10}$'`},
+		{"notify", func(spec obj) { spec["notify"] = "" }, `spec.notify: Invalid value: "": spec.notify in body must be of type email: ""`},
+	} {
+		s := shipment("zero-"+tc.name, "Bonn", nil)
+		tc.set(s["spec"].(obj))
+		code, body := call(t, "POST", base+v1Path, s, "")
+		if msg, _ := body["message"].(string); code != http.StatusUnprocessableEntity || !strings.Contains(msg, tc.message) {
+			t.Errorf("%s: got %d %v, want 422 with %q", tc.name, code, body, tc.message)
+		}
+	}
+	created := mustCall(t, http.StatusCreated, "POST", base+v1Path, shipment("zero-absent", "Bonn", nil), "")
+	// A zero its markers allow passes.
+	status := obj{"apiVersion": "shipping.kubeforge.dev/v1", "kind": "Shipment", "metadata": created["metadata"],
+		"spec": created["spec"], "status": obj{"attempts": 0}}
+	mustCall(t, http.StatusOK, "PUT", base+v1Path+"/zero-absent/status", status, "")
 }

@@ -5,7 +5,11 @@
 // the field it stands on (built from the generated OpenAPI, as the server
 // builds it) and its cost estimated. A rule that does not compile, names a
 // field that does not exist or exceeds the cost limit fails generation
-// with the marker's file:line:col and the CEL message. It writes no files.
+// with the marker's file:line:col and the CEL message. Costs are counted as
+// kube-apiserver counts them when a CRD is written (each rule times how
+// often the lists and maps above it let it run, each messageExpression,
+// and their sum over the kind), so a kind we generate is one kube-apiserver
+// would accept as a CRD. It writes no files.
 package celcheck
 
 import (
@@ -67,6 +71,10 @@ func checkVersion(v *model.Version, errs *markers.ErrorList) error {
 		}
 		for _, e := range cel.RuleErrors(s) {
 			pos := positions[e.Rule]
+			if e.Rule == "" { // the sum of the kind's rule costs
+				*errs = append(*errs, &markers.Error{Pos: k.Type.Pos, Msg: fmt.Sprintf("kind %s: %s", k.Name, e.Msg)})
+				continue
+			}
 			key := pos.String() + e.Rule + e.Msg
 			if seen[key] {
 				continue // a type's rule reached from several kinds

@@ -101,7 +101,7 @@ func newBuiltin() (*Registry, error) {
 	add(Definition{Name: "kubebuilder:object:generate", Target: pt, Value: val(BoolArg, "whether to generate DeepCopy"),
 		Help: "Accepted for kubebuilder compatibility: deepcopy is generated for every type of a types package; =false on a type skips it."})
 	add(Definition{Name: "kubebuilder:resource", Target: TypeTarget, Args: []Arg{
-		{Name: "path", Type: StringArg, Help: "plural resource name (default: lower-case English plural of the kind)"},
+		{Name: "path", Type: StringArg, Help: "plural resource name (default: the plural controller-gen gives the kind, from the flect library: Policy policies, Gizmo gizmoes, Person people)"},
 		{Name: "scope", Type: StringArg, Enum: []string{"Namespaced", "Cluster"}, Help: "Namespaced (default) or Cluster"},
 		{Name: "shortName", Type: StringListArg, Help: "short names for kubectl (a;b)"},
 		{Name: "categories", Type: StringListArg, Help: "categories such as all (a;b)"},

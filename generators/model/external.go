@@ -247,7 +247,7 @@ func (l *loader) externalKinds(pi *pkgInfo) {
 			Type:       t,
 			ListName:   list.Name,
 			List:       list,
-			Plural:     Plural(t.Name),
+			Plural:     builtinPlural(t.Name),
 			Singular:   strings.ToLower(t.Name),
 			Namespaced: !genclientNonNamespaced(pi.specs[t.Name]),
 			ShortNames: d.shortNames,

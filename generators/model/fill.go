@@ -164,6 +164,7 @@ func (l *loader) externalOf(n *types.Named) *External {
 			comment := l.sourceComment(m.Pos())
 			f := &Field{Name: m.Name(), Embedded: m.Embedded(), Doc: docLines(comment)}
 			parseTag(f, u.Tag(i))
+			ignoreUnexported(f, m)
 			var lines []markers.Line
 			for _, c := range comment {
 				lines = append(lines, markers.Line{Text: "// " + c, Pos: pos})
@@ -292,6 +293,25 @@ func first(ms Markers, name string) any {
 	return nil
 }
 
+// ignoreUnexported marks the fields encoding/json skips as json:"-": an
+// unexported field, unless it embeds a struct (or a pointer to one), whose
+// exported fields are still promoted.
+func ignoreUnexported(f *Field, m *types.Var) {
+	if m.Exported() {
+		return
+	}
+	if m.Embedded() {
+		t := m.Type()
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if _, ok := t.Underlying().(*types.Struct); ok {
+			return
+		}
+	}
+	f.JSONName, f.Inline = "-", false
+}
+
 // parseTag fills JSONName, Inline, OmitEmpty, PatchStrategy and
 // PatchMergeKey from the struct tag.
 func parseTag(f *Field, tags string) {
@@ -374,6 +394,7 @@ func (l *loader) fillType(pi *pkgInfo, t *Type) {
 				m := u.Field(i)
 				f := &Field{Parent: t, Name: m.Name(), Embedded: m.Embedded(), Pos: t.Pos, Markers: Markers{}}
 				parseTag(f, u.Tag(i))
+				ignoreUnexported(f, m)
 				f.Type = l.ref(m.Type(), t.Pos, "field "+t.Name+"."+m.Name())
 				t.Fields = append(t.Fields, f)
 			}
@@ -457,6 +478,11 @@ func (l *loader) fillFields(pi *pkgInfo, t *Type, st *ast.StructType, gt *types.
 				f.Markers = t.Fields[len(t.Fields)-1].Markers
 			}
 			parseTag(f, tag)
+			if !m.Exported() {
+				// controller-gen refuses these too; apimachinery's
+				// unstructured converter (apply, CEL) panics setting them.
+				l.errorf(pos, "field %s.%s: an API type cannot have unexported fields (encoding/json skips them and Kubernetes' unstructured converter cannot set them); export it with a json tag or keep it out of the type", t.Name, m.Name())
+			}
 			f.Type = l.ref(m.Type(), pos, "field "+t.Name+"."+m.Name())
 			setRequired(f, pi.pkgOpt && !pi.pkgReq)
 			if f.Markers.Has("required") && f.Markers.Has("optional") {

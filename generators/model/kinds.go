@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/gobuffalo/flect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -373,10 +374,20 @@ func versionLess(a, b string) bool {
 	return ra > rb
 }
 
-// Plural returns the lower-case English plural of a kind name, with the
-// rules controller-tools applies: Policy -> policies, Status -> statuses,
-// Class -> classes, Box -> boxes, Mesh -> meshes.
+// Plural returns the resource name controller-gen gives a kind without
+// +kubebuilder:resource:path: the lower-cased plural of flect, the
+// inflection library controller-tools uses (Policy -> policies, Gizmo ->
+// gizmoes, Person -> people). A kubebuilder project's manifests, RBAC
+// markers and CRD names are written against these names, so any other
+// English would serve its kinds under a resource its clients do not ask for.
 func Plural(kind string) string {
+	return strings.ToLower(flect.Pluralize(kind))
+}
+
+// builtinPlural is the plural Kubernetes' own kinds are served under
+// (gengo's rules, which kube's resources follow): Endpoints stays, Ingress
+// -> ingresses, NetworkPolicy -> networkpolicies.
+func builtinPlural(kind string) string {
 	s := strings.ToLower(kind)
 	switch {
 	case s == "":

@@ -340,6 +340,7 @@ func TestLoadBadMarkers(t *testing.T) {
 		`types/bad/v1/types.go:94:5: field Other.N: +listMapKey=tags must name a string, integer or boolean field, not a list`,
 		`types/bad/v1/types.go:102:5: field Narrow.O: invalid default 300: 300 does not fit int8`,
 		`types/bad/v1/types.go:106:5: field Narrow.P: invalid default [1,2,3]: 3 items do not fit [2]int32`,
+		`types/bad/v1/types.go:110:2: field Narrow.q: an API type cannot have unexported fields (encoding/json skips them and Kubernetes' unstructured converter cannot set them); export it with a json tag or keep it out of the type`,
 		`types/bad/v2/types.go:9:6: kind Thing of group bad.example.dev is in versions v2, v1 but none is the storage version: add // +kubebuilder:storageversion to the Thing type of the version to store`,
 		`types/nogroup/v1/doc.go:2:1: package types/nogroup/v1: no +groupName=<group> marker in the package doc comment (doc.go)`,
 	}
@@ -373,13 +374,25 @@ func TestLoadParseError(t *testing.T) {
 	}
 }
 
+// TestPlural wants controller-gen's resource names for user kinds (flect's
+// irregular English included: a kubebuilder project's manifests use them)
+// and Kubernetes' for built-in kinds.
 func TestPlural(t *testing.T) {
 	for in, want := range map[string]string{
 		"Policy": "policies", "Status": "statuses", "Class": "classes", "Gadget": "gadgets",
-		"Box": "boxes", "Mesh": "meshes", "Gateway": "gateways", "Endpoints": "endpoints", "Match": "matches",
+		"Box": "boxes", "Mesh": "meshes", "Gateway": "gateways", "Match": "matches",
+		"Gizmo": "gizmoes", "Person": "people", "Index": "indices", "Leaf": "leaves",
+		"Data": "data", "Sheep": "sheep", "Redis": "redis", "Photo": "photos", "CronJob": "cronjobs",
 	} {
 		if got := Plural(in); got != want {
 			t.Errorf("Plural(%s) = %s, want %s", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"Endpoints": "endpoints", "Ingress": "ingresses", "NetworkPolicy": "networkpolicies", "Status": "statuses",
+	} {
+		if got := builtinPlural(in); got != want {
+			t.Errorf("builtinPlural(%s) = %s, want %s", in, got, want)
 		}
 	}
 }

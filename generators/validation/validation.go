@@ -595,10 +595,35 @@ func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement, in expr) 
 	}
 	if f.OmitEmpty && r.ref.Kind != model.PointerRef {
 		if nz := nonZero(r, x); nz != nil {
+			if in != nil && asksZero(f, r, val) {
+				nz = jen.Add(nz).Op("||").Add(in()).Dot("Sent").Call(jen.Lit(f.JSONName))
+			}
 			return []jen.Code{jen.If(nz).Block(checks...)}, nil
 		}
 	}
 	return checks, nil
+}
+
+// asksZero reports whether the zero of f, an omitempty field, asks the
+// request's JSON: Go writes no zero of it, so an explicit "", 0, [] or {}
+// is known only from the JSON, and kube-apiserver checks it against the
+// markers a zero can fail (a minimum, an enum without "", a pattern, a
+// format, a minimum length or count).
+func asksZero(f *model.Field, r resolved, val model.Validation) bool {
+	if !f.OmitEmpty || f.JSONName == "" || r.ref.Kind == model.PointerRef {
+		return false
+	}
+	positive := func(p *int64) bool { return p != nil && *p > 0 }
+	switch r.ref.Kind {
+	case model.SliceRef, model.ArrayRef:
+		return positive(val.MinItems)
+	case model.MapRef:
+		return positive(val.MinProperties)
+	case model.BuiltinRef, model.NamedRef:
+		return val.Minimum != nil || val.Maximum != nil || positive(val.MinLength) ||
+			val.Pattern != "" || len(val.Enum) > 0 || val.Format != ""
+	}
+	return false
 }
 
 // expr is a generated expression.
@@ -647,11 +672,15 @@ func (g *gen) call(n *typegraph.Node, ptr, path jen.Code, in expr) jen.Code {
 }
 
 // growAsks finds the struct types whose functions take the request's JSON:
-// those with a required field whose check asks it, and those above them.
+// those with a required field whose check asks it, or an omitempty field
+// whose zero can fail its markers (asksZero), and those above them.
 func (g *gen) growAsks() {
 	x := func() *jen.Statement { return jen.Id("x") }
 	g.graph.Mark(g.asks, func(f *model.Field) bool {
 		r := resolve(f.Type)
+		if asksZero(f, r, model.MergeValidation(f.Validation, r.val)) && nonZero(r, x) != nil {
+			return true
+		}
 		return asksJSON(f, r) && zero(r, x, explicitRequired(f)) != nil
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -122,12 +123,23 @@ func CheckRules(s *schema.Structural) error {
 	return nil
 }
 
+// StaticEstimatedCRDCostLimit is kube-apiserver's limit on the sum of the
+// estimated costs of every rule and messageExpression of one schema.
+const StaticEstimatedCRDCostLimit = 100000000
+
 // RuleErrors is every rule of s that cannot be enforced (see CheckRules),
-// in a deterministic order.
+// in a deterministic order. Costs are counted as kube-apiserver counts a
+// CRD's: a rule's estimated cost times how often it can run (the product
+// of the maxItems and maxProperties above it, or the request size's bound
+// where one of them is unset), each against StaticEstimatedCostLimit, and
+// the sum of all of them, messageExpressions included, against
+// StaticEstimatedCRDCostLimit. An error of the sum has an empty Rule.
 func RuleErrors(s *schema.Structural) []RuleError {
 	var errs []RuleError
-	var walk func(path string, n *schema.Structural, root bool)
-	walk = func(path string, n *schema.Structural, root bool) {
+	var total ruleCosts
+	one := uint64(1)
+	var walk func(path string, n *schema.Structural, root bool, card *uint64)
+	walk = func(path string, n *schema.Structural, root bool, card *uint64) {
 		if n == nil {
 			return
 		}
@@ -139,18 +151,36 @@ func RuleErrors(s *schema.Structural) []RuleError {
 				errs = append(errs, RuleError{Path: path, Rule: n.XValidations[0].Rule, Msg: err.Error()})
 			}
 			for i, res := range results {
-				e := RuleError{Path: path, Rule: n.XValidations[i].Rule}
+				rule := n.XValidations[i].Rule
+				times := res.MaxCardinality
+				if card != nil {
+					times = *card
+				}
+				cost := mulCapped(res.MaxCost, times)
+				total.observe(path, rule, cost)
+				if cost > StaticEstimatedCostLimit {
+					errs = append(errs, RuleError{Path: path, Rule: rule, Msg: overBudget("estimated rule cost", cost, StaticEstimatedCostLimit)})
+				}
 				switch {
 				case res.Error != nil:
-					e.Msg = res.Error.Detail
+					errs = append(errs, RuleError{Path: path, Rule: rule, Msg: res.Error.Detail})
 				case res.MessageExpressionError != nil:
-					e.Msg = "messageExpression: " + res.MessageExpressionError.Detail
-				case res.MaxCost > StaticEstimatedCostLimit:
-					e.Msg = fmt.Sprintf("estimated rule cost %d exceeds the limit %d (bound the lists with MaxItems and their strings with MaxLength)", res.MaxCost, StaticEstimatedCostLimit)
-				default:
-					continue
+					errs = append(errs, RuleError{Path: path, Rule: rule, Msg: "messageExpression: " + res.MessageExpressionError.Detail})
+				case res.MessageExpression != nil:
+					total.observe(path, rule, res.MessageExpressionMaxCost)
+					if res.MessageExpressionMaxCost > StaticEstimatedCostLimit {
+						errs = append(errs, RuleError{Path: path, Rule: rule, Msg: "messageExpression: " + overBudget("estimated messageExpression cost", res.MessageExpressionMaxCost, StaticEstimatedCostLimit)})
+					}
 				}
-				errs = append(errs, e)
+			}
+		}
+		childCard := card
+		if card != nil {
+			if m := maxElements(n); m == nil {
+				childCard = nil
+			} else {
+				c := mulCapped(*card, *m)
+				childCard = &c
 			}
 		}
 		names := make([]string, 0, len(n.Properties))
@@ -160,17 +190,101 @@ func RuleErrors(s *schema.Structural) []RuleError {
 		sort.Strings(names)
 		for _, name := range names {
 			p := n.Properties[name]
-			walk(path+"."+name, &p, false)
+			walk(path+"."+name, &p, false, childCard)
 		}
 		if n.Items != nil {
-			walk(path+"[*]", n.Items, n.Items.XEmbeddedResource)
+			walk(path+"[*]", n.Items, n.Items.XEmbeddedResource, childCard)
 		}
 		if n.AdditionalProperties != nil && n.AdditionalProperties.Structural != nil {
-			walk(path+"[*]", n.AdditionalProperties.Structural, false)
+			walk(path+"[*]", n.AdditionalProperties.Structural, false, childCard)
 		}
 	}
-	walk("<root>", s, true)
+	walk("<root>", s, true, &one)
+	if total.sum > StaticEstimatedCRDCostLimit {
+		for _, e := range total.most {
+			errs = append(errs, RuleError{Path: e.path, Rule: e.rule, Msg: "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"})
+		}
+		errs = append(errs, RuleError{Path: "<root>", Msg: overBudget("x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", total.sum, StaticEstimatedCRDCostLimit)})
+	}
 	return errs
+}
+
+// ruleCosts sums estimated costs and keeps the four largest of those over
+// 1% of the schema's limit, as kube-apiserver names them.
+type ruleCosts struct {
+	sum  uint64
+	most []ruleCost
+}
+
+type ruleCost struct {
+	path, rule string
+	cost       uint64
+}
+
+func (c *ruleCosts) observe(path, rule string, cost uint64) {
+	if math.MaxUint64-c.sum < cost {
+		c.sum = math.MaxUint64
+	} else {
+		c.sum += cost
+	}
+	if cost < StaticEstimatedCRDCostLimit/100 {
+		return
+	}
+	c.most = append(c.most, ruleCost{path: path, rule: rule, cost: cost})
+	sort.SliceStable(c.most, func(i, j int) bool { return c.most[i].cost > c.most[j].cost })
+	if len(c.most) > 4 {
+		c.most = c.most[:4]
+	}
+}
+
+// maxElements is how many times n's children can occur per occurrence of
+// n: its maxItems or maxProperties, nil (unbounded) without one, 1 for a
+// struct or a scalar.
+func maxElements(n *schema.Structural) *uint64 {
+	var limit *int64
+	switch {
+	case n.Type == "array":
+		if n.ValueValidation != nil {
+			limit = n.ValueValidation.MaxItems
+		}
+	case n.Type == "object" && n.AdditionalProperties != nil:
+		if n.ValueValidation != nil {
+			limit = n.ValueValidation.MaxProperties
+		}
+	default:
+		one := uint64(1)
+		return &one
+	}
+	if limit == nil {
+		return nil
+	}
+	v := uint64(max(*limit, 0))
+	return &v
+}
+
+func mulCapped(a, b uint64) uint64 {
+	if a == 0 {
+		return 0
+	}
+	if math.MaxUint64/a < b {
+		return math.MaxUint64
+	}
+	return a * b
+}
+
+// overBudget words an estimated cost over its limit as kube-apiserver does.
+func overBudget(what string, cost, limit uint64) string {
+	factor := float64(cost) / float64(limit)
+	var f string
+	switch {
+	case factor > 100:
+		f = "more than 100x"
+	case factor < 1.5:
+		f = fmt.Sprintf("%fx", factor)
+	default:
+		f = fmt.Sprintf("%.1fx", factor)
+	}
+	return what + " exceeds budget by factor of " + f + " (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
 }
 
 // Structural builds the structural schema of root, with every reference

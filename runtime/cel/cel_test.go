@@ -3,6 +3,7 @@ package cel
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -44,7 +45,7 @@ func schemas(rules string) func() map[string]json.RawMessage {
 
 const lampRules = `"x-kubernetes-validations":[
 	{"rule":"self.size != 'large' || self.watts >= 60","message":"large lamps need at least 60 watts"},
-	{"rule":"self.min <= self.max","messageExpression":"'min ' + string(self.min) + ' exceeds max ' + string(self.max)"}],
+	{"rule":"self.min <= self.max","messageExpression":"'min exceeds max for a ' + self.size + ' lamp'"}],
 	"properties":{
 	"size":{"type":"string"},"watts":{"type":"integer","format":"int32"},
 	"serial":{"type":"string","x-kubernetes-validations":[{"rule":"self == oldSelf","message":"serial is immutable"}]},
@@ -69,7 +70,7 @@ func TestRules(t *testing.T) {
 	// "object" as the value of a failed object rule).
 	for _, want := range []string{
 		`spec: Invalid value: large lamps need at least 60 watts`,
-		`spec: Invalid value: min 5 exceeds max 2`,
+		`spec: Invalid value: min exceeds max for a large lamp`,
 		`spec.bulbs: Forbidden: bulb names start with b`,
 	} {
 		if !strings.Contains(got, want) {
@@ -87,12 +88,28 @@ func TestRules(t *testing.T) {
 	}
 }
 
+// manyMaps is n unbounded maps, each with a rule that visits every key:
+// cheap alone, too costly together.
+func manyMaps(n int) string {
+	var props []string
+	for i := range n {
+		props = append(props, fmt.Sprintf(`"m%d":{"type":"object","additionalProperties":{"type":"string"},"x-kubernetes-validations":[{"rule":"self.all(k, k.startsWith('x'))"}]}`, i))
+	}
+	return strings.Join(props, ",")
+}
+
 func TestRulesThatDoNotCompile(t *testing.T) {
 	for _, tc := range []struct{ rules, want string }{
 		{`"x-kubernetes-validations":[{"rule":"self.nope > 1"}],"properties":{"size":{"type":"string"}}`, "undefined field 'nope'"},
 		{`"x-kubernetes-validations":[{"rule":"self.size +"}],"properties":{"size":{"type":"string"}}`, "Syntax error"},
 		{`"x-kubernetes-validations":[{"rule":"self.size == 1"}],"properties":{"size":{"type":"string"}}`, "no matching overload"},
-		{`"properties":{"names":{"type":"array","items":{"type":"string"},"x-kubernetes-validations":[{"rule":"self.all(a, self.all(b, self.all(c, a + b + c != '')))"}]}}`, "exceeds the limit"},
+		{`"properties":{"names":{"type":"array","items":{"type":"string"},"x-kubernetes-validations":[{"rule":"self.all(a, self.all(b, self.all(c, a + b + c != '')))"}]}}`, "estimated rule cost exceeds budget by factor of more than 100x"},
+		// kube-apiserver refuses a CRD with this messageExpression: string()
+		// of an integer is estimated at an unbounded length.
+		{`"x-kubernetes-validations":[{"rule":"self.watts > 0","messageExpression":"'watts ' + string(self.watts)"}],"properties":{"watts":{"type":"integer"}}`,
+			`<root>.spec: rule "self.watts > 0": messageExpression: estimated messageExpression cost exceeds budget`},
+		// Each rule is under the per-rule limit; together over the schema's.
+		{`"properties":{` + manyMaps(60) + `}`, "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of"},
 	} {
 		r := &Rules{Root: "dev.example.v1.Lamp", Schemas: schemas(tc.rules)}
 		err := r.Compile()

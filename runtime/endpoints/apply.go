@@ -118,7 +118,7 @@ func decodeApplyPatch(w http.ResponseWriter, body []byte, directive string, gk s
 	} else if data, err = decodeIntegralFloats(data, decode); err != nil {
 		// Values of the wrong type are the schema's 422, as for a body
 		// (kube-apiserver answers an apply's with a 500).
-		if unknown, invalid := invalidTypes(gk, reflect.TypeOf(typed).Elem(), data, err); invalid != nil {
+		if unknown, invalid := invalidTypes(gk, reflect.TypeOf(typed).Elem(), data, err, false); invalid != nil {
 			if err := handleStrict(w, append(dupErrs, unknown...), directive); err != nil {
 				return nil, err
 			}

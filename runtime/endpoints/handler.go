@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -179,7 +180,10 @@ func (h *Handler[T, L]) serve(verb, sub string, req *restful.Request, resp *rest
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
-			h.log("panic serving request", r, fmt.Errorf("%v", p))
+			if h.opts.Logger != nil {
+				h.opts.Logger.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "resource", h.info.Plural,
+					"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			}
 			if !w.wroteHeader {
 				WriteError(w, r, apierrors.NewInternalError(errors.New("the server panicked while serving the request")))
 			}
@@ -219,6 +223,16 @@ func (h *Handler[T, L]) log(msg string, r *http.Request, err error) {
 		return
 	}
 	h.opts.Logger.Error(msg, "method", r.Method, "path", r.URL.Path, "resource", h.info.Plural, "err", err)
+}
+
+// invalid is the 422 of an object of h's kind named name. For a kind with
+// CEL rules, an error that blocks them (storage.BlocksRules) comes with
+// kube-apiserver's note that they were not run.
+func (h *Handler[T, L]) invalid(name string, errs field.ErrorList) error {
+	if h.s.Rules != nil && storage.BlocksRules(errs) {
+		errs = append(errs, storage.RulesNotChecked())
+	}
+	return apierrors.NewInvalid(h.gvk.GroupKind(), name, errs)
 }
 
 // requestContext bounds a request's work by RequestTimeout. Behind the
@@ -324,7 +338,7 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive, su
 	if h.builtin() {
 		err = decode(data)
 	} else if data, err = decodeIntegralFloats(data, decode); err != nil {
-		if unknown, invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeFor[T]().Elem(), data, err); invalid != nil {
+		if unknown, invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeFor[T]().Elem(), data, err, h.s.Rules != nil); invalid != nil {
 			// Unknown fields first, as kube's decoder finds them: Strict's
 			// 400, or Warn's warnings beside the 422.
 			if err = handleStrict(w, append(yamlStrict, unknown...), directive); err == nil {
@@ -347,7 +361,7 @@ func (h *Handler[T, L]) decodeObject(w *recorder, r *http.Request, directive, su
 			}
 		}
 		if errs := schemaNulls(obj, data, nullScope(h.info.HasStatus(), sub)); len(errs) > 0 {
-			return zero, in, apierrors.NewInvalid(h.gvk.GroupKind(), obj.GetName(), errs)
+			return zero, in, h.invalid(obj.GetName(), errs)
 		}
 	}
 	if err := checkTypeMeta(obj, h.gvk); err != nil {

@@ -145,7 +145,7 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			} else if patched, err = decodeIntegralFloats(patched, decode); err != nil {
 				// As for a custom resource: unknown fields (Strict's
 				// error) first, then the schema's 422 for wrong types.
-				if unknown, invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeFor[T]().Elem(), patched, err); invalid != nil {
+				if unknown, invalid := invalidTypes(h.gvk.GroupKind(), reflect.TypeFor[T]().Elem(), patched, err, h.s.Rules != nil); invalid != nil {
 					if unknown = append(append([]error{}, patchStrict...), unknown...); len(unknown) > 0 && opts.fieldValidation == metav1.FieldValidationStrict {
 						return zero, invalidPatch(body, runtime.NewStrictDecodingError(unknown))
 					}
@@ -168,7 +168,7 @@ func (h *Handler[T, L]) patch(sub string, req *restful.Request, resp *restful.Re
 			}
 			if !builtin {
 				if errs := schemaNulls(obj, patched, nullScope(h.info.HasStatus(), sub)); len(errs) > 0 {
-					return zero, apierrors.NewInvalid(h.gvk.GroupKind(), name, errs)
+					return zero, h.invalid(name, errs)
 				}
 			}
 			if err := h.checkCollections(obj, len(patched)); err != nil {

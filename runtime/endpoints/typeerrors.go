@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
+	"github.com/kubeforge/kubeforge/runtime/storage"
 	"maps"
 	"math"
 	"reflect"
@@ -273,7 +274,11 @@ func fitsInt(t reflect.Type, v any) bool {
 // the walk finds none to name (decodeErr then stands); and the body's
 // unknown fields, which kube's decoder reports (for Strict, as a 400)
 // before the schema check.
-func invalidTypes(gk schema.GroupKind, t reflect.Type, data []byte, decodeErr error) (unknown []error, invalid error) {
+//
+// rules says the kind has CEL rules: a wrong type blocks them (a bad
+// Quantity, the schema's pattern, does not), and kube adds
+// storage.RulesNotChecked.
+func invalidTypes(gk schema.GroupKind, t reflect.Type, data []byte, decodeErr error, rules bool) (unknown []error, invalid error) {
 	if !isValueError(decodeErr) {
 		return nil, nil
 	}
@@ -287,5 +292,8 @@ func invalidTypes(gk schema.GroupKind, t reflect.Type, data []byte, decodeErr er
 		} `json:"metadata"`
 	}
 	_ = json.Unmarshal(data, &meta) // the name is only for the message
+	if rules && storage.BlocksRules(errs) {
+		errs = append(errs, storage.RulesNotChecked())
+	}
 	return unknown, apierrors.NewInvalid(gk, meta.Metadata.Name, errs)
 }

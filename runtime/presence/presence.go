@@ -71,6 +71,15 @@ func (n Node) Has(key string) bool {
 	return n.Field(key).src != none
 }
 
+// Sent reports whether key holds a value in the request's JSON, as Has,
+// but false for Marshaled: an object encoded from Go never writes the zero
+// of an omitempty field. Validators ask it whether such a zero was sent,
+// which kube-apiserver checks against the field's markers (`replicas: 0`
+// under a minimum of 1 is a 422) where Go sees an absent field.
+func (n Node) Sent(key string) bool {
+	return n.src != everything && n.Has(key)
+}
+
 // Field is the value of key in the node's object: the zero Node when the
 // key is absent or null, or the node is not an object.
 func (n Node) Field(key string) Node {

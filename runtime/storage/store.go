@@ -384,9 +384,10 @@ func finalizerWarnings(fins, prev []string) []string {
 
 // checks runs a strategy's checks on obj: its markers and hand-written
 // hooks (Validate), or the hooks alone (hooksOnly), then its CEL rules
-// (Rules; transition rules see old on an update). On an update of a kind
-// that ratchets, the errors of values the update left unchanged are
-// dropped.
+// (Rules; transition rules see old on an update) unless those errors block
+// them, as kube-apiserver's. On an update of a kind that ratchets, the
+// errors of values the update left unchanged are dropped, before the
+// blocking check as kube ratchets inside its schema validator.
 func checks[T resource.Object, L resource.ListObject](ctx context.Context, s *resource.Strategy[T, L], obj, old T, update, hooksOnly bool, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
 	switch {
@@ -399,17 +400,44 @@ func checks[T resource.Object, L resource.ListObject](ctx context.Context, s *re
 	case s.Validate != nil:
 		errs = s.Validate(obj, in)
 	}
+	if update && s.Ratchet {
+		errs = ratchet(errs, old, obj)
+	}
 	if s.Rules != nil && !hooksOnly {
+		if BlocksRules(errs) {
+			return append(errs, RulesNotChecked())
+		}
 		var prev T
 		if update {
 			prev = old
 		}
-		errs = append(errs, s.Rules(ctx, obj, prev)...)
-	}
-	if update && s.Ratchet {
-		errs = ratchet(errs, old, obj)
+		ruleErrs := s.Rules(ctx, obj, prev)
+		if update && s.Ratchet {
+			ruleErrs = ratchet(ruleErrs, old, obj)
+		}
+		errs = append(errs, ruleErrs...)
 	}
 	return errs
+}
+
+// BlocksRules reports whether errs hold an error kube-apiserver does not
+// run a custom resource's CEL rules past: a wrong type, a value out of its
+// enum, a required field missing, a string or list too long. Rules written
+// for a valid object would only fail on such a one with noise.
+func BlocksRules(errs field.ErrorList) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true
+		}
+	}
+	return false
+}
+
+// RulesNotChecked is the error kube-apiserver adds in place of a custom
+// resource.s CEL rules when BlocksRules.
+func RulesNotChecked() *field.Error {
+	return field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")
 }
 
 // Create stores a new object. obj is not modified.

@@ -114,7 +114,7 @@ func validate_Dock(obj *v1.Dock, fldPath *field.Path, in presence.Node) field.Er
 			errs = append(errs, validate.InBody(fldPath.Child("id"), obj.ID, "should be greater than or equal to 1"))
 		}
 	}
-	if obj.Kind != "" {
+	if obj.Kind != "" || in.Sent("kind") {
 		switch obj.Kind {
 		case "Truck", "Rail", "Ship":
 		default:

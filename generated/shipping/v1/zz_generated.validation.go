@@ -59,7 +59,7 @@ func validate_Shipment(obj *v1.Shipment, fldPath *field.Path, in presence.Node) 
 // validate_ShipmentSpec validates a ShipmentSpec at fldPath; in is its JSON.
 func validate_ShipmentSpec(obj *v1.ShipmentSpec, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Priority != "" {
+	if obj.Priority != "" || in.Sent("priority") {
 		switch obj.Priority {
 		case "Low", "Normal", "Urgent":
 		default:
@@ -102,7 +102,7 @@ func validate_ShipmentSpec(obj *v1.ShipmentSpec, fldPath *field.Path, in presenc
 			errs = append(errs, field.TooMany(fldPath.Child("instructions"), len(obj.Instructions), 16))
 		}
 	}
-	errs = append(errs, validate_Tracking(&obj.Tracking, fldPath)...)
+	errs = append(errs, validate_Tracking(&obj.Tracking, fldPath, in)...)
 	return errs
 }
 
@@ -119,12 +119,12 @@ func validate_Address(obj *v1.Address, fldPath *field.Path, in presence.Node) fi
 			errs = append(errs, validate.InBody(fldPath.Child("city"), obj.City, "should be at least 1 chars long"))
 		}
 	}
-	if obj.PostalCode != "" {
+	if obj.PostalCode != "" || in.Sent("postalCode") {
 		if !pattern0.MatchString(obj.PostalCode) {
 			errs = append(errs, validate.InBody(fldPath.Child("postalCode"), obj.PostalCode, "should match '^[A-Z0-9 -]{3,10}$'"))
 		}
 	}
-	if obj.Country != "" {
+	if obj.Country != "" || in.Sent("country") {
 		if utf8.RuneCountInString(obj.Country) > 2 {
 			errs = append(errs, field.TooLong(fldPath.Child("country"), obj.Country, 2))
 		} else if utf8.RuneCountInString(obj.Country) < 2 {
@@ -146,7 +146,7 @@ func validate_Parcel(obj *v1.Parcel, fldPath *field.Path, in presence.Node) fiel
 			errs = append(errs, validate.InBody(fldPath.Child("name"), obj.Name, "should match '^[a-z][a-z0-9-]*$'"))
 		}
 	}
-	if obj.Count != 0 {
+	if obj.Count != 0 || in.Sent("count") {
 		if obj.Count > 1000 {
 			errs = append(errs, validate.InBody(fldPath.Child("count"), obj.Count, "should be less than or equal to 1000"))
 		}
@@ -157,15 +157,15 @@ func validate_Parcel(obj *v1.Parcel, fldPath *field.Path, in presence.Node) fiel
 	return errs
 }
 
-// validate_Tracking validates a Tracking at fldPath.
-func validate_Tracking(obj *v1.Tracking, fldPath *field.Path) field.ErrorList {
+// validate_Tracking validates a Tracking at fldPath; in is its JSON.
+func validate_Tracking(obj *v1.Tracking, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Notify != "" {
+	if obj.Notify != "" || in.Sent("notify") {
 		if err := validate.FormatInBody(fldPath.Child("notify"), obj.Notify, "email"); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if obj.IntervalMinutes != 0 {
+	if obj.IntervalMinutes != 0 || in.Sent("intervalMinutes") {
 		if obj.IntervalMinutes < 5 {
 			errs = append(errs, validate.InBody(fldPath.Child("intervalMinutes"), obj.IntervalMinutes, "should be greater than or equal to 5"))
 		}
@@ -179,14 +179,14 @@ func validate_Tracking(obj *v1.Tracking, fldPath *field.Path) field.ErrorList {
 // validate_ShipmentStatus validates a ShipmentStatus at fldPath; in is its JSON.
 func validate_ShipmentStatus(obj *v1.ShipmentStatus, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Phase != "" {
+	if obj.Phase != "" || in.Sent("phase") {
 		switch obj.Phase {
 		case "Pending", "InTransit", "Delivered", "Lost":
 		default:
 			errs = append(errs, field.NotSupported(fldPath.Child("phase"), string(obj.Phase), []string{"Pending", "InTransit", "Delivered", "Lost"}))
 		}
 	}
-	if obj.Attempts != 0 {
+	if obj.Attempts != 0 || in.Sent("attempts") {
 		if obj.Attempts < 0 {
 			errs = append(errs, validate.InBody(fldPath.Child("attempts"), obj.Attempts, "should be greater than or equal to 0"))
 		}
@@ -225,7 +225,7 @@ func validate_meta_v1_Condition(obj *metav1.Condition, fldPath *field.Path, in p
 			errs = append(errs, field.NotSupported(fldPath.Child("status"), string(obj.Status), []string{"True", "False", "Unknown"}))
 		}
 	}
-	if obj.ObservedGeneration != 0 {
+	if obj.ObservedGeneration != 0 || in.Sent("observedGeneration") {
 		if obj.ObservedGeneration < 0 {
 			errs = append(errs, validate.InBody(fldPath.Child("observedGeneration"), obj.ObservedGeneration, "should be greater than or equal to 0"))
 		}

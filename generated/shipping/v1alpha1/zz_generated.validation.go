@@ -75,7 +75,7 @@ func validate_Address(obj *v1alpha1.Address, fldPath *field.Path, in presence.No
 			errs = append(errs, validate.InBody(fldPath.Child("city"), obj.City, "should be at least 1 chars long"))
 		}
 	}
-	if obj.Country != "" {
+	if obj.Country != "" || in.Sent("country") {
 		if utf8.RuneCountInString(obj.Country) > 2 {
 			errs = append(errs, field.TooLong(fldPath.Child("country"), obj.Country, 2))
 		} else if utf8.RuneCountInString(obj.Country) < 2 {
@@ -91,7 +91,7 @@ func validate_Parcel(obj *v1alpha1.Parcel, fldPath *field.Path, in presence.Node
 	if obj.Name == "" && !in.Has("name") {
 		errs = append(errs, field.Required(fldPath.Child("name"), ""))
 	}
-	if obj.Count != 0 {
+	if obj.Count != 0 || in.Sent("count") {
 		if obj.Count < 1 {
 			errs = append(errs, validate.InBody(fldPath.Child("count"), obj.Count, "should be greater than or equal to 1"))
 		}

@@ -23,6 +23,21 @@ type ThingSpec struct {
 	// +kubebuilder:validation:MaxItems=4
 	// +optional
 	Parts []Part `json:"parts,omitempty"`
+	// string() of an integer is estimated at an unbounded length.
+	// +kubebuilder:validation:XValidation:rule="self > 0",messageExpression="'weight ' + string(self)"
+	// +optional
+	Weight int32 `json:"weight,omitempty"`
+	// A cheap rule, but under a list without MaxItems: it may run for
+	// every item a request can hold.
+	// +kubebuilder:validation:items:XValidation:rule="self.startsWith('n')"
+	// +optional
+	Notes []string `json:"notes,omitempty"`
+	// The same rule under a bounded list passes.
+	// +kubebuilder:validation:items:XValidation:rule="self.startsWith('m')"
+	// +kubebuilder:validation:items:MaxLength=64
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	Memos []string `json:"memos,omitempty"`
 }
 
 // Part is an item.

@@ -79,7 +79,7 @@ func validate_Widget(obj *v1.Widget, fldPath *field.Path, in presence.Node) fiel
 // validate_WidgetSpec validates a WidgetSpec at fldPath; in is its JSON.
 func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Size != "" {
+	if obj.Size != "" || in.Sent("size") {
 		switch obj.Size {
 		case "small", "medium", "large":
 		default:
@@ -94,7 +94,7 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 			errs = append(errs, validate.InBody(fldPath.Child("replicas"), *obj.Replicas, "should be greater than or equal to 0"))
 		}
 	}
-	if obj.Ratio != 0 {
+	if obj.Ratio != 0 || in.Sent("ratio") {
 		if obj.Ratio >= 1 {
 			errs = append(errs, validate.InBody(fldPath.Child("ratio"), obj.Ratio, "should be less than 1"))
 		}
@@ -107,14 +107,14 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 			errs = append(errs, validate.InBody(fldPath.Child("interval"), obj.Interval, "should be a multiple of 5"))
 		}
 	}
-	if obj.Code != "" {
+	if obj.Code != "" || in.Sent("code") {
 		if utf8.RuneCountInString(obj.Code) > 5 {
 			errs = append(errs, field.TooLong(fldPath.Child("code"), obj.Code, 5))
 		} else if utf8.RuneCountInString(obj.Code) < 2 {
 			errs = append(errs, validate.InBody(fldPath.Child("code"), obj.Code, "should be at least 2 chars long"))
 		}
 	}
-	if obj.Level != 0 {
+	if obj.Level != 0 || in.Sent("level") {
 		switch obj.Level {
 		case 1, 2, 3:
 		default:
@@ -127,7 +127,7 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 	if obj.Weight == (resource.Quantity{}) && !in.Has("weight") {
 		errs = append(errs, field.Required(fldPath.Child("weight"), ""))
 	}
-	if len(obj.Parts) != 0 {
+	if len(obj.Parts) != 0 || in.Sent("parts") {
 		if len(obj.Parts) > 3 {
 			errs = append(errs, field.TooMany(fldPath.Child("parts"), len(obj.Parts), 3))
 		}
@@ -159,7 +159,7 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 	if len(obj.Numbers) != 0 {
 		errs = append(errs, validate.Unique(fldPath.Child("numbers"), obj.Numbers)...)
 	}
-	if len(obj.Labels) != 0 {
+	if len(obj.Labels) != 0 || in.Sent("labels") {
 		if len(obj.Labels) > 2 {
 			errs = append(errs, field.TooMany(fldPath.Child("labels"), len(obj.Labels), 2))
 		}
@@ -195,8 +195,8 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 			errs = append(errs, validate.InBody(fldPath.Child("limits"), props, "should have at least 1 properties"))
 		}
 	}
-	errs = append(errs, validate_Contact(&obj.Contact, fldPath)...)
-	errs = append(errs, validate_Formats(&obj.Formats, fldPath.Child("formats"))...)
+	errs = append(errs, validate_Contact(&obj.Contact, fldPath, in)...)
+	errs = append(errs, validate_Formats(&obj.Formats, fldPath.Child("formats"), in.Field("formats"))...)
 	if len(obj.Gates) != 0 {
 		if len(obj.Gates) > 4 {
 			errs = append(errs, field.TooMany(fldPath.Child("gates"), len(obj.Gates), 4))
@@ -279,7 +279,7 @@ func validate_Part(obj *v1.Part, fldPath *field.Path, in presence.Node) field.Er
 			errs = append(errs, validate.InBody(fldPath.Child("name"), obj.Name, "should match '^[a-z][a-z0-9-]*$'"))
 		}
 	}
-	if obj.Count != 0 {
+	if obj.Count != 0 || in.Sent("count") {
 		if obj.Count < 1 {
 			errs = append(errs, validate.InBody(fldPath.Child("count"), obj.Count, "should be greater than or equal to 1"))
 		}
@@ -313,10 +313,10 @@ func validate_Hours(obj *v1.Hours, fldPath *field.Path, in presence.Node) field.
 	return errs
 }
 
-// validate_Contact validates a Contact at fldPath.
-func validate_Contact(obj *v1.Contact, fldPath *field.Path) field.ErrorList {
+// validate_Contact validates a Contact at fldPath; in is its JSON.
+func validate_Contact(obj *v1.Contact, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.Email != "" {
+	if obj.Email != "" || in.Sent("email") {
 		if err := validate.FormatInBody(fldPath.Child("email"), obj.Email, "email"); err != nil {
 			errs = append(errs, err)
 		}
@@ -324,60 +324,60 @@ func validate_Contact(obj *v1.Contact, fldPath *field.Path) field.ErrorList {
 	return errs
 }
 
-// validate_Formats validates a Formats at fldPath.
-func validate_Formats(obj *v1.Formats, fldPath *field.Path) field.ErrorList {
+// validate_Formats validates a Formats at fldPath; in is its JSON.
+func validate_Formats(obj *v1.Formats, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	if obj.URI != "" {
+	if obj.URI != "" || in.Sent("uri") {
 		if err := validate.FormatInBody(fldPath.Child("uri"), obj.URI, "uri"); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if obj.URL != "" {
+	if obj.URL != "" || in.Sent("url") {
 		if err := validate.FormatInBody(fldPath.Child("url"), obj.URL, "url"); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if obj.UUID != "" {
+	if obj.UUID != "" || in.Sent("uuid") {
 		if err := validate.FormatInBody(fldPath.Child("uuid"), obj.UUID, "uuid"); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if obj.DateTime != "" {
+	if obj.DateTime != "" || in.Sent("dateTime") {
 		if err := validate.FormatInBody(fldPath.Child("dateTime"), obj.DateTime, "date-time"); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if obj.Date != "" {
+	if obj.Date != "" || in.Sent("date") {
 		if err := validate.FormatInBody(fldPath.Child("date"), obj.Date, "date"); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if obj.Hostname != "" {
+	if obj.Hostname != "" || in.Sent("hostname") {
 		if err := validate.FormatInBody(fldPath.Child("hostname"), obj.Hostname, "hostname"); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if obj.IPv4 != "" {
+	if obj.IPv4 != "" || in.Sent("ipv4") {
 		if err := validate.FormatInBody(fldPath.Child("ipv4"), obj.IPv4, "ipv4"); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if obj.IPv6 != "" {
+	if obj.IPv6 != "" || in.Sent("ipv6") {
 		if err := validate.FormatInBody(fldPath.Child("ipv6"), obj.IPv6, "ipv6"); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if obj.CIDR != "" {
+	if obj.CIDR != "" || in.Sent("cidr") {
 		if err := validate.FormatInBody(fldPath.Child("cidr"), obj.CIDR, "cidr"); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if obj.Byte != "" {
+	if obj.Byte != "" || in.Sent("byte") {
 		if err := validate.FormatInBody(fldPath.Child("byte"), obj.Byte, "byte"); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if obj.Duration != "" {
+	if obj.Duration != "" || in.Sent("duration") {
 		if err := validate.FormatInBody(fldPath.Child("duration"), obj.Duration, "duration"); err != nil {
 			errs = append(errs, err)
 		}

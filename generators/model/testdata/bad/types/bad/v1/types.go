@@ -106,4 +106,6 @@ type Narrow struct {
 	// +default=[1,2,3]
 	// +optional
 	P *[2]int32 `json:"p,omitempty"`
+
+	q string
 }
