@@ -756,7 +756,13 @@ func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path fu
 			return stmts, nil
 		}
 		// Well-known external types (Time, Quantity, IntOrString, ...) carry
-		// their own JSON form; only +required applies to them.
+		// their own JSON form; only +required applies to them, but a
+		// RawExtension of the user's kinds is an object in the CRD
+		// controller-gen writes, which kube checks.
+		if known(ref) == "RawExtension" && !g.v.External && !g.hooksOnly {
+			embedded := f != nil && f.EmbeddedResource
+			stmts = append(stmts, appendAll(jen.Qual(validatePkg, "RawObject").Call(path(), x().Dot("Raw"), jen.Lit(embedded))))
+		}
 	}
 	if r.hook != "" {
 		stmts = append(stmts, appendAll(jen.Qual(r.hookPkg, r.hook).Call(addr(x), path())))

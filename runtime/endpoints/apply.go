@@ -40,9 +40,10 @@ func (h *Handler[T, L]) fieldManager(sub string) (*fieldmanager.FieldManager, er
 		}
 	}
 	k := fieldmanager.Kind{
-		GVK:       h.gvk,
-		New:       func() runtime.Object { return h.s.New() },
-		HasStatus: h.info.HasStatus(),
+		GVK:            h.gvk,
+		New:            func() runtime.Object { return h.s.New() },
+		HasStatus:      h.info.HasStatus(),
+		CustomResource: !h.builtin(),
 	}
 	if h.s.Default != nil {
 		k.Default = func(obj runtime.Object, in presence.Node) {

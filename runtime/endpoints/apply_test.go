@@ -494,3 +494,20 @@ func TestApplyWithoutSchemas(t *testing.T) {
 		t.Errorf("causes %+v", st.Details)
 	}
 }
+
+// TestCreateManagedFieldsAsCustomResource: a create's entry is the one
+// kube-apiserver records for a custom resource, whose live object is
+// empty: the spec it sets is owned with its own entry ("."), and the
+// status a create resets is not owned at all.
+func TestCreateManagedFieldsAsCustomResource(t *testing.T) {
+	ts := newServer(t, withSchemas(t))
+	r := ts.do(t, "POST", widgetsPath("default")+"?fieldManager=m", jsonType,
+		`{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"mf1","labels":{"a":"b"}},"spec":{"size":"small"}}`)
+	if r.code != http.StatusCreated {
+		t.Fatalf("create: %s", r)
+	}
+	e := entry(t, decodeWidget(t, r), "m", "")
+	if got := string(e.FieldsV1.Raw); !strings.HasPrefix(got, `{"f:metadata":{"f:labels":{".":{},"f:a":{}}},"f:spec":{".":{},`) || strings.Contains(got, "f:status") {
+		t.Errorf("fieldsV1 %s, want f:spec with its own entry and no f:status", got)
+	}
+}

@@ -2,6 +2,7 @@ package endpoints
 
 import (
 	"encoding"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"github.com/kubeforge/kubeforge/runtime/storage"
@@ -183,7 +184,12 @@ func walkTypes(t reflect.Type, v any, path *field.Path, w *typeWalk) {
 		want("number")
 	case reflect.Slice, reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 && t.Kind() == reflect.Slice {
-			want("string") // []byte is base64
+			want("string") // []byte is base64: the schema's format byte
+			if str, ok := v.(string); ok {
+				if _, err := base64.StdEncoding.DecodeString(str); err != nil {
+					w.errs = append(w.errs, field.TypeInvalid(path, str, fmt.Sprintf("%s in body must be of type byte: %q", path, str)))
+				}
+			}
 			return
 		}
 		items, ok := v.([]any)
@@ -201,7 +207,13 @@ func walkTypes(t reflect.Type, v any, path *field.Path, w *typeWalk) {
 			return
 		}
 		for _, k := range slices.Sorted(maps.Keys(m)) {
-			walkTypes(t.Elem(), m[k], path.Key(k), w)
+			// The schema check names a map's value spec.m.key; metadata,
+			// typed ObjectMeta, keeps metadata.labels[key].
+			if path != nil && path.Root().String() == "metadata" {
+				walkTypes(t.Elem(), m[k], path.Key(k), w)
+			} else {
+				walkTypes(t.Elem(), m[k], path.Child(k), w)
+			}
 		}
 	case reflect.Struct:
 		m, ok := v.(map[string]any)

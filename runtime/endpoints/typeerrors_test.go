@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 type walkInner struct {
@@ -46,14 +47,14 @@ func TestTypeErrorsWalk(t *testing.T) {
 		got[e.Field] = e.Detail
 	}
 	want := map[string]string{
-		"promoted":      `promoted in body must be of type boolean: "string"`,
-		"deep[0][a][1]": `deep[0][a][1] in body must be of type integer: "string"`,
-		"deep[0][a][2]": "must fit in int16",
-		"named.deep":    `named.deep in body must be of type array: "object"`,
-		"fixed[1]":      "must fit in uint8",
-		"small":         "must fit in uint8",
-		"wait":          `wait in body must be a duration such as "1h30m": time: invalid duration "soon"`,
-		"waits[1]":      `waits[1] in body must be a duration such as "1h30m": time: unknown unit "d" in duration "1d"`,
+		"promoted":     `promoted in body must be of type boolean: "string"`,
+		"deep[0].a[1]": `deep[0].a[1] in body must be of type integer: "string"`,
+		"deep[0].a[2]": "must fit in int16",
+		"named.deep":   `named.deep in body must be of type array: "object"`,
+		"fixed[1]":     "must fit in uint8",
+		"small":        "must fit in uint8",
+		"wait":         `wait in body must be a duration such as "1h30m": time: invalid duration "soon"`,
+		"waits[1]":     `waits[1] in body must be a duration such as "1h30m": time: unknown unit "d" in duration "1d"`,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("typeErrors:\n got  %v\n want %v", got, want)
@@ -65,6 +66,9 @@ func TestTypeErrorsWalk(t *testing.T) {
 	}
 	if errs, _ := typeErrors(reflect.TypeFor[walkKind](), []byte(`[1]`)); errs != nil {
 		t.Errorf("an array body: %v, want none (the decoder's 400 stands)", errs)
+	}
+	if errs, _ := typeErrors(reflect.TypeFor[walkKind](), []byte(`{"bytes":"@@@"}`)); len(errs) != 1 || errs[0].Detail != `bytes in body must be of type byte: "@@@"` || errs[0].Type != field.ErrorTypeTypeInvalid {
+		t.Errorf("bytes that are not base64: %v, want the schema's format byte", errs)
 	}
 	if errs, _ := typeErrors(reflect.TypeFor[walkKind](), []byte(`{"ptr":{"at":"noon"}}`)); len(errs) != 1 || errs[0].Field != "ptr.at" {
 		t.Errorf("a MicroTime that does not parse: %v, want ptr.at named", errs)

@@ -70,6 +70,9 @@ type createPath struct {
 	root       *cmpNode
 	reset      fieldpath.Filter // the version's reset fields; nil when none
 	resetSet   *fieldpath.Set   // what reset excludes
+	// emptyLive: the kind is a custom resource (Kind.CustomResource), whose
+	// live object on a create is empty; see cmpWalker.emptyLive.
+	emptyLive bool
 }
 
 // stripSet is the fields managedfields' stripMetaManager takes out of
@@ -130,7 +133,7 @@ func (c *createPath) track(liveObj, newObj runtime.Object, manager string) (runt
 	}
 	tree := getFieldsTree(c.resetSet, stripSet)
 	defer putFieldsTree(tree)
-	if err := createFields(tree, c.root, reflect.ValueOf(liveObj), reflect.ValueOf(newObj)); err != nil {
+	if err := createFields(tree, c.root, reflect.ValueOf(liveObj), reflect.ValueOf(newObj), c.emptyLive); err != nil {
 		return nil, false
 	}
 	if tree.empty() {

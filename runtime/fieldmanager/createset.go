@@ -313,6 +313,14 @@ type cmpWalker struct {
 	added    *fieldpath.Set
 	modified *fieldpath.Set
 	removed  *fieldpath.Set // nil: removed fields are not kept
+	// emptyLive compares a create of a custom resource as kube-apiserver
+	// does: its live object is an unstructured one holding apiVersion and
+	// kind alone, so a struct the new object holds at its root (spec) is
+	// added with its own entry ("f:spec": {".": {}, ...}), where the zero
+	// Go object holds an empty spec already. A root struct the new object
+	// leaves empty (the status a create resets) is absent from both, as
+	// from the custom resource's JSON.
+	emptyLive bool
 }
 
 // insert records p as Compare's added (or modified, when modified):
@@ -612,10 +620,34 @@ func (w *cmpWalker) visitMap(l, r cval) error {
 		n = r.n
 	}
 	if n.cls == clsStruct {
+		root := w.emptyLive && len(w.path) == 0
 		for i := range n.fields {
 			f := &n.fields[i]
 			lv, rv := cval{}, cval{}
 			var err error
+			if root && *f.name != "apiVersion" && *f.name != "kind" {
+				if r.k == vMap {
+					if fv := f.fe.GetFrom(r.rv); !f.fe.CanOmit(fv) {
+						if rv, err = classify(f.child, fv); err != nil {
+							return err
+						}
+					}
+				}
+				if rv.k == vMap {
+					if empty, err := mapEmpty(rv); err != nil {
+						return err
+					} else if empty {
+						continue
+					}
+				}
+				if rv.k == vAbsent {
+					continue
+				}
+				if err := w.descend(fieldpath.PathElement{FieldName: f.name}, f.child.atom, cval{}, rv); err != nil {
+					return err
+				}
+				continue
+			}
 			if l.k == vMap {
 				if fv := f.fe.GetFrom(l.rv); !f.fe.CanOmit(fv) {
 					if lv, err = classify(f.child, fv); err != nil {
@@ -947,8 +979,8 @@ func (v cval) value() value.Value {
 // createFields inserts Compare(live, obj)'s added and modified fields
 // (both pointers to root's Go type) into tree, or fails with
 // errNotFollowed.
-func createFields(tree *fieldsTree, root *cmpNode, live, obj reflect.Value) error {
-	w := cmpWalker{path: make(fieldpath.Path, 0, 8), tree: tree}
+func createFields(tree *fieldsTree, root *cmpNode, live, obj reflect.Value, emptyLive bool) error {
+	w := cmpWalker{path: make(fieldpath.Path, 0, 8), tree: tree, emptyLive: emptyLive}
 	return w.walk(root, live, obj)
 }
 

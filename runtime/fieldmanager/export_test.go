@@ -63,7 +63,7 @@ func CreateSets(r *Registry, k Kind, live, obj runtime.Object) (got, want SetJSO
 		return got, want, false, fmt.Errorf("%s: no create path", k.GVK)
 	}
 	tree := newFieldsTree(nil, nil)
-	if cerr := createFields(tree, c.root, reflect.ValueOf(live), reflect.ValueOf(obj)); cerr == nil {
+	if cerr := createFields(tree, c.root, reflect.ValueOf(live), reflect.ValueOf(obj), false); cerr == nil {
 		followed = true
 		if got.JSON, err = tree.appendJSON(nil); err != nil {
 			return got, want, followed, fmt.Errorf("the tree's JSON: %w", err)

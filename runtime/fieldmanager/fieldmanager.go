@@ -68,6 +68,11 @@ type Kind struct {
 	// HasStatus: the status subresource is served, so the main resource
 	// does not own .status and the status subresource owns only .status.
 	HasStatus bool
+	// CustomResource: one of the user's kinds, whose managedFields are
+	// those kube-apiserver records for a custom resource (a create owns
+	// the structs it sets at the root with their own entry, "f:spec":
+	// {".": {}}); built-in kinds keep those of their Go types.
+	CustomResource bool
 }
 
 type managerKey struct {
@@ -210,6 +215,9 @@ func (r *Registry) buildWith(k Kind, subresource string, alwaysCopy bool, tc man
 	out := &FieldManager{FieldManager: fm}
 	if ktc, ok := tc.(*kindTypeConverter); ok {
 		out.create = newCreatePath(ktc, subresource, ownReset)
+		if out.create != nil {
+			out.create.emptyLive = k.CustomResource
+		}
 		out.update = newUpdatePath(ktc, subresource, ownReset)
 	}
 	return out, nil

@@ -3,6 +3,7 @@ package v1
 import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Size is an enum on a named type.
@@ -69,6 +70,17 @@ type Contact struct {
 type WidgetSpec struct {
 	// +optional
 	Size Size `json:"size,omitempty"`
+
+	// Extra is any object.
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +optional
+	Extra *runtime.RawExtension `json:"extra,omitempty"`
+
+	// Template is a whole object, apiVersion and kind required.
+	// +kubebuilder:validation:EmbeddedResource
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +optional
+	Template runtime.RawExtension `json:"template,omitempty"`
 
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
