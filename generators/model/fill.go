@@ -482,6 +482,10 @@ func (l *loader) fillFields(pi *pkgInfo, t *Type, st *ast.StructType, gt *types.
 				// controller-gen refuses these too; apimachinery's
 				// unstructured converter (apply, CEL) panics setting them.
 				l.errorf(pos, "field %s.%s: an API type cannot have unexported fields (encoding/json skips them and Kubernetes' unstructured converter cannot set them); export it with a json tag or keep it out of the type", t.Name, m.Name())
+			} else if _, tagged := reflect.StructTag(tag).Lookup("json"); !tagged && !embedded {
+				// As controller-gen: the JSON name is the API's, never
+				// the Go name by accident.
+				l.errorf(pos, "field %s.%s: no json tag: give it one (`json:\"%s,omitempty\"`), or `json:\"-\"` to keep it out of the API", t.Name, m.Name(), lowerFirst(m.Name()))
 			}
 			f.Type = l.ref(m.Type(), pos, "field "+t.Name+"."+m.Name())
 			setRequired(f, pi.pkgOpt && !pi.pkgReq)
@@ -528,4 +532,13 @@ func (l *loader) enumFromConstants(pi *pkgInfo, t *Type) {
 	}
 	sort.Slice(vals, func(i, j int) bool { return fmt.Sprint(vals[i]) < fmt.Sprint(vals[j]) })
 	t.Validation.Enum = vals
+}
+
+// lowerFirst is s with a lower-case first letter, the usual JSON name of
+// a Go field.
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }

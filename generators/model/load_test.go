@@ -341,6 +341,7 @@ func TestLoadBadMarkers(t *testing.T) {
 		`types/bad/v1/types.go:102:5: field Narrow.O: invalid default 300: 300 does not fit int8`,
 		`types/bad/v1/types.go:106:5: field Narrow.P: invalid default [1,2,3]: 3 items do not fit [2]int32`,
 		`types/bad/v1/types.go:110:2: field Narrow.q: an API type cannot have unexported fields (encoding/json skips them and Kubernetes' unstructured converter cannot set them); export it with a json tag or keep it out of the type`,
+		"types/bad/v1/types.go:112:2: field Narrow.R: no json tag: give it one (`json:\"r,omitempty\"`), or `json:\"-\"` to keep it out of the API",
 		`types/bad/v2/types.go:9:6: kind Thing of group bad.example.dev is in versions v2, v1 but none is the storage version: add // +kubebuilder:storageversion to the Thing type of the version to store`,
 		`types/nogroup/v1/doc.go:2:1: package types/nogroup/v1: no +groupName=<group> marker in the package doc comment (doc.go)`,
 	}

@@ -108,4 +108,6 @@ type Narrow struct {
 	P *[2]int32 `json:"p,omitempty"`
 
 	q string
+
+	R string
 }
