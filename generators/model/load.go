@@ -533,8 +533,61 @@ func (l *loader) build() {
 	for _, g := range l.api.Groups {
 		l.storage(g)
 	}
+	l.servedArrays()
 	l.convertibles()
 	l.webhooks()
+}
+
+// servedArrays reports every field of a Go array type ([3]int32, or a
+// named one) that a kind of the user's packages serves. Kubernetes'
+// unstructured converter and structured-merge-diff (apply, managedFields,
+// CEL rules) have no arrays: every write of such a kind would fail. Types
+// no kind reaches may keep them (deepcopy handles them).
+func (l *loader) servedArrays() {
+	seen := map[*Type]bool{}
+	var walkType func(t *Type)
+	walkRef := func(f *Field, r *TypeRef) {
+		for r != nil {
+			switch r.Kind {
+			case ArrayRef:
+				l.errorf(f.Pos, "field %s.%s: a Go array ([%d]) cannot be served: Kubernetes' unstructured converter and structured-merge-diff (apply, managedFields, CEL rules) do not support arrays; use a slice with +kubebuilder:validation:MaxItems=%d", f.Parent.Name, f.Name, r.Len, r.Len)
+				return
+			case NamedRef:
+				if r.Local == nil {
+					return
+				}
+				if r.Local.Underlying != nil {
+					r = r.Local.Underlying // type Grid [3]int32, type Names []Part
+					continue
+				}
+				walkType(r.Local)
+				return
+			case MapRef, PointerRef, SliceRef:
+				r = r.Elem
+			default:
+				return
+			}
+		}
+	}
+	walkType = func(t *Type) {
+		if seen[t] || t.Version == nil || t.Version.External {
+			return
+		}
+		seen[t] = true
+		for _, f := range t.Fields {
+			walkRef(f, f.Type)
+		}
+	}
+	for _, g := range l.api.Groups {
+		for _, v := range g.Versions {
+			if v.External {
+				continue
+			}
+			for _, k := range v.Kinds {
+				walkType(k.Type)
+			}
+		}
+	}
 }
 
 // findPackages lists root/types/<group>/<version> directories with Go files.

@@ -43,8 +43,21 @@ type Point struct {
 	Y int32 `json:"y"`
 	// +optional
 	Color Color `json:"color,omitempty"`
+}
+
+// Arrays holds Go arrays, which deepcopy copies; no kind serves them (the
+// model refuses an array a kind serves: Kubernetes' converters have none).
+type Arrays struct {
 	// +optional
 	Pad [4]byte `json:"pad,omitempty"`
+	// +optional
+	Fixed [3]int32 `json:"fixed,omitempty"`
+	// +optional
+	Grid Grid `json:"grid,omitempty"`
+	// +optional
+	Slots Slots `json:"slots,omitempty"`
+	// +optional
+	PartArray [2]Part `json:"partArray,omitempty"`
 }
 
 // Part is a struct with a reference.
@@ -153,16 +166,6 @@ type WidgetSpec struct {
 	IntPtrMap map[string]*int32 `json:"intPtrMap,omitempty"`
 	// +optional
 	ByColor map[Color]Names `json:"byColor,omitempty"`
-
-	// Arrays.
-	// +optional
-	Fixed [3]int32 `json:"fixed,omitempty"`
-	// +optional
-	Grid Grid `json:"grid,omitempty"`
-	// +optional
-	Slots Slots `json:"slots,omitempty"`
-	// +optional
-	PartArray [2]Part `json:"partArray,omitempty"`
 
 	// Hand-written deep copy.
 	// +optional

@@ -80,6 +80,7 @@ type Thing struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec ThingSpec `json:"spec"`
+	More Narrow    `json:"more,omitempty"`
 }
 
 // Keyed is a list item keyed by a list.
