@@ -533,17 +533,20 @@ func (l *loader) build() {
 	for _, g := range l.api.Groups {
 		l.storage(g)
 	}
-	l.servedArrays()
+	l.servedShapes()
 	l.convertibles()
 	l.webhooks()
 }
 
-// servedArrays reports every field of a Go array type ([3]int32, or a
-// named one) that a kind of the user's packages serves. Kubernetes'
-// unstructured converter and structured-merge-diff (apply, managedFields,
-// CEL rules) have no arrays: every write of such a kind would fail. Types
-// no kind reaches may keep them (deepcopy handles them).
-func (l *loader) servedArrays() {
+// servedShapes reports every field a kind of the user's packages serves
+// whose Go type Kubernetes' machinery cannot handle: a Go array
+// ([3]int32), uint64 and uintptr, an interface (any), a complex number.
+// Kubernetes' unstructured converter and structured-merge-diff (apply,
+// managedFields, CEL rules) have no arrays and panic on uint64 and
+// interface values, and encoding/json has no complex numbers: every write
+// of such a kind would fail. Types no kind reaches may keep them (deepcopy
+// handles them).
+func (l *loader) servedShapes() {
 	seen := map[*Type]bool{}
 	var walkType func(t *Type)
 	walkRef := func(f *Field, r *TypeRef) {
@@ -551,6 +554,17 @@ func (l *loader) servedArrays() {
 			switch r.Kind {
 			case ArrayRef:
 				l.errorf(f.Pos, "field %s.%s: a Go array ([%d]) cannot be served: Kubernetes' unstructured converter and structured-merge-diff (apply, managedFields, CEL rules) do not support arrays; use a slice with +kubebuilder:validation:MaxItems=%d", f.Parent.Name, f.Name, r.Len, r.Len)
+				return
+			case InterfaceRef:
+				l.errorf(f.Pos, "field %s.%s: an interface value (%s) cannot be served: it has no schema, and structured-merge-diff (apply, managedFields) cannot handle it; use runtime.RawExtension or apiextensionsv1.JSON with +kubebuilder:pruning:PreserveUnknownFields", f.Parent.Name, f.Name, r.Name)
+				return
+			case BuiltinRef:
+				switch r.Name {
+				case "uint64", "uintptr":
+					l.errorf(f.Pos, "field %s.%s: %s cannot be served: structured-merge-diff (apply, managedFields) does not support it; use int64, as Kubernetes' API conventions ask", f.Parent.Name, f.Name, r.Name)
+				case "complex64", "complex128":
+					l.errorf(f.Pos, "field %s.%s: %s has no JSON form; use two numbers or a string", f.Parent.Name, f.Name, r.Name)
+				}
 				return
 			case NamedRef:
 				if r.Local == nil {

@@ -111,4 +111,7 @@ type Narrow struct {
 	q string
 
 	R string
+
+	S uint64 `json:"s,omitempty"`
+	T any    `json:"t,omitempty"`
 }
