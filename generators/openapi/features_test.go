@@ -39,6 +39,7 @@ func featuresVersion() *model.Version {
 		{Name: "Selector", JSONName: "selector", Type: ptr(&model.TypeRef{Kind: model.NamedRef, Name: "LabelSelector", Package: "example.com/ext/v1", External: labelSel})},
 		{Name: "Tracking", Embedded: true, Inline: true, Type: local(tracking)},
 		{Name: "Ignored", JSONName: "-", Type: builtinRef("string")},
+		{Name: "Note", JSONName: "note", Type: ptr(builtinRef("string")), Markers: model.Markers{"nullable": {{Value: true}}}},
 	}, Validation: model.Validation{XValidations: []model.XValidation{{Rule: "self.ratio != 2.0", Message: "ratio"}}}}
 	kind := &model.Type{Version: v, Name: "Shipment", Kind: model.StructKind, IsKind: true, Fields: []*model.Field{
 		{Name: "TypeMeta", Embedded: true, Inline: true, Type: ext("TypeMeta", "TypeMeta")},
@@ -76,8 +77,9 @@ func TestFeatures(t *testing.T) {
 		"tolerance": `{"allOf":[{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.util.intstr.IntOrString"}],"default":"10%"}`,
 		"blob":      `{"format":"byte","type":"string"}`,
 		"ratio":     `{"exclusiveMaximum":true,"format":"double","maximum":1.5,"type":"number"}`,
-		"payload":   `{"allOf":[{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.runtime.RawExtension"}],"type":"object","x-kubernetes-embedded-resource":true}`,
+		"payload":   `{"properties":{"apiVersion":{"description":"apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources","type":"string"},"kind":{"description":"kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds","type":"string"},"metadata":{"allOf":[{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}],"description":"Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"}},"required":["kind","apiVersion"],"type":"object","x-kubernetes-embedded-resource":true}`,
 		"extra":     `{"x-kubernetes-preserve-unknown-fields":true}`,
+		"note":      `{"nullable":true,"type":"string"}`,
 		"selector":  `{"$ref":"#/components/schemas/com.example.ext.v1.LabelSelector"}`,
 		"notify":    `{"description":"Notify is where tracking updates go.\n\nSecond paragraph.","format":"email","type":"string"}`,
 		"every":     `{"exclusiveMinimum":true,"format":"int32","minimum":5,"multipleOf":5,"type":"integer"}`,

@@ -522,11 +522,34 @@ func (b *builder) fieldSchema(f *model.Field, owner string) (map[string]any, err
 		if _, ok := s["type"]; !ok {
 			s["type"] = "object"
 		}
+		embeddedProperties(s)
+	}
+	if f.Markers.Has("nullable") {
+		s["nullable"] = true
 	}
 	if f.PreserveUnknownFields {
 		s[extPreserve] = true
 	}
 	return wrapRef(s), nil
+}
+
+// embeddedProperties gives an embedded resource without properties of its
+// own (a RawExtension) the apiVersion, kind and metadata kube-apiserver
+// publishes for one, apiVersion and kind required.
+func embeddedProperties(s map[string]any) {
+	if _, ok := s["properties"]; ok {
+		return
+	}
+	if ref, _ := s["$ref"].(string); ref != "" && !strings.HasSuffix(ref, ".RawExtension") {
+		return
+	}
+	delete(s, "$ref")
+	s["properties"] = map[string]any{
+		"apiVersion": map[string]any{"type": "string", "description": "apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"},
+		"kind":       map[string]any{"type": "string", "description": "kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"},
+		"metadata":   wrapRef(map[string]any{"$ref": schemaRefPrefix + openapidefs.ObjectMeta, "description": descObjectMeta}),
+	}
+	s["required"] = []any{"kind", "apiVersion"}
 }
 
 func namedLocal(r *model.TypeRef) *model.Type {

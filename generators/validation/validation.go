@@ -718,7 +718,7 @@ func (g *gen) value(r resolved, val model.Validation, f *model.Field, x, path fu
 			}
 		} else {
 			var err error
-			inner, err = g.value(er, model.MergeValidation(val, er.val), nil, deref(er.ref, x), path, in)
+			inner, err = g.value(er, model.MergeValidation(val, er.val), f, deref(er.ref, x), path, in) // still f's value
 			if err != nil {
 				return nil, err
 			}

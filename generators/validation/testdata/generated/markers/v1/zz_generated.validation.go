@@ -89,7 +89,9 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 	if obj.Extra != nil {
 		errs = append(errs, validate.RawObject(fldPath.Child("extra"), (*obj.Extra).Raw, false)...)
 	}
-	errs = append(errs, validate.RawObject(fldPath.Child("template"), obj.Template.Raw, true)...)
+	if obj.Template != nil {
+		errs = append(errs, validate.RawObject(fldPath.Child("template"), (*obj.Template).Raw, true)...)
+	}
 	if obj.Replicas != nil {
 		if *obj.Replicas > 100 {
 			errs = append(errs, validate.InBody(fldPath.Child("replicas"), *obj.Replicas, "should be less than or equal to 100"))

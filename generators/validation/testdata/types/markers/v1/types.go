@@ -80,7 +80,7 @@ type WidgetSpec struct {
 	// +kubebuilder:validation:EmbeddedResource
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
-	Template runtime.RawExtension `json:"template,omitempty"`
+	Template *runtime.RawExtension `json:"template,omitempty"`
 
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
