@@ -534,8 +534,45 @@ func (l *loader) build() {
 		l.storage(g)
 	}
 	l.servedShapes()
+	l.nameConflicts()
 	l.convertibles()
 	l.webhooks()
+}
+
+// nameConflicts reports kinds of one group whose resource names collide:
+// a plural, singular or short name that another kind of the group also
+// uses as one of those, as kube-apiserver refuses the names of a second
+// CRD of a group (Datum and Data both pluralize to "data"). Each kind is
+// counted once, whatever its versions.
+func (l *loader) nameConflicts() {
+	for _, g := range l.api.Groups {
+		owner := map[string]*Kind{} // name -> the first kind using it
+		done := map[string]bool{}
+		for _, v := range g.Versions {
+			if v.External {
+				continue
+			}
+			for _, k := range v.Kinds {
+				if done[k.Name] {
+					continue
+				}
+				done[k.Name] = true
+				names := append([]string{k.Plural, k.Singular}, k.ShortNames...)
+				seen := map[string]bool{}
+				for _, n := range names {
+					if n == "" || seen[n] {
+						continue
+					}
+					seen[n] = true
+					if o, ok := owner[n]; ok && o.Name != k.Name {
+						l.errorf(k.Type.Pos, "kind %s: resource name %q is also kind %s's (plural %s, singular %s); set +kubebuilder:resource:path= (or singular=, shortName=) so the names of group %s differ", k.Name, n, o.Name, o.Plural, o.Singular, g.Name)
+						continue
+					}
+					owner[n] = k
+				}
+			}
+		}
+	}
 }
 
 // servedShapes reports every field a kind of the user's packages serves

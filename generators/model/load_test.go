@@ -345,6 +345,7 @@ func TestLoadBadMarkers(t *testing.T) {
 		"types/bad/v1/types.go:113:2: field Narrow.R: no json tag: give it one (`json:\"r,omitempty\"`), or `json:\"-\"` to keep it out of the API",
 		`types/bad/v1/types.go:115:2: field Narrow.S: uint64 cannot be served: structured-merge-diff (apply, managedFields) does not support it; use int64, as Kubernetes' API conventions ask`,
 		`types/bad/v1/types.go:116:2: field Narrow.T: an interface value (interface{}) cannot be served: it has no schema, and structured-merge-diff (apply, managedFields) cannot handle it; use runtime.RawExtension or apiextensionsv1.JSON with +kubebuilder:pruning:PreserveUnknownFields`,
+		`types/bad/v1/types.go:122:6: kind Widget: resource name "things" is also kind Thing's (plural things, singular thing); set +kubebuilder:resource:path= (or singular=, shortName=) so the names of group bad.example.dev differ`,
 		`types/bad/v2/types.go:9:6: kind Thing of group bad.example.dev is in versions v2, v1 but none is the storage version: add // +kubebuilder:storageversion to the Thing type of the version to store`,
 		`types/nogroup/v1/doc.go:2:1: package types/nogroup/v1: no +groupName=<group> marker in the package doc comment (doc.go)`,
 	}

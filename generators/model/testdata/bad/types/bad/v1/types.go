@@ -115,3 +115,19 @@ type Narrow struct {
 	S uint64 `json:"s,omitempty"`
 	T any    `json:"t,omitempty"`
 }
+
+// Widget's short name is Thing's plural.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:shortName=things
+type Widget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+}
+
+// WidgetList is a list of widgets.
+// +kubebuilder:object:root=true
+type WidgetList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Widget `json:"items"`
+}
