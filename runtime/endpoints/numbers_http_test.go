@@ -8,8 +8,8 @@ import (
 
 // TestIntegralFloatsInIntegerFields: a kind of yours takes an integral
 // float for an integer field, as kube-apiserver takes it for a custom
-// resource, and stores the integer; a fraction is still refused, and the
-// error names the number as the client wrote it.
+// resource, and stores the integer; a fraction is still refused, with
+// kube's words.
 func TestIntegralFloatsInIntegerFields(t *testing.T) {
 	ts := newServer(t)
 	body := func(name, replicas string) string {
@@ -30,7 +30,9 @@ func TestIntegralFloatsInIntegerFields(t *testing.T) {
 	// resource); an integral float next to another field's wrong type is
 	// not reported.
 	r = ts.do(t, "POST", widgetsPath("default"), jsonType, body("f3", "2.5"))
-	wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `spec.replicas in body must be of type integer: "number"`)
+	// kube-openapi checks the published format first: the type error names
+	// int32 and the Go type of the value, and its range check adds a cause.
+	wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `[spec.replicas: Invalid value: "float64": spec.replicas in body must be of type int32: "float64", <nil>: Invalid value: "": Checked value must be of type integer with format int32 in spec.replicas]`)
 	r = ts.do(t, "POST", widgetsPath("default"), jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"f4"},"spec":{"replicas":4.0,"size":7}}`)
 	st := wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `Widget.test.kubeforge.dev "f4" is invalid: spec.size: Invalid value: "integer": spec.size in body must be of type string: "integer"`)
 	if st.Details == nil || len(st.Details.Causes) != 1 {
@@ -72,7 +74,7 @@ func TestTypeErrors(t *testing.T) {
 		"metadata.labels[b]":         `Invalid value: "integer": metadata.labels[b] in body must be of type string: "integer"`,
 		"metadata.creationTimestamp": `Invalid value: "integer": metadata.creationTimestamp in body must be of type string: "integer"`,
 		"spec.size":                  `Invalid value: "array": spec.size in body must be of type string: "array"`,
-		"spec.replicas":              `Invalid value: "boolean": spec.replicas in body must be of type integer: "boolean"`,
+		"spec.replicas":              `Invalid value: "": spec.replicas in body must be of type int32: ""`, // a boolean fails the format first
 		"spec.ports[1].port":         `Invalid value: "string": spec.ports[1].port in body must be of type integer: "string"`,
 		"spec.ports[2]":              `Invalid value: "string": spec.ports[2] in body must be of type object: "string"`,
 		"status.readyAt":             `Invalid value: "object": status.readyAt in body must be of type string: "object"`,
@@ -131,11 +133,11 @@ func TestTypeErrors(t *testing.T) {
 		ts.do(t, "DELETE", widgetsPath("default")+"/t3", "", "")
 	}
 
-	// An update's body too; an int32 out of range is refused (kube would
-	// store it in a custom resource, which no Go client could then read).
+	// An update's body too; an int32 out of range is the range check's
+	// error, as kube-apiserver's for a custom resource.
 	ts.createWidget(t, "default", "t2", `{"size":"small"}`)
 	r = ts.do(t, "PUT", widgetsPath("default")+"/t2", jsonType, `{"apiVersion":"test.kubeforge.dev/v1","kind":"Widget","metadata":{"name":"t2","resourceVersion":"1"},"spec":{"replicas":3000000000}}`)
-	wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `spec.replicas: Invalid value: 3000000000: must fit in int32`)
+	wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `<nil>: Invalid value: "": Checked value must be of type integer with format int32 in spec.replicas`)
 }
 
 // TestFormatErrors: a time metav1.Time does not parse and a quantity

@@ -176,10 +176,7 @@ func walkTypes(t reflect.Type, v any, path *field.Path, w *typeWalk) {
 		want("boolean")
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		want("integer")
-		if got == "integer" && !fitsInt(t, v) {
-			w.errs = append(w.errs, field.Invalid(path, v, fmt.Sprintf("must fit in %s", t.Kind())))
-		}
+		w.integer(t, v, got, path)
 	case reflect.Float32, reflect.Float64:
 		want("number")
 	case reflect.Slice, reflect.Array:
@@ -279,6 +276,57 @@ func fitsInt(t reflect.Type, v any) bool {
 		return f >= 0 && (t.Bits() == 64 || f < float64(uint64(1)<<t.Bits()))
 	}
 	return t.Bits() == 64 || f >= -float64(int64(1)<<(t.Bits()-1)) && f < float64(int64(1)<<(t.Bits()-1))
+}
+
+// integer checks a value for a Go integer field as kube-openapi checks it
+// against the schema the field publishes (integer, format int32 or
+// int64): a value of another JSON type with no format of its own (a
+// boolean, an object, a fraction) fails the format (`must be of type
+// int32: "float64"`, `... int32: ""`); an array or a string fails the type
+// (`must be of type integer: "string"`); a number beyond the format's range
+// is the number check's `Checked value must be of type integer with
+// format int32 in spec.x`, as is a fraction. An unsigned field also holds
+// no negative number.
+func (w *typeWalk) integer(t reflect.Type, v any, got string, path *field.Path) {
+	format := "int64"
+	switch t.Kind() {
+	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Uint8, reflect.Uint16:
+		format = "int32"
+	}
+	outOfRange := func() *field.Error {
+		return field.Invalid(nil, "", fmt.Sprintf("Checked value must be of type integer with format %s in %s", format, path))
+	}
+	switch got {
+	case "integer":
+		if fitsInt(t, v) {
+			return
+		}
+		if f, _ := asFloat(v); format == "int32" && (f < math.MinInt32 || f > math.MaxInt32) {
+			w.errs = append(w.errs, outOfRange())
+			return
+		}
+		// Within the published format, beyond the Go type (int16, a
+		// negative unsigned): what the schema lets through, the type
+		// cannot hold.
+		w.errs = append(w.errs, field.Invalid(path, v, fmt.Sprintf("must fit in %s", t.Kind())))
+	case "number":
+		w.errs = append(w.errs, field.TypeInvalid(path, "float64", fmt.Sprintf("%s in body must be of type %s: %q", path, format, "float64")), outOfRange())
+	case "boolean", "object":
+		w.errs = append(w.errs, field.TypeInvalid(path, "", fmt.Sprintf("%s in body must be of type %s: %q", path, format, "")))
+	default: // string, array
+		w.errs = append(w.errs, field.TypeInvalid(path, got, fmt.Sprintf("%s in body must be of type integer: %q", path, got)))
+	}
+}
+
+// asFloat is a decoded JSON number as a float64.
+func asFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
 }
 
 // invalidTypes returns the 422 kube-apiserver answers a custom resource's

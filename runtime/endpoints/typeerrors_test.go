@@ -74,3 +74,38 @@ func TestTypeErrorsWalk(t *testing.T) {
 		t.Errorf("a MicroTime that does not parse: %v, want ptr.at named", errs)
 	}
 }
+
+// TestIntegerMessages: a value for a Go integer field gets the errors
+// kube-openapi gives it against the schema the field publishes (integer,
+// format int32 or int64), as kube-apiserver v1.37 answered them for the
+// same CRD field: the format first for values with no format of their own.
+func TestIntegerMessages(t *testing.T) {
+	type ints struct {
+		A int32  `json:"a"`
+		B int64  `json:"b"`
+		C uint32 `json:"c"`
+		D int16  `json:"d"`
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`{"a":true}`, `[a: Invalid value: "": a in body must be of type int32: ""]`},
+		{`{"a":{}}`, `[a: Invalid value: "": a in body must be of type int32: ""]`},
+		{`{"a":[1]}`, `[a: Invalid value: "array": a in body must be of type integer: "array"]`},
+		{`{"a":"5"}`, `[a: Invalid value: "string": a in body must be of type integer: "string"]`},
+		{`{"a":2.5}`, `[a: Invalid value: "float64": a in body must be of type int32: "float64" <nil>: Invalid value: "": Checked value must be of type integer with format int32 in a]`},
+		{`{"a":3000000000}`, `[<nil>: Invalid value: "": Checked value must be of type integer with format int32 in a]`},
+		{`{"a":3.0}`, `[]`},
+		{`{"b":2.5}`, `[b: Invalid value: "float64": b in body must be of type int64: "float64" <nil>: Invalid value: "": Checked value must be of type integer with format int64 in b]`},
+		{`{"b":9223372036854775808}`, `[b: Invalid value: "float64": b in body must be of type int64: "float64" <nil>: Invalid value: "": Checked value must be of type integer with format int64 in b]`},
+		{`{"c":-1}`, `[c: Invalid value: -1: must fit in uint32]`},
+		{`{"d":70000}`, `[d: Invalid value: 70000: must fit in int16]`},
+	} {
+		errs, _ := typeErrors(reflect.TypeFor[ints](), []byte(tc.body))
+		var got []string
+		for _, e := range errs {
+			got = append(got, e.Error())
+		}
+		if s := fmt.Sprint(got); s != tc.want {
+			t.Errorf("%s: %s, want %s", tc.body, s, tc.want)
+		}
+	}
+}
