@@ -195,6 +195,17 @@ func buildGraphs(api *model.API, v *model.Version) (g, hg *gen, err error) {
 		return nil, nil, err
 	}
 	g = &gen{api: api, v: v, graph: graph, asks: map[string]bool{}}
+	if !v.External {
+		// A struct whose only check is a required number or boolean
+		// asking the JSON (asksAbsent) needs its function for that alone.
+		for _, n := range graph.Order {
+			for _, f := range n.Fields {
+				if f.Type != nil && asksAbsent(f, resolve(f.Type)) {
+					g.asks[n.Key] = true
+				}
+			}
+		}
+	}
 
 	// Fixed point: a node needs a function when it (or anything it reaches)
 	// has something to check. Start from "nothing" and grow.
@@ -581,6 +592,10 @@ func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement, in expr) 
 		req = zero(r, x, explicitRequired(f))
 		if req != nil && in != nil && asksJSON(f, r) {
 			req = jen.Add(req).Op("&&").Op("!").Add(in()).Dot("Has").Call(jen.Lit(f.JSONName))
+		} else if req == nil && in != nil && asksAbsent(f, r) {
+			// A required number or boolean: its zero is a value, and
+			// missing only when the request's JSON lacks the key.
+			req = jen.Add(zero(r, x, true)).Op("&&").Add(in()).Dot("Absent").Call(jen.Lit(f.JSONName))
 		}
 	}
 	if req != nil {
@@ -650,6 +665,20 @@ func asksJSON(f *model.Field, r resolved) bool {
 	return false
 }
 
+// asksAbsent reports whether the required check of f, a number or
+// boolean without +required and without a default, asks the request's
+// JSON whether the key is missing (kube's Required), its zero being a value
+// otherwise. A default fills a missing key before validation.
+func asksAbsent(f *model.Field, r resolved) bool {
+	if explicitRequired(f) || !asksJSON(f, r) || f.Default != nil || r.ref.Kind != model.BuiltinRef {
+		return false
+	}
+	if r.named != nil && r.named.Local != nil && r.named.Local.Default != nil {
+		return false
+	}
+	return zero(r, func() *jen.Statement { return jen.Id("x") }, true) != nil
+}
+
 // fieldIn is the node of f's value within its struct's node in: the
 // struct's own for an inline field.
 func fieldIn(f *model.Field, in expr) expr {
@@ -678,7 +707,7 @@ func (g *gen) growAsks() {
 	x := func() *jen.Statement { return jen.Id("x") }
 	g.graph.Mark(g.asks, func(f *model.Field) bool {
 		r := resolve(f.Type)
-		if asksZero(f, r, model.MergeValidation(f.Validation, r.val)) && nonZero(r, x) != nil {
+		if asksZero(f, r, model.MergeValidation(f.Validation, r.val)) && nonZero(r, x) != nil || asksAbsent(f, r) {
 			return true
 		}
 		return asksJSON(f, r) && zero(r, x, explicitRequired(f)) != nil

@@ -71,6 +71,14 @@ func (n Node) Has(key string) bool {
 	return n.Field(key).src != none
 }
 
+// Absent reports that the request's JSON is known and has no value for key:
+// false for Marshaled (every field is there) and for the zero Node (nothing
+// is known). A required number or boolean, whose zero Go cannot tell from
+// a missing key, asks it.
+func (n Node) Absent(key string) bool {
+	return (n.src == jsonValue || n.src == unstructured) && !n.Has(key)
+}
+
 // Sent reports whether key holds a value in the request's JSON, as Has,
 // but false for Marshaled: an object encoded from Go never writes the zero
 // of an omitempty field. Validators ask it whether such a zero was sent,

@@ -116,3 +116,23 @@ func BenchmarkFieldSpec(b *testing.B) {
 		it.Next().Has("name")
 	}
 }
+
+// TestAbsentAndSent: Absent is known only from a request's JSON (or its
+// unstructured form); Sent never holds for an object encoded from Go.
+func TestAbsentAndSent(t *testing.T) {
+	j := JSON([]byte(`{"spec":{"port":0,"name":null}}`))
+	spec := j.Field("spec")
+	if spec.Absent("port") || !spec.Absent("secure") || !spec.Absent("name") || !spec.Sent("port") || spec.Sent("secure") {
+		t.Errorf("JSON: Absent port %v secure %v name %v; Sent port %v secure %v",
+			spec.Absent("port"), spec.Absent("secure"), spec.Absent("name"), spec.Sent("port"), spec.Sent("secure"))
+	}
+	u := Unstructured(map[string]any{"spec": map[string]any{"port": int64(0)}}).Field("spec")
+	if u.Absent("port") || !u.Absent("secure") {
+		t.Errorf("unstructured: Absent port %v secure %v", u.Absent("port"), u.Absent("secure"))
+	}
+	for name, n := range map[string]Node{"Marshaled": Marshaled, "zero": {}} {
+		if n.Absent("port") || n.Sent("port") || n.Field("spec").Absent("port") {
+			t.Errorf("%s: Absent or Sent holds; want neither (nothing is known from JSON)", name)
+		}
+	}
+}

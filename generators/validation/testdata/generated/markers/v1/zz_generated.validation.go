@@ -86,6 +86,13 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 			errs = append(errs, field.NotSupported(fldPath.Child("size"), string(obj.Size), []string{"small", "medium", "large"}))
 		}
 	}
+	if len(obj.Endpoints) != 0 {
+		items := in.Field("endpoints").Items()
+		for i := range obj.Endpoints {
+			item := items.Next()
+			errs = append(errs, validate_Endpoint(&obj.Endpoints[i], fldPath.Child("endpoints").Index(i), item)...)
+		}
+	}
 	if obj.Extra != nil {
 		errs = append(errs, validate.RawObject(fldPath.Child("extra"), (*obj.Extra).Raw, false)...)
 	}
@@ -143,20 +150,20 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 		errs = append(errs, validate.MapKeyInBody(fldPath.Child("parts"), obj.Parts, "name", func(item *v1.Part) string {
 			return item.Name
 		})...)
-		items := in.Field("parts").Items()
+		items2 := in.Field("parts").Items()
 		for i := range obj.Parts {
-			item := items.Next()
-			errs = append(errs, validate_Part(&obj.Parts[i], fldPath.Child("parts").Index(i), item)...)
+			item2 := items2.Next()
+			errs = append(errs, validate_Part(&obj.Parts[i], fldPath.Child("parts").Index(i), item2)...)
 		}
 	}
 	if len(obj.Ports) != 0 {
 		errs = append(errs, validate.MapKeysInBody(fldPath.Child("ports"), obj.Ports, []string{"name", "port"}, func(item *v1.Port) []any {
 			return []any{item.Name, item.Port}
 		})...)
-		items2 := in.Field("ports").Items()
+		items3 := in.Field("ports").Items()
 		for i := range obj.Ports {
-			item2 := items2.Next()
-			errs = append(errs, validate_Port(&obj.Ports[i], fldPath.Child("ports").Index(i), item2)...)
+			item3 := items3.Next()
+			errs = append(errs, validate_Port(&obj.Ports[i], fldPath.Child("ports").Index(i), item3)...)
 		}
 	}
 	if len(obj.Tags) != 0 {
@@ -269,6 +276,18 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 				errs = append(errs, field.TooMany(fldPath.Child("settings").Index(i), len(obj.Settings[i]), 1))
 			}
 		}
+	}
+	return errs
+}
+
+// validate_Endpoint validates an Endpoint at fldPath; in is its JSON.
+func validate_Endpoint(obj *v1.Endpoint, fldPath *field.Path, in presence.Node) field.ErrorList {
+	var errs field.ErrorList
+	if obj.Port == 0 && in.Absent("port") {
+		errs = append(errs, field.Required(fldPath.Child("port"), ""))
+	}
+	if !obj.Secure && in.Absent("secure") {
+		errs = append(errs, field.Required(fldPath.Child("secure"), ""))
 	}
 	return errs
 }

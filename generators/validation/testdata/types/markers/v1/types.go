@@ -6,6 +6,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
+// Endpoint is a port and whether it is secure.
+type Endpoint struct {
+	Port   int32 `json:"port"`
+	Secure bool  `json:"secure"`
+}
+
 // Size is an enum on a named type.
 // +kubebuilder:validation:Enum=small;medium;large
 type Size string
@@ -70,6 +76,11 @@ type Contact struct {
 type WidgetSpec struct {
 	// +optional
 	Size Size `json:"size,omitempty"`
+
+	// Endpoints have required numbers and booleans, no defaults: missing
+	// only when the request's JSON lacks the key.
+	// +optional
+	Endpoints []Endpoint `json:"endpoints,omitempty"`
 
 	// Extra is any object.
 	// +kubebuilder:pruning:PreserveUnknownFields
