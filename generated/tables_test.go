@@ -245,15 +245,18 @@ func TestBuiltinTables(t *testing.T) {
 // prints its zero ("").
 func TestPrinterCellsOfOmittedZeros(t *testing.T) {
 	cells := shippingcols.ShipmentStrategy.PrinterCells(&shippingtypes.Shipment{})
-	if len(cells) != 5 || cells[0] != nil || cells[1] != "" || cells[2] != nil || cells[3] != nil {
-		t.Errorf("cells of an empty Shipment (priority, destination city, phase, carrier, age): %#v", cells)
+	if len(cells) != 6 || cells[0] != nil || cells[1] != "" || cells[2] != nil || cells[3] != nil || cells[4] != nil {
+		t.Errorf("cells of an empty Shipment (priority, destination city, phase, carrier, ready, age): %#v", cells)
 	}
 	carrier := "dhl"
 	cells = shippingcols.ShipmentStrategy.PrinterCells(&shippingtypes.Shipment{
-		Spec:   shippingtypes.ShipmentSpec{Priority: "Low", Carrier: &carrier, Destination: shippingtypes.Address{City: "Paris"}},
-		Status: shippingtypes.ShipmentStatus{Phase: "Lost"},
+		Spec: shippingtypes.ShipmentSpec{Priority: "Low", Carrier: &carrier, Destination: shippingtypes.Address{City: "Paris"}},
+		Status: shippingtypes.ShipmentStatus{Phase: "Lost", Conditions: []metav1.Condition{
+			{Type: "Delivered", Status: "False"}, {Type: "Ready", Status: "True"}}},
 	})
-	if cells[0] != "Low" || cells[1] != "Paris" || cells[2] != "Lost" || cells[3] != "dhl" {
+	// Ready is kubebuilder's usual column, a JSONPath filter evaluated as
+	// kube-apiserver evaluates it.
+	if cells[0] != "Low" || cells[1] != "Paris" || cells[2] != "Lost" || cells[3] != "dhl" || cells[4] != "True" {
 		t.Errorf("cells of a Shipment: %#v", cells)
 	}
 }

@@ -128,7 +128,7 @@ func TestInputErrorsExitNonZero(t *testing.T) {
 	}
 	msg := errb.String()
 	if !strings.Contains(msg, "\ntypes/bad/v1/types.go:42:5: unknown marker \"optinal\": did you mean \"optional\"?\n") ||
-		!strings.Contains(msg, "gen: 29 error(s)") {
+		!strings.Contains(msg, "gen: 31 error(s)") {
 		t.Errorf("stderr:\n%s", msg)
 	}
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"github.com/gobuffalo/flect"
+	"github.com/kubeforge/kubeforge/runtime/tablecell"
 	"regexp"
 	"sort"
 	"strconv"
@@ -205,16 +206,39 @@ func (l *loader) kind(t *Type) *Kind {
 		if p, ok := m["priority"].(int64); ok {
 			pc.Priority = int32(p)
 		}
+		if dynamicPath(pc.JSONPath) {
+			if !strings.HasPrefix(pc.JSONPath, ".") {
+				l.errorf(mv.Pos, "kind %s: printcolumn %q: JSONPath %s: must start with .", t.Name, pc.Name, pc.JSONPath)
+			} else if err := tablecell.Parse(pc.Name, pc.JSONPath); err != nil {
+				l.errorf(mv.Pos, "kind %s: printcolumn %q: JSONPath %s: %v", t.Name, pc.Name, pc.JSONPath, err)
+			} else {
+				pc.Dynamic = true
+				k.PrinterColumns = append(k.PrinterColumns, pc)
+			}
+			continue
+		}
 		path, err := resolvePath(t, pc.JSONPath)
 		if err != "" {
 			l.errorf(mv.Pos, "kind %s: printcolumn %q: JSONPath %s: %s", t.Name, pc.Name, pc.JSONPath, err)
 			continue
 		}
 		pc.Path = path
+		if strings.Contains(pc.JSONPath, "[") {
+			// An index (.spec.ports[0].port): checked against the fields
+			// above, read as kube reads it, out of range included.
+			pc.Path, pc.Dynamic = nil, true
+		}
 		k.PrinterColumns = append(k.PrinterColumns, pc)
 	}
 	l.selectableFields(k)
 	return k
+}
+
+// dynamicPath reports a JSONPath beyond .field and [index]: a filter, a
+// wildcard, a range, a union or recursive descent, which only a JSONPath
+// evaluator can follow.
+func dynamicPath(jp string) bool {
+	return strings.ContainsAny(jp, "?*@:,") || strings.Contains(jp, "..")
 }
 
 var segRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)((\[[^\]]*\])*)$`)

@@ -102,7 +102,7 @@ func TestLoadShipped(t *testing.T) {
 	if strings.Join(k.ShortNames, ",") != "shp" || strings.Join(k.Categories, ",") != "all,logistics" {
 		t.Errorf("short names %v categories %v", k.ShortNames, k.Categories)
 	}
-	if len(k.PrinterColumns) != 5 {
+	if len(k.PrinterColumns) != 6 {
 		t.Fatalf("printer columns = %d", len(k.PrinterColumns))
 	}
 	dest := k.PrinterColumns[1]
@@ -112,7 +112,10 @@ func TestLoadShipped(t *testing.T) {
 	if c := k.PrinterColumns[3]; c.Priority != 1 || c.Path[1].Name != "Carrier" {
 		t.Errorf("Carrier column = %+v", c)
 	}
-	if c := k.PrinterColumns[4]; c.Type != "date" || c.Path != nil || c.JSONPath != ".metadata.creationTimestamp" {
+	if c := k.PrinterColumns[4]; c.Name != "Ready" || !c.Dynamic || c.Path != nil {
+		t.Errorf("Ready column = %+v", c)
+	}
+	if c := k.PrinterColumns[5]; c.Type != "date" || c.Path != nil || c.JSONPath != ".metadata.creationTimestamp" {
 		t.Errorf("Age column = %+v", c)
 	}
 	alpha := mustVersion(t, api, "shipping.kubeforge.dev", "v1alpha1")
@@ -274,8 +277,11 @@ func TestLoadKubebuilderStyle(t *testing.T) {
 		t.Error("HasSchemeBuilder = false")
 	}
 	w := v.Kind("Widget")
-	if w == nil || !w.StatusSubresource || strings.Join(w.ShortNames, ",") != "wd" || w.List == nil || len(w.PrinterColumns) != 1 {
+	if w == nil || !w.StatusSubresource || strings.Join(w.ShortNames, ",") != "wd" || w.List == nil || len(w.PrinterColumns) != 2 {
 		t.Fatalf("Widget = %+v", w)
+	}
+	if c := w.PrinterColumns[1]; !c.Dynamic || c.Path != nil || w.PrinterColumns[0].Dynamic {
+		t.Errorf("kubebuilder's Ready column (a JSONPath filter) = %+v, want Dynamic", c)
 	}
 	if !strings.HasPrefix(w.Type.Doc, "Widget is a kubebuilder-style kind") {
 		t.Errorf("Widget doc = %q", w.Type.Doc)
@@ -345,7 +351,9 @@ func TestLoadBadMarkers(t *testing.T) {
 		"types/bad/v1/types.go:113:2: field Narrow.R: no json tag: give it one (`json:\"r,omitempty\"`), or `json:\"-\"` to keep it out of the API",
 		`types/bad/v1/types.go:115:2: field Narrow.S: uint64 cannot be served: structured-merge-diff (apply, managedFields) does not support it; use int64, as Kubernetes' API conventions ask`,
 		`types/bad/v1/types.go:116:2: field Narrow.T: an interface value (interface{}) cannot be served: it has no schema, and structured-merge-diff (apply, managedFields) cannot handle it; use runtime.RawExtension or apiextensionsv1.JSON with +kubebuilder:pruning:PreserveUnknownFields`,
-		`types/bad/v1/types.go:122:6: kind Widget: resource name "things" is also kind Thing's (plural things, singular thing); set +kubebuilder:resource:path= (or singular=, shortName=) so the names of group bad.example.dev differ`,
+		`types/bad/v1/types.go:122:4: kind Widget: printcolumn "Ready": JSONPath .status.conditions[?(@.type=="Ready": unterminated filter`,
+		`types/bad/v1/types.go:123:4: kind Widget: printcolumn "First": JSONPath .spec.items[0].name: no field "spec"`,
+		`types/bad/v1/types.go:124:6: kind Widget: resource name "things" is also kind Thing's (plural things, singular thing); set +kubebuilder:resource:path= (or singular=, shortName=) so the names of group bad.example.dev differ`,
 		`types/bad/v2/types.go:9:6: kind Thing of group bad.example.dev is in versions v2, v1 but none is the storage version: add // +kubebuilder:storageversion to the Thing type of the version to store`,
 		`types/nogroup/v1/doc.go:2:1: package types/nogroup/v1: no +groupName=<group> marker in the package doc comment (doc.go)`,
 	}

@@ -217,6 +217,11 @@ type PrinterColumn struct {
 	// Path is JSONPath resolved against the kind's fields, outermost first;
 	// empty for .metadata.* paths (the runtime reads metadata generically).
 	Path []*Field
+	// Dynamic: JSONPath has indexes, filters, wildcards or ranges
+	// (.status.conditions[?(@.type=="Ready")].status); it is evaluated at
+	// run time with client-go's jsonpath, as kube-apiserver evaluates a
+	// CRD's column, and Path is empty.
+	Dynamic bool
 }
 
 // TypeKind says what a named type is.

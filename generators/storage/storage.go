@@ -410,6 +410,17 @@ func deepCopy(src *jen.Statement, t *model.TypeRef) jen.Code {
 // functions for columns whose path goes through pointers.
 func printerCells(k *model.Kind) (cells, helpers []jen.Code, err error) {
 	for i, c := range k.PrinterColumns {
+		if c.Dynamic {
+			// A filter or wildcard: kube's evaluation, at run time.
+			name := lowerFirst(k.Name) + "Column" + fmt.Sprint(i) + identFrom(c.Name)
+			cells = append(cells, jen.Id(name).Dot("Cell").Call(jen.Id("obj")))
+			helpers = append(helpers,
+				jen.Commentf("%s is the %q column (%s) of %s, evaluated as kube-apiserver evaluates a CRD's.", name, c.Name, c.JSONPath, k.Name),
+				jen.Var().Id(name).Op("=").Op("&").Qual("github.com/kubeforge/kubeforge/runtime/tablecell", "Column").Values(jen.Dict{
+					jen.Id("Name"): jen.Lit(c.Name), jen.Id("JSONPath"): jen.Lit(c.JSONPath), jen.Id("Type"): jen.Lit(c.Type),
+				}))
+			continue
+		}
 		if len(c.Path) == 0 {
 			cell, err := metadataCell(c.JSONPath)
 			if err != nil {

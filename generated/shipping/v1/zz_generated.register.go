@@ -66,6 +66,7 @@ var ShipmentInfo = resource.Info{
 		{Name: "Destination", Type: "string", JSONPath: ".spec.destination.city"},
 		{Name: "Phase", Type: "string", JSONPath: ".status.phase"},
 		{Name: "Carrier", Type: "string", JSONPath: ".spec.carrier", Priority: 1},
+		{Name: "Ready", Type: "string", JSONPath: ".status.conditions[?(@.type==\"Ready\")].status"},
 		{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
 	},
 	SelectableFields:   []string{"spec.carrier", "spec.origin.city", "status.phase"},

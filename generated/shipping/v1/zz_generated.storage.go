@@ -7,6 +7,7 @@ package shippingv1
 import (
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
+	tablecell "github.com/kubeforge/kubeforge/runtime/tablecell"
 	"github.com/kubeforge/kubeforge/types/shipping/v1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
 	fields "k8s.io/apimachinery/pkg/fields"
@@ -54,6 +55,7 @@ var ShipmentStrategy = &resource.Strategy[*v1.Shipment, *v1.ShipmentList]{
 			obj.Spec.Destination.City,
 			shipmentCell2Phase(obj),
 			shipmentCell3Carrier(obj),
+			shipmentColumn4Ready.Cell(obj),
 			obj.CreationTimestamp,
 		}
 	},
@@ -82,6 +84,13 @@ func shipmentCell3Carrier(obj *v1.Shipment) any {
 		return nil
 	}
 	return *obj.Spec.Carrier
+}
+
+// shipmentColumn4Ready is the "Ready" column (.status.conditions[?(@.type=="Ready")].status) of Shipment, evaluated as kube-apiserver evaluates a CRD's.
+var shipmentColumn4Ready = &tablecell.Column{
+	JSONPath: ".status.conditions[?(@.type==\"Ready\")].status",
+	Name:     "Ready",
+	Type:     "string",
 }
 
 // shipmentSelectableFields is the field set of a Shipment for field selectors

@@ -192,6 +192,7 @@ type ShipmentStatus struct {
 // +kubebuilder:printcolumn:name="Destination",type=string,JSONPath=`.spec.destination.city`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Carrier",type=string,JSONPath=`.spec.carrier`,priority=1
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:selectablefield:JSONPath=`.spec.carrier`
 // +kubebuilder:selectablefield:JSONPath=`.spec.origin.city`

@@ -119,6 +119,8 @@ type Narrow struct {
 // Widget's short name is Thing's plural.
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:shortName=things
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready"`
+// +kubebuilder:printcolumn:name="First",type=string,JSONPath=`.spec.items[0].name`
 type Widget struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -49,6 +49,7 @@ type WidgetStatus struct {
 //+kubebuilder:subresource:status
 //+kubebuilder:resource:shortName=wd
 //+kubebuilder:printcolumn:name="Size",type=integer,JSONPath=`.spec.size`
+//+kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 
 // Widget is a kubebuilder-style kind whose markers are one blank line above
 // its doc comment.
