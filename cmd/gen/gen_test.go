@@ -88,7 +88,7 @@ func TestGenerateTwiceVerifyStale(t *testing.T) {
 
 	// Make the tree stale three ways.
 	stale := "generated/shipping/v1/zz_generated.removed.go"
-	os.WriteFile(filepath.Join(root, stale), []byte("package shippingv1\n"), 0o644)
+	os.WriteFile(filepath.Join(root, stale), []byte("// "+genall.Header+"\n\npackage shippingv1\n"), 0o644)
 	edited := "generated/shipping/v1/zz_generated.register.go"
 	os.WriteFile(filepath.Join(root, edited), []byte("package shippingv1\n// edited by hand\n"), 0o644)
 	os.Remove(filepath.Join(root, MarkersDocPath))
@@ -128,7 +128,7 @@ func TestInputErrorsExitNonZero(t *testing.T) {
 	}
 	msg := errb.String()
 	if !strings.Contains(msg, "\ntypes/bad/v1/types.go:42:5: unknown marker \"optinal\": did you mean \"optional\"?\n") ||
-		!strings.Contains(msg, "gen: 31 error(s)") {
+		!strings.Contains(msg, "gen: 33 error(s)") {
 		t.Errorf("stderr:\n%s", msg)
 	}
 }

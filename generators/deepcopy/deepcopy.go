@@ -95,7 +95,7 @@ func (c *copier) generateVersion(v *model.Version) (genall.File, bool, error) {
 	f.ImportAlias(metav1Pkg, "metav1")
 	n := 0
 	for _, t := range Types(v) {
-		if t.Kind != model.StructKind && t.Kind != model.SliceKind && t.Kind != model.MapKind {
+		if t.Kind != model.StructKind && t.Kind != model.SliceKind && t.Kind != model.MapKind || t.Alias {
 			continue
 		}
 		if !t.HasDeepCopy {

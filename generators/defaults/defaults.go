@@ -17,7 +17,8 @@
 //   - a +default / +kubebuilder:default value is applied to a field that is
 //     zero: "", 0, false, a nil pointer, a nil (or, with omitempty, empty)
 //     slice or map, the zero metav1.Duration, metav1.Time, resource.Quantity
-//     or intstr.IntOrString, or the zero value of a comparable struct;
+//     or intstr.IntOrString, or the zero value of a struct (compared with
+//     == when it can be, else with reflect's IsZero);
 //   - except, in a types package the user owns, a field without omitempty
 //     whose zero JSON writes as a value (0, false, "", "0s", {}) whose key
 //     the request's JSON set: SetObjectDefaultsFrom_<Kind> is given that
@@ -486,6 +487,12 @@ func zero(lit *model.Literal, x expr, omitEmpty bool) jen.Code {
 	case model.IntLit, model.UintLit, model.FloatLit:
 		return x().Op("==").Lit(0)
 	case model.StructLit:
+		if !model.Comparable(underlying(lit.Type)) {
+			// Lists or maps inside: zero as encoding/json's omitzero
+			// sees it (nil, not empty, lists), so `status: {conditions:
+			// []}` is not defaulted, as kube keeps a key it was sent.
+			return jen.Qual("reflect", "ValueOf").Call(x()).Dot("IsZero").Call()
+		}
 		return x().Op("==").Parens(genall.TypeCode(underlying(lit.Type)).Values())
 	}
 	return x().Op("==").Nil() // PointerLit

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/format"
 	"go/scanner"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -167,7 +168,14 @@ func staleFiles(root string, dirs []string, want map[string]bool) ([]string, err
 				return err
 			}
 			rel = filepath.ToSlash(rel)
-			if !want[rel] {
+			if want[rel] {
+				return nil
+			}
+			ours, err := writtenByUs(p)
+			if err != nil {
+				return err
+			}
+			if ours {
 				out = append(out, rel)
 			}
 			return nil
@@ -178,6 +186,23 @@ func staleFiles(root string, dirs []string, want map[string]bool) ([]string, err
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// writtenByUs reports whether the file at p starts with our Header: a
+// zz_generated file of another tool (register-gen's, which Gateway API's
+// types keep beside them) is the user's and stays.
+func writtenByUs(p string) (bool, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", p, err)
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("read %s: %w", p, err)
+	}
+	return bytes.Contains(head[:n], []byte(Header)), nil
 }
 
 // removeEmptyDirs removes directories below dir that hold nothing.

@@ -58,6 +58,9 @@ func (l *loader) ref(t types.Type, pos Position, subject string) *TypeRef {
 		l.errorf(pos, "%s: unresolved type", subject)
 		return &TypeRef{Kind: BuiltinRef, Name: "invalid type"}
 	}
+	if lt := l.localAlias(t); lt != nil {
+		return &TypeRef{Kind: NamedRef, Name: lt.Name, Package: lt.Version.Package, Local: lt}
+	}
 	t = types.Unalias(t)
 	if n, ok := t.(*types.Named); ok {
 		obj := n.Obj()
@@ -78,6 +81,23 @@ func (l *loader) ref(t types.Type, pos Position, subject string) *TypeRef {
 		return r
 	}
 	return l.shape(t, pos, subject)
+}
+
+// localAlias is the model's Type for t when t is an alias of an unnamed
+// type declared in a types package (see Type.Alias).
+func (l *loader) localAlias(t types.Type) *Type {
+	a, ok := t.(*types.Alias)
+	if !ok || a.Obj().Pkg() == nil {
+		return nil
+	}
+	v := l.locals[a.Obj().Pkg().Path()]
+	if v == nil {
+		return nil
+	}
+	if lt := v.Type(a.Obj().Name()); lt != nil && lt.Alias {
+		return lt
+	}
+	return nil
 }
 
 // shape converts an unnamed go/types type (or the underlying shape of a
@@ -378,10 +398,6 @@ func (l *loader) fillType(pi *pkgInfo, t *Type) {
 	ts := pi.specs[t.Name]
 	if ts.spec.TypeParams != nil {
 		l.errorf(t.Pos, "%s: generic types are not supported in API types", subject)
-		return
-	}
-	if ts.spec.Assign.IsValid() || tn.IsAlias() {
-		l.errorf(t.Pos, "%s: type aliases are not supported in API types; declare a named type", subject)
 		return
 	}
 	switch u := tn.Type().Underlying().(type) {

@@ -110,19 +110,20 @@ func describeType(r *TypeRef) string {
 }
 
 // defaultLiteral converts a default value v (decoded with UseNumber) for a
-// field of type r. The generated code applies it when the field is zero, so
-// the field's zero value must be comparable: no arrays, and a struct only of
-// comparable fields.
+// field of type r. The generated code applies it when the field is zero:
+// no arrays; a struct whose zero cannot be compared with == (Gateway API's
+// status, with its lists) is tested field by field (see Comparable).
 func defaultLiteral(r *TypeRef, v any) (*Literal, error) {
 	shape, _ := r.LookThrough()
 	if shape != nil && shape.Kind == ArrayRef {
 		return nil, fmt.Errorf("defaults on %s are not supported", describeType(r))
 	}
-	if _, ok := literalStructFields(shape); ok && knownOf(r) == "" && !comparableType(shape, 0) {
-		return nil, fmt.Errorf("a default on the struct %s needs a pointer field: its zero value cannot be compared", shape.Name)
-	}
 	return toLiteral(r, v, 0)
 }
+
+// Comparable reports whether == compares values of r, so that a default's
+// zero test can be `x == T{}`.
+func Comparable(r *TypeRef) bool { return comparableType(r, 0) }
 
 // comparableType reports whether == compares values of r.
 func comparableType(r *TypeRef, depth int) bool {

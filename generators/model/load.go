@@ -1004,6 +1004,31 @@ func isIdent(s string) bool {
 	return true
 }
 
+// declareAlias reports whether the alias t (`type T = X`) is a Type of
+// its own: an alias of an unnamed type is, so that its markers apply where
+// it is used; an alias of a named type is that type, and markers on it
+// would be lost (controller-gen drops them too), so they are an error.
+func (l *loader) declareAlias(pi *pkgInfo, t *Type) bool {
+	tn, _ := pi.tpkg.Scope().Lookup(t.Name).(*types.TypeName)
+	if tn == nil {
+		return true // fillType reports it
+	}
+	if n, ok := types.Unalias(tn.Type()).(*types.Named); ok {
+		if len(t.Markers) > 0 {
+			l.errorf(t.Pos, "type %s: markers on an alias of %s are not applied; put them on %s or on the fields", t.Name, n.Obj().Name(), n.Obj().Name())
+		}
+		return false
+	}
+	switch types.Unalias(tn.Type()).(type) {
+	case *types.Basic, *types.Slice, *types.Map:
+		t.Alias = true
+	default:
+		l.errorf(t.Pos, "type %s: an alias of %s is not supported in API types; declare a named type", t.Name, types.TypeString(tn.Type().Underlying(), nil))
+		return false
+	}
+	return true
+}
+
 // declareTypes creates a Type for every named type of the package.
 func (l *loader) declareTypes(pi *pkgInfo) {
 	v := pi.v
@@ -1026,6 +1051,11 @@ func (l *loader) declareTypes(pi *pkgInfo) {
 			Doc:     docText(ts.extra, ts.doc),
 			Pos:     l.position(ts.spec.Name.Pos()),
 			Markers: l.parseMarkers(lines, markers.TypeTarget),
+		}
+		if ts.spec.Assign.IsValid() {
+			if !l.declareAlias(pi, t) {
+				continue
+			}
 		}
 		v.Types = append(v.Types, t)
 	}

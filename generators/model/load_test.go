@@ -293,7 +293,7 @@ func TestLoadKubebuilderStyle(t *testing.T) {
 	if defJSON(size) != "3" || *size.Validation.Minimum != 1 || size.Required {
 		t.Errorf("Size (//+ markers) = default %s, validation %+v", defJSON(size), size.Validation)
 	}
-	if pos := size.Markers["kubebuilder:validation:Minimum"][0].Pos.String(); pos != "types/widgets/v1/widget_types.go:19:4" {
+	if pos := size.Markers["kubebuilder:validation:Minimum"][0].Pos.String(); pos != "types/widgets/v1/widget_types.go:27:4" {
 		t.Errorf("marker pos = %s", pos)
 	}
 	color := mustField(t, v, "WidgetSpec", "Color")
@@ -309,6 +309,13 @@ func TestLoadKubebuilderStyle(t *testing.T) {
 	}
 	if p := mustField(t, v, "WidgetSpec", "Policy"); !p.Markers.Has("genclient") || p.Markers.Has("some-tool:foo") {
 		t.Errorf("Policy markers = %v", p.Markers)
+	}
+	port := mustField(t, v, "WidgetSpec", "Port")
+	if a := port.Type.Local; a == nil || !a.Alias || a.Name != "PortNumber" || a.Validation.Maximum == nil || *a.Validation.Maximum != 65535 || a.Underlying == nil || a.Underlying.Name != "int32" {
+		t.Errorf("Port's alias type = %+v", port.Type)
+	}
+	if st := mustField(t, v, "Widget", "Status"); st.Default == nil || st.Default.Literal.Kind != StructLit || Comparable(st.Type) {
+		t.Errorf("Status default = %+v (a struct with a list: not comparable)", st.Default)
 	}
 }
 
@@ -354,6 +361,8 @@ func TestLoadBadMarkers(t *testing.T) {
 		`types/bad/v1/types.go:122:4: kind Widget: printcolumn "Ready": JSONPath .status.conditions[?(@.type=="Ready": unterminated filter`,
 		`types/bad/v1/types.go:123:4: kind Widget: printcolumn "First": JSONPath .spec.items[0].name: no field "spec"`,
 		`types/bad/v1/types.go:124:6: kind Widget: resource name "things" is also kind Thing's (plural things, singular thing); set +kubebuilder:resource:path= (or singular=, shortName=) so the names of group bad.example.dev differ`,
+		`types/bad/v1/types.go:139:6: type Hours: markers on an alias of Narrow are not applied; put them on Narrow or on the fields`,
+		`types/bad/v1/types.go:142:6: type Loose: an alias of struct{A string} is not supported in API types; declare a named type`,
 		`types/bad/v2/types.go:9:6: kind Thing of group bad.example.dev is in versions v2, v1 but none is the storage version: add // +kubebuilder:storageversion to the Thing type of the version to store`,
 		`types/nogroup/v1/doc.go:2:1: package types/nogroup/v1: no +groupName=<group> marker in the package doc comment (doc.go)`,
 	}

@@ -256,6 +256,11 @@ type Type struct {
 	IsList bool
 	// Generated is true for types the generators write (Zone's ZoneList).
 	Generated bool
+	// Alias marks `type PortNumber = int32`: an alias of an unnamed type,
+	// kept so that its markers and doc apply where it is used, as
+	// controller-gen applies them. It takes no methods. Aliases of named
+	// types are not Types: uses resolve to the named type.
+	Alias bool
 
 	// HandWritten records hand-written methods that generators must respect.
 	HasDeepCopy       bool // DeepCopy or DeepCopyInto declared by hand

@@ -103,6 +103,7 @@ func TestMarkersSchema(t *testing.T) {
 		t.Errorf("GateSpec title %v externalDocs %v", spec["title"], spec["externalDocs"])
 	}
 	for name, want := range map[string]string{
+		"Backend": `[{"message":"a Service needs a port","rule":"self.kind != 'Service' || has(self.port)"},{"message":"weight is not negative","rule":"!has(self.weight) || self.weight >= 0"}]`,
 		"Exactly": `[{"message":"exactly one of the fields in [http grpc] must be set","rule":"(has(self.http)?1:0)+(has(self.grpc)?1:0) == 1"}]`,
 		"AtMost":  `[{"message":"at most one of the fields in [a b] may be set","rule":"(has(self.a)?1:0)+(has(self.b)?1:0) <= 1"}]`,
 		"AtLeast": `[{"message":"at least one of the fields in [a b] must be set","rule":"has(self.a)||has(self.b)"}]`,

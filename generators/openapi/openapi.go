@@ -460,7 +460,15 @@ func (b *builder) addInline(s, props map[string]any, f *model.Field, owner strin
 	s["properties"] = props
 	switch {
 	case r.Local != nil:
-		return b.addFields(s, r.Local.Fields, owner, depth+1)
+		if err := b.addFields(s, r.Local.Fields, owner, depth+1); err != nil {
+			return err
+		}
+		// Its CEL rules hold for the object it is flattened into, as
+		// controller-gen merges them (Gateway API's "Must have port for
+		// Service reference" on BackendObjectReference, inline in
+		// BackendRef).
+		applyValidation(s, model.Validation{XValidations: r.Local.Validation.XValidations})
+		return nil
 	case r.Package == metav1Pkg && r.Name == "TypeMeta", r.External != nil && r.External.Known == "TypeMeta":
 		props["apiVersion"] = map[string]any{"type": "string", "description": descAPIVersion}
 		props["kind"] = map[string]any{"type": "string", "description": descKind}
@@ -773,7 +781,8 @@ func applyValidation(s map[string]any, v model.Validation) {
 			}
 			rules[i] = r
 		}
-		s[extValidations] = rules
+		prev, _ := s[extValidations].([]any) // an inline embedded struct's come first
+		s[extValidations] = append(prev, rules...)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	markersv1 "github.com/kubeforge/kubeforge/generators/validation/testdata/generated/markers/v1"
 	v1 "github.com/kubeforge/kubeforge/generators/validation/testdata/types/markers/v1"
+	"github.com/kubeforge/kubeforge/runtime/presence"
 )
 
 // valid returns a Widget that passes every check; each case breaks one thing.
@@ -253,5 +254,29 @@ func TestClusterScopedKind(t *testing.T) {
 	g.Namespace = ""
 	if errs := markersv1.ValidateGizmo(g); len(errs) != 0 {
 		t.Fatalf("got %v, want no errors", errs)
+	}
+}
+
+// TestAbsentObjectIsNotChecked: kube-apiserver checks an object's fields
+// only where the JSON holds the object. A Widget without spec has no
+// spec.owner to require; `spec: {}` sent explicitly has.
+func TestAbsentObjectIsNotChecked(t *testing.T) {
+	w := &v1.Widget{ObjectMeta: metav1.ObjectMeta{Name: "w1", Namespace: "default"}}
+	for _, tc := range []struct {
+		body string
+		want int
+	}{
+		{`{"metadata":{"name":"w1"}}`, 0},
+		{`{"metadata":{"name":"w1"},"spec":null}`, 0},
+		{`{"metadata":{"name":"w1"},"spec":{}}`, 2}, // owner Required, weight's minimum
+	} {
+		errs := markersv1.ValidateWidgetFrom(w, presence.JSON([]byte(tc.body)))
+		t.Logf("%s: %v", tc.body, errs)
+		if len(errs) != tc.want {
+			t.Errorf("%s: %d errors, want %d: %v", tc.body, len(errs), tc.want, errs)
+		}
+	}
+	if errs := markersv1.ValidateWidget(w); len(errs) != 0 {
+		t.Errorf("zero spec, JSON unknown: %v, want no errors", errs)
 	}
 }

@@ -587,6 +587,9 @@ func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement, in expr) 
 	if err != nil {
 		return nil, err
 	}
+	if in != nil && structField(f, r) {
+		return g.structFieldChecks(f, r, x, path, in, checks), nil
+	}
 	var req jen.Code
 	if f.Required && !g.hooksOnly {
 		req = zero(r, x, explicitRequired(f))
@@ -617,6 +620,62 @@ func (g *gen) field(f *model.Field, obj, parent func() *jen.Statement, in expr) 
 		}
 	}
 	return checks, nil
+}
+
+// structField reports whether f holds a struct by value (not inline, not
+// one of the known opaque types): kube-apiserver checks an object's
+// contents only where the JSON holds it, and Go holds a zero struct where
+// the key was absent.
+func structField(f *model.Field, r resolved) bool {
+	if f.JSONName == "" || f.Inline || r.ref.Kind != model.NamedRef || known(r.ref) != "" {
+		return false
+	}
+	if l := r.ref.Local; l != nil {
+		return l.Kind == model.StructKind
+	}
+	return r.ref.External != nil && r.ref.External.Fields != nil
+}
+
+// structFieldChecks checks a struct field where the object holds it: an
+// absent `status` (a create drops it) or `spec` has no Required fields
+// below it, as in kube-apiserver, which sees no object there; a required
+// one is Required itself. Present means: without omitempty, not absent
+// from the JSON (Go writes it always); with omitempty, not zero, or sent
+// (an explicit `spec: {}` is checked).
+func (g *gen) structFieldChecks(f *model.Field, r resolved, x, path, in expr, checks []jen.Code) []jen.Code {
+	absent := in().Dot("Absent").Call(jen.Lit(f.JSONName))
+	var present jen.Code = jen.Op("!").Add(absent)
+	if f.OmitEmpty {
+		present = jen.Add(nonZeroStruct(r, x)).Op("||").Add(in()).Dot("Sent").Call(jen.Lit(f.JSONName))
+	}
+	if f.Required && !g.hooksOnly {
+		missing := jen.Add(absent)
+		if f.OmitEmpty {
+			missing = jen.Op("!").Parens(nonZeroStruct(r, x)).Op("&&").Add(absent)
+		}
+		stmt := jen.If(missing).Block(appendOne(jen.Qual(fieldPkg, "Required").Call(path(), jen.Lit(""))))
+		switch {
+		case len(checks) == 0:
+		case f.OmitEmpty:
+			stmt = stmt.Else().If(present).Block(checks...)
+		default: // present is "not missing"
+			stmt = stmt.Else().Block(checks...)
+		}
+		return []jen.Code{stmt}
+	}
+	if len(checks) == 0 {
+		return nil
+	}
+	return []jen.Code{jen.If(present).Block(checks...)}
+}
+
+// nonZeroStruct is "the struct x is not its zero value": == where Go can
+// compare it, else reflect's IsZero (nil, not empty, lists).
+func nonZeroStruct(r resolved, x expr) jen.Code {
+	if model.Comparable(r.ref) {
+		return x().Op("!=").Parens(genall.TypeCode(r.ref).Values())
+	}
+	return jen.Op("!").Qual("reflect", "ValueOf").Call(x()).Dot("IsZero").Call()
 }
 
 // asksZero reports whether the zero of f, an omitempty field, asks the
@@ -707,7 +766,7 @@ func (g *gen) growAsks() {
 	x := func() *jen.Statement { return jen.Id("x") }
 	g.graph.Mark(g.asks, func(f *model.Field) bool {
 		r := resolve(f.Type)
-		if asksZero(f, r, model.MergeValidation(f.Validation, r.val)) && nonZero(r, x) != nil || asksAbsent(f, r) {
+		if asksZero(f, r, model.MergeValidation(f.Validation, r.val)) && nonZero(r, x) != nil || asksAbsent(f, r) || structField(f, r) {
 			return true
 		}
 		return asksJSON(f, r) && zero(r, x, explicitRequired(f)) != nil

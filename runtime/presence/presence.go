@@ -36,6 +36,9 @@ type Node struct {
 	at   int
 	data []byte
 	v    any
+	// hidden is a key of this object the server has dropped since
+	// decoding (Without).
+	hidden string
 }
 
 // JSON is the document data, which has been decoded (so is valid JSON).
@@ -76,7 +79,7 @@ func (n Node) Has(key string) bool {
 // is known). A required number or boolean, whose zero Go cannot tell from
 // a missing key, asks it.
 func (n Node) Absent(key string) bool {
-	return (n.src == jsonValue || n.src == unstructured) && !n.Has(key)
+	return (n.src == jsonValue || n.src == unstructured || key == n.hidden && key != "") && !n.Has(key)
 }
 
 // Sent reports whether key holds a value in the request's JSON, as Has,
@@ -88,9 +91,20 @@ func (n Node) Sent(key string) bool {
 	return n.src != everything && n.Has(key)
 }
 
+// Without is n with key absent from its object: a create drops the status
+// a request sent, and what is checked and defaulted after that must see
+// the object as stored, without it.
+func (n Node) Without(key string) Node {
+	n.hidden = key
+	return n
+}
+
 // Field is the value of key in the node's object: the zero Node when the
 // key is absent or null, or the node is not an object.
 func (n Node) Field(key string) Node {
+	if n.hidden != "" && key == n.hidden {
+		return Node{}
+	}
 	switch n.src {
 	case everything:
 		return n

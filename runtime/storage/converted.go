@@ -194,6 +194,7 @@ func (cv *converted[E, EL, T, L]) Create(ctx context.Context, in E, opts CreateO
 	obj := cv.copyObj(in)
 	if cv.s.ResetStatus != nil {
 		cv.s.ResetStatus(obj) // create drops status
+		opts.Presence = opts.Presence.Without("status")
 	}
 	check := obj
 	if obj.GetName() == "" && obj.GetGenerateName() != "" {

@@ -473,6 +473,7 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 	obj.SetSelfLink("")
 	if st.s.ResetStatus != nil {
 		st.s.ResetStatus(obj)
+		sent = sent.Without("status")
 	}
 	if st.hooks.PrepareForCreate != nil {
 		st.hooks.PrepareForCreate(obj)
@@ -500,6 +501,17 @@ func (st *Store[T, L]) Create(ctx context.Context, in T, opts CreateOptions) (T,
 		if err := opts.Admit(ctx, obj, nil); err != nil {
 			return zero, err
 		}
+	}
+	if st.s.ResetStatus != nil && st.s.Default != nil {
+		// kube-apiserver stores the object without status and defaults
+		// it as it reads it back for the answer (Gateway API's
+		// "Waiting for controller" conditions): default the dropped
+		// status now, after validation and admission, which see none.
+		in := sent
+		if opts.fromSpoke {
+			in = presence.Marshaled
+		}
+		st.s.Default(obj, in.Without("status"))
 	}
 	for attempt := 0; ; attempt++ {
 		data, err := st.encode(obj)

@@ -6,6 +6,7 @@ package infrav1
 
 import (
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"unicode/utf8"
@@ -49,7 +50,9 @@ func ValidateWarehouseHooks(obj *v1.Warehouse) field.ErrorList {
 // validate_Warehouse validates a Warehouse at fldPath; in is its JSON.
 func validate_Warehouse(obj *v1.Warehouse, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, validate_WarehouseSpec(&obj.Spec, fldPath.Child("spec"), in.Field("spec"))...)
+	if !reflect.ValueOf(obj.Spec).IsZero() || in.Sent("spec") {
+		errs = append(errs, validate_WarehouseSpec(&obj.Spec, fldPath.Child("spec"), in.Field("spec"))...)
+	}
 	return errs
 }
 

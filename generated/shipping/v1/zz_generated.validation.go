@@ -5,6 +5,7 @@
 package shippingv1
 
 import (
+	"reflect"
 	"regexp"
 	"unicode/utf8"
 
@@ -50,8 +51,12 @@ func ValidateShipmentHooks(obj *v1.Shipment) field.ErrorList {
 // validate_Shipment validates a Shipment at fldPath; in is its JSON.
 func validate_Shipment(obj *v1.Shipment, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, validate_ShipmentSpec(&obj.Spec, fldPath.Child("spec"), in.Field("spec"))...)
-	errs = append(errs, validate_ShipmentStatus(&obj.Status, fldPath.Child("status"), in.Field("status"))...)
+	if !reflect.ValueOf(obj.Spec).IsZero() || in.Sent("spec") {
+		errs = append(errs, validate_ShipmentSpec(&obj.Spec, fldPath.Child("spec"), in.Field("spec"))...)
+	}
+	if !reflect.ValueOf(obj.Status).IsZero() || in.Sent("status") {
+		errs = append(errs, validate_ShipmentStatus(&obj.Status, fldPath.Child("status"), in.Field("status"))...)
+	}
 	errs = append(errs, v1.Validate_Shipment(obj, fldPath)...)
 	return errs
 }
@@ -66,8 +71,16 @@ func validate_ShipmentSpec(obj *v1.ShipmentSpec, fldPath *field.Path, in presenc
 			errs = append(errs, field.NotSupported(fldPath.Child("priority"), string(obj.Priority), []string{"Low", "Normal", "Urgent"}))
 		}
 	}
-	errs = append(errs, validate_Address(&obj.Origin, fldPath.Child("origin"), in.Field("origin"))...)
-	errs = append(errs, validate_Address(&obj.Destination, fldPath.Child("destination"), in.Field("destination"))...)
+	if in.Absent("origin") {
+		errs = append(errs, field.Required(fldPath.Child("origin"), ""))
+	} else {
+		errs = append(errs, validate_Address(&obj.Origin, fldPath.Child("origin"), in.Field("origin"))...)
+	}
+	if in.Absent("destination") {
+		errs = append(errs, field.Required(fldPath.Child("destination"), ""))
+	} else {
+		errs = append(errs, validate_Address(&obj.Destination, fldPath.Child("destination"), in.Field("destination"))...)
+	}
 	if obj.Parcels == nil {
 		errs = append(errs, field.Required(fldPath.Child("parcels"), ""))
 	} else {

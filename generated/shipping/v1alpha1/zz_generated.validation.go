@@ -5,6 +5,7 @@
 package shippingv1alpha1
 
 import (
+	"reflect"
 	"unicode/utf8"
 
 	presence "github.com/kubeforge/kubeforge/runtime/presence"
@@ -40,15 +41,25 @@ func ValidateShipmentHooks(obj *v1alpha1.Shipment) field.ErrorList {
 // validate_Shipment validates a Shipment at fldPath; in is its JSON.
 func validate_Shipment(obj *v1alpha1.Shipment, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, validate_ShipmentSpec(&obj.Spec, fldPath.Child("spec"), in.Field("spec"))...)
+	if !reflect.ValueOf(obj.Spec).IsZero() || in.Sent("spec") {
+		errs = append(errs, validate_ShipmentSpec(&obj.Spec, fldPath.Child("spec"), in.Field("spec"))...)
+	}
 	return errs
 }
 
 // validate_ShipmentSpec validates a ShipmentSpec at fldPath; in is its JSON.
 func validate_ShipmentSpec(obj *v1alpha1.ShipmentSpec, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, validate_Address(&obj.From, fldPath.Child("from"), in.Field("from"))...)
-	errs = append(errs, validate_Address(&obj.Destination, fldPath.Child("destination"), in.Field("destination"))...)
+	if in.Absent("from") {
+		errs = append(errs, field.Required(fldPath.Child("from"), ""))
+	} else {
+		errs = append(errs, validate_Address(&obj.From, fldPath.Child("from"), in.Field("from"))...)
+	}
+	if in.Absent("destination") {
+		errs = append(errs, field.Required(fldPath.Child("destination"), ""))
+	} else {
+		errs = append(errs, validate_Address(&obj.Destination, fldPath.Child("destination"), in.Field("destination"))...)
+	}
 	if len(obj.Parcels) != 0 {
 		errs = append(errs, validate.MapKeyInBody(fldPath.Child("parcels"), obj.Parcels, "name", func(item *v1alpha1.Parcel) string {
 			return item.Name

@@ -12,6 +12,7 @@ import (
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"unicode/utf8"
@@ -71,7 +72,9 @@ func ValidateWidgetHooks(obj *v1.Widget) field.ErrorList {
 // validate_Widget validates a Widget at fldPath; in is its JSON.
 func validate_Widget(obj *v1.Widget, fldPath *field.Path, in presence.Node) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, validate_WidgetSpec(&obj.Spec, fldPath.Child("spec"), in.Field("spec"))...)
+	if !reflect.ValueOf(obj.Spec).IsZero() || in.Sent("spec") {
+		errs = append(errs, validate_WidgetSpec(&obj.Spec, fldPath.Child("spec"), in.Field("spec"))...)
+	}
 	errs = append(errs, v1.Validate_Widget(obj, fldPath)...)
 	return errs
 }
@@ -209,7 +212,9 @@ func validate_WidgetSpec(obj *v1.WidgetSpec, fldPath *field.Path, in presence.No
 		}
 	}
 	errs = append(errs, validate_Contact(&obj.Contact, fldPath, in)...)
-	errs = append(errs, validate_Formats(&obj.Formats, fldPath.Child("formats"), in.Field("formats"))...)
+	if obj.Formats != (v1.Formats{}) || in.Sent("formats") {
+		errs = append(errs, validate_Formats(&obj.Formats, fldPath.Child("formats"), in.Field("formats"))...)
+	}
 	if len(obj.Gates) != 0 {
 		if len(obj.Gates) > 4 {
 			errs = append(errs, field.TooMany(fldPath.Child("gates"), len(obj.Gates), 4))

@@ -133,3 +133,10 @@ type WidgetList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Widget `json:"items"`
 }
+
+// Hours is an alias of a named type: its markers would be lost.
+// +kubebuilder:validation:MinProperties=1
+type Hours = Narrow
+
+// Loose is an alias of an anonymous struct.
+type Loose = struct{ A string }

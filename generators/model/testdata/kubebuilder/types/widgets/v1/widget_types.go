@@ -14,8 +14,16 @@ type Color string
 // Label is a short label; its marker block is one blank line above its doc.
 type Label string
 
+// PortNumber is an alias, as Gateway API declares its port type; its
+// markers apply where it is used, as controller-gen applies them.
+// +kubebuilder:validation:Maximum=65535
+type PortNumber = int32
+
 // WidgetSpec is what the user asks for.
 type WidgetSpec struct {
+	// +optional
+	Port PortNumber `json:"port,omitempty"`
+
 	//+kubebuilder:validation:Minimum=1
 	//+kubebuilder:default=3
 	//+optional
@@ -43,6 +51,9 @@ type WidgetSpec struct {
 type WidgetStatus struct {
 	// +optional
 	Ready bool `json:"ready,omitempty"`
+
+	// +optional
+	Notes []string `json:"notes,omitempty"`
 }
 
 //+kubebuilder:object:root=true
@@ -57,7 +68,9 @@ type Widget struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   WidgetSpec   `json:"spec,omitempty"`
+	Spec WidgetSpec `json:"spec,omitempty"`
+	// A default on a struct Go cannot compare (a list inside).
+	// +kubebuilder:default={notes: {"waiting"}}
 	Status WidgetStatus `json:"status,omitempty"`
 }
 

@@ -96,6 +96,10 @@ type GateSpec struct {
 	AtMost *AtMost `json:"atMost,omitempty"`
 	// +optional
 	AtLeast *AtLeast `json:"atLeast,omitempty"`
+
+	// Backends carry the rule of the struct they embed.
+	// +optional
+	Backends []Backend `json:"backends,omitempty"`
 }
 
 // Gate is a kind.
@@ -113,4 +117,21 @@ type GateList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Gate `json:"items"`
+}
+
+// Target is what a Backend embeds.
+// +kubebuilder:validation:XValidation:rule="self.kind != 'Service' || has(self.port)",message="a Service needs a port"
+type Target struct {
+	Kind string `json:"kind"`
+	// +optional
+	Port *int32 `json:"port,omitempty"`
+}
+
+// Backend embeds Target inline, as Gateway API's BackendRef embeds
+// BackendObjectReference: Target's rule holds for a Backend.
+// +kubebuilder:validation:XValidation:rule="!has(self.weight) || self.weight >= 0",message="weight is not negative"
+type Backend struct {
+	Target `json:",inline"`
+	// +optional
+	Weight *int32 `json:"weight,omitempty"`
 }

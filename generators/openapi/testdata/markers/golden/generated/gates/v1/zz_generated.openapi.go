@@ -49,6 +49,36 @@ func OpenAPISchemas() map[string]json.RawMessage {
     }
   ]
 }`),
+		"dev.example.gates.v1.Backend": json.RawMessage(`{
+  "description": "Backend embeds Target inline, as Gateway API's BackendRef embeds BackendObjectReference: Target's rule holds for a Backend.",
+  "properties": {
+    "kind": {
+      "type": "string"
+    },
+    "port": {
+      "format": "int32",
+      "type": "integer"
+    },
+    "weight": {
+      "format": "int32",
+      "type": "integer"
+    }
+  },
+  "required": [
+    "kind"
+  ],
+  "type": "object",
+  "x-kubernetes-validations": [
+    {
+      "message": "a Service needs a port",
+      "rule": "self.kind != 'Service' || has(self.port)"
+    },
+    {
+      "message": "weight is not negative",
+      "rule": "!has(self.weight) || self.weight >= 0"
+    }
+  ]
+}`),
 		"dev.example.gates.v1.Endpoint": json.RawMessage(`{
   "description": "Endpoint is a host.",
   "properties": {
@@ -192,6 +222,13 @@ func OpenAPISchemas() map[string]json.RawMessage {
           "rule": "(has(self.a)?1:0)+(has(self.b)?1:0) <= 1"
         }
       ]
+    },
+    "backends": {
+      "description": "Backends carry the rule of the struct they embed.",
+      "items": {
+        "$ref": "#/components/schemas/dev.example.gates.v1.Backend"
+      },
+      "type": "array"
     },
     "endpoints": {
       "description": "Endpoints are hosts under example.com.",
