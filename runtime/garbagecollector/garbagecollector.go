@@ -42,6 +42,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -100,9 +101,15 @@ type GarbageCollector struct {
 	kinds []*resourceKind
 	byGK  map[schema.GroupKind]*resourceKind
 
-	// mu guards the graph: nodes and every node's fields.
+	// mu guards the graph: nodes and every node's fields, seen and
+	// advanced.
 	mu    sync.RWMutex
 	nodes map[types.UID]*node
+	// seen is, per kind, the revision up to which the graph has applied
+	// every change (events, and the watch's bookmarks in between).
+	seen map[*resourceKind]int64
+	// advanced is closed when seen moves; nil when nobody waits.
+	advanced chan struct{}
 
 	changes         *changeQueue
 	attemptToDelete workqueue.TypedRateLimitingInterface[types.UID]
@@ -132,6 +139,7 @@ func New(stores []storage.Collection, opts Options) *GarbageCollector {
 		opts:    opts,
 		byGK:    map[schema.GroupKind]*resourceKind{},
 		nodes:   map[types.UID]*node{},
+		seen:    map[*resourceKind]int64{},
 		changes: newChangeQueue(),
 		attemptToDelete: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.UID](),
 			workqueue.TypedRateLimitingQueueConfig[types.UID]{Name: "garbage_collector_attempt_to_delete"}),
@@ -226,16 +234,19 @@ const (
 	addOrUpdate changeType = iota
 	deleted
 	relisted
+	progressed
 )
 
 // change is one input of the graph: an observed object (addOrUpdate,
-// deleted), a whole list of one kind (relisted), or a virtual delete (an
-// owner the live object showed absent).
+// deleted), a whole list of one kind (relisted, at rev), a watch's
+// bookmark (progressed: every event of the kind up to rev is in), or a
+// virtual delete (an owner the live object showed absent).
 type change struct {
 	typ      changeType
 	kind     *resourceKind
 	obj      metav1.Object
 	list     []metav1.Object
+	rev      int64
 	virtual  bool
 	identity objectRef
 }
@@ -249,7 +260,7 @@ func (gc *GarbageCollector) reflect(ctx context.Context, k *resourceKind) {
 		if err != nil {
 			return "", err
 		}
-		gc.changes.push(change{typ: relisted, kind: k, list: items})
+		gc.changes.push(change{typ: relisted, kind: k, list: items, rev: parseRev(rv)})
 		if first {
 			first = false
 			gc.changes.push(change{typ: relisted, kind: nil}) // a marker: one more kind listed
@@ -275,6 +286,8 @@ func (gc *GarbageCollector) watch(ctx context.Context, k *resourceKind, rv strin
 			gc.changes.push(change{typ: addOrUpdate, kind: k, obj: ev.Object})
 		case watch.Deleted:
 			gc.changes.push(change{typ: deleted, kind: k, obj: ev.Object})
+		case watch.Bookmark:
+			gc.changes.push(change{typ: progressed, kind: k, rev: parseRev(ev.Object.GetResourceVersion())})
 		case watch.Error:
 			return errors.New("watch ended with an error event")
 		}
@@ -307,6 +320,13 @@ func (gc *GarbageCollector) processGraphChanges(ctx context.Context, kinds int) 
 }
 
 func (gc *GarbageCollector) apply(c change) {
+	if c.kind != nil { // not a virtual delete
+		rev := c.rev
+		if c.obj != nil {
+			rev = parseRev(c.obj.GetResourceVersion())
+		}
+		gc.advance(c.kind, rev)
+	}
 	switch c.typ {
 	case relisted:
 		seen := make(map[types.UID]bool, len(c.list))
@@ -330,6 +350,79 @@ func (gc *GarbageCollector) apply(c change) {
 		if n, ok := gc.nodes[c.obj.GetUID()]; ok {
 			gc.removeNode(n)
 		}
+	}
+}
+
+// advance records that the graph has every change of k up to rev and
+// wakes whoever waits for it. gc.mu is held.
+func (gc *GarbageCollector) advance(k *resourceKind, rev int64) {
+	if rev <= gc.seen[k] {
+		return
+	}
+	gc.seen[k] = rev
+	if gc.advanced != nil {
+		close(gc.advanced)
+		gc.advanced = nil
+	}
+}
+
+// parseRev reads a resourceVersion the stores wrote; 0 when it is not one.
+func parseRev(rv string) int64 {
+	n, _ := strconv.ParseInt(rv, 10, 64)
+	return n
+}
+
+// Bounds of caughtUp: how long it waits, and how often it asks again for
+// the progress etcd may not have reported.
+const (
+	catchUpTimeout = 30 * time.Second
+	progressRetry  = 100 * time.Millisecond
+)
+
+var errBehind = errors.New("the graph has not caught up")
+
+// caughtUp waits until the graph holds every change of every kind up to
+// rev. A dependent created just before its owner's deletion may reach the
+// graph after the owner's own event (each kind has its own watch): a
+// worker that would act on "no dependents left" (removing the orphan or
+// the foregroundDeletion finalizer) waits for it first, or the dependent
+// the owner no longer protects is collected as the dependent of an
+// absent owner, orphaned or not.
+func (gc *GarbageCollector) caughtUp(ctx context.Context, rev int64) error {
+	deadline := time.NewTimer(catchUpTimeout)
+	defer deadline.Stop()
+	for {
+		gc.mu.Lock()
+		var behind []*resourceKind
+		for _, k := range gc.kinds {
+			if gc.seen[k] < rev {
+				behind = append(behind, k)
+			}
+		}
+		if len(behind) == 0 {
+			gc.mu.Unlock()
+			return nil
+		}
+		if gc.advanced == nil {
+			gc.advanced = make(chan struct{})
+		}
+		ch := gc.advanced
+		gc.mu.Unlock()
+		for _, k := range behind {
+			k.store.RequestProgress(ctx)
+		}
+		retry := time.NewTimer(progressRetry)
+		select {
+		case <-ch:
+		case <-retry.C:
+		case <-deadline.C:
+			retry.Stop()
+			return fmt.Errorf("wait for revision %d: %w (%d kinds behind, %s first)", rev, errBehind, len(behind), behind[0].gk)
+		case <-ctx.Done():
+			retry.Stop()
+			return ctx.Err()
+		}
+		retry.Stop()
 	}
 }
 
@@ -371,6 +464,7 @@ func (gc *GarbageCollector) observe(k *resourceKind, obj metav1.Object) {
 	n.deletingDependents = n.beingDeleted && hasFinalizer(obj, metav1.FinalizerDeleteDependents)
 	n.orphaning = n.beingDeleted && hasFinalizer(obj, metav1.FinalizerOrphanDependents)
 	// processTransitions: deletion starting with a finalizer.
+	n.rev = parseRev(obj.GetResourceVersion())
 	if n.orphaning && !(wasDeleting && wasOrphaning) {
 		gc.attemptToOrphan.Add(n.identity.UID)
 		return
@@ -725,6 +819,17 @@ func (gc *GarbageCollector) attemptToDeleteItem(ctx context.Context, item *snaps
 func (gc *GarbageCollector) processDeletingDependents(ctx context.Context, item *snapshot) error {
 	blocking := item.blockingDependents()
 	if len(blocking) == 0 {
+		// None that the graph knows of: wait until it has every one
+		// created before the deletion began, and look again.
+		if err := gc.caughtUp(ctx, item.rev); err != nil {
+			return err
+		}
+		if item = gc.snapshot(item.identity.UID); item == nil {
+			return nil
+		}
+		blocking = item.blockingDependents()
+	}
+	if len(blocking) == 0 {
 		gc.log.Info("garbage collector: no blocking dependents left; removing the foregroundDeletion finalizer", "item", item.identity.String())
 		return gc.removeFinalizer(ctx, item.identity, metav1.FinalizerDeleteDependents)
 	}
@@ -800,7 +905,16 @@ func (gc *GarbageCollector) processAttemptToOrphan(ctx context.Context) bool {
 		gc.attemptToOrphan.Forget(uid)
 		return true
 	}
-	err := gc.orphanDependents(ctx, owner)
+	// Every dependent created before the owner's deletion began is in
+	// the graph once it has caught up with the revision that began it.
+	err := gc.caughtUp(ctx, owner.rev)
+	if err == nil {
+		if owner = gc.snapshot(uid); owner == nil {
+			gc.attemptToOrphan.Forget(uid)
+			return true
+		}
+		err = gc.orphanDependents(ctx, owner)
+	}
 	if err == nil {
 		err = gc.removeFinalizer(ctx, owner.identity, metav1.FinalizerOrphanDependents)
 	}

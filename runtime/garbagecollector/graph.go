@@ -49,6 +49,8 @@ type node struct {
 	beingDeleted       bool
 	deletingDependents bool
 	orphaning          bool
+	// rev is the revision the object was last observed at.
+	rev int64
 }
 
 // snapshot is what a worker reads of a node outside the graph's lock.
@@ -57,6 +59,7 @@ type snapshot struct {
 	virtual            bool
 	beingDeleted       bool
 	deletingDependents bool
+	rev                int64
 	dependents         []depSnapshot
 }
 
@@ -69,7 +72,7 @@ type depSnapshot struct {
 }
 
 func (n *node) snapshot() *snapshot {
-	s := &snapshot{identity: n.identity, virtual: n.virtual, beingDeleted: n.beingDeleted, deletingDependents: n.deletingDependents}
+	s := &snapshot{identity: n.identity, virtual: n.virtual, beingDeleted: n.beingDeleted, deletingDependents: n.deletingDependents, rev: n.rev}
 	s.dependents = make([]depSnapshot, 0, len(n.dependents))
 	for d := range n.dependents {
 		ds := depSnapshot{identity: d.identity, deletingDependents: d.deletingDependents}

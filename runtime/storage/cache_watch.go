@@ -56,6 +56,8 @@ type cacheWatcher[T resource.Object, L resource.ListObject] struct {
 	ns        string
 	pred      predicate
 	bookmarks bool
+	// progress: every bookmark (WatchOptions.Progress).
+	progress bool
 	// minRev: only events after it are sent.
 	minRev int64
 	// snapshot are the initial objects (before selection), at snapRev;
@@ -205,7 +207,7 @@ func (w *cacheWatcher[T, L]) deliver(ev *cachedEvent[T], pending int, send func(
 		// Only when nothing is waiting (queued events carry newer
 		// resourceVersions anyway), and not more often than the interval
 		// asks, however often etcd reports progress.
-		if !w.bookmarks || pending > 0 || ev.rev < w.minRev || time.Since(w.lastBookmark) < w.c.a.b.opts.BookmarkInterval/2 {
+		if !w.bookmarks || ev.rev < w.minRev || !w.progress && (pending > 0 || time.Since(w.lastBookmark) < w.c.a.b.opts.BookmarkInterval/2) {
 			return true
 		}
 		w.lastBookmark = time.Now()
@@ -331,7 +333,7 @@ func (c *watchCache[T, L]) watch(ctx context.Context, namespace string, opts Wat
 		}
 	}
 	w := &cacheWatcher[T, L]{
-		c: c, ns: namespace, pred: pred, bookmarks: opts.AllowBookmarks,
+		c: c, ns: namespace, pred: pred, bookmarks: opts.AllowBookmarks, progress: opts.Progress,
 		signal: make(chan struct{}, 1), lastBookmark: time.Now(),
 		initialEnd: opts.SendInitialEvents != nil && *opts.SendInitialEvents && opts.AllowBookmarks,
 	}

@@ -24,8 +24,15 @@ type Objects interface {
 	// not modify them.
 	ListObjects(ctx context.Context) ([]metav1.Object, string, error)
 	// WatchObjects streams the events after resourceVersion rv until ctx
-	// ends; an ERROR event ends it (list again). Objects are shared.
+	// ends; an ERROR event ends it (list again). Objects are shared. A
+	// BOOKMARK (its object carries only a resourceVersion) says every
+	// event up to its revision has been sent: one comes for each progress
+	// etcd reports, as RequestProgress asks.
 	WatchObjects(ctx context.Context, rv string) (<-chan ObjectEvent, error)
+	// RequestProgress asks for a BOOKMARK on the store's watches at etcd's
+	// current revision. etcd may drop the request while a watch catches
+	// up: a caller waiting for a revision asks again.
+	RequestProgress(ctx context.Context)
 	// GetObject reads the current object from etcd (a quorum read).
 	GetObject(ctx context.Context, namespace, name string) (metav1.Object, error)
 	// DeleteObject deletes an object as Delete does; deleted is false when
@@ -62,9 +69,12 @@ func (st *Store[T, L]) ListObjects(ctx context.Context) ([]metav1.Object, string
 	return out, list.GetResourceVersion(), nil
 }
 
+// RequestProgress implements Objects.
+func (st *Store[T, L]) RequestProgress(ctx context.Context) { st.reads.requestProgress(ctx) }
+
 // WatchObjects implements Objects.
 func (st *Store[T, L]) WatchObjects(ctx context.Context, rv string) (<-chan ObjectEvent, error) {
-	opts := WatchOptions{}
+	opts := WatchOptions{AllowBookmarks: true, Progress: true}
 	opts.ResourceVersion = rv
 	in, err := st.Watch(ctx, "", opts)
 	if err != nil {
@@ -84,9 +94,6 @@ func (st *Store[T, L]) WatchObjects(ctx context.Context, rv string) (<-chan Obje
 				for range in {
 				}
 				return
-			}
-			if ev.Type == watch.Bookmark {
-				continue
 			}
 			oe.Object = ev.Object
 			select {

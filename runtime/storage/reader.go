@@ -46,6 +46,10 @@ type reader[T resource.Object, L resource.ListObject] interface {
 	// object as of about now (the garbage collector's): "0" from memory,
 	// "" (a quorum read) from etcd.
 	recentRV() string
+	// requestProgress asks etcd to report the progress of the reader's
+	// watches: a watch with WatchOptions.Progress gets a BOOKMARK at
+	// etcd's revision once it has every event before it.
+	requestProgress(ctx context.Context)
 }
 
 // etcdReader reads etcd for every request.
@@ -98,6 +102,13 @@ func (etcdReader[T, L]) guess(string) (T, []byte, int64, bool) {
 }
 
 func (etcdReader[T, L]) recentRV() string { return "" }
+
+// requestProgress asks on the gRPC stream the etcd-served watches share
+// (their context carries only the require-leader metadata); etcd answers
+// only once every watch of it has caught up, so callers ask again.
+func (st etcdReader[T, L]) requestProgress(ctx context.Context) {
+	_ = st.b.client.RequestProgress(clientv3.WithRequireLeader(ctx))
+}
 
 func (etcdReader[T, L]) handsGone() bool { return false }
 
@@ -189,6 +200,16 @@ func (r cacheReader[T, L]) guess(key string) (T, []byte, int64, bool) {
 }
 
 func (cacheReader[T, L]) recentRV() string { return "0" }
+
+// requestProgress asks the cache's reflector, and the shared stream of
+// the watches the cache could not serve.
+func (r cacheReader[T, L]) requestProgress(ctx context.Context) {
+	select {
+	case r.c.progress <- struct{}{}:
+	default:
+	}
+	r.etcd.requestProgress(ctx)
+}
 
 func (r cacheReader[T, L]) handsGone() bool { return r.c.watched() }
 

@@ -175,6 +175,11 @@ type WatchOptions struct {
 	ListOptions
 	SendInitialEvents *bool
 	AllowBookmarks    bool
+	// Progress (with AllowBookmarks) sends a BOOKMARK for every progress
+	// etcd reports, however often, for in-process watchers that wait
+	// until they have seen a revision (the garbage collector). Clients'
+	// watches get at most one per half BookmarkInterval.
+	Progress bool
 }
 
 // Event is one watch event.

@@ -185,9 +185,10 @@ func (st etcdReader[T, L]) pump(ctx, wctx context.Context, cancel context.Cancel
 				return
 			}
 			if resp.IsProgressNotify() {
-				// A bookmark only when nothing is waiting: the queued
-				// events carry newer resourceVersions anyway.
-				if opts.AllowBookmarks && resp.Header.Revision > 0 && len(queue) == 0 {
+				// For a client, a bookmark only when nothing is waiting
+				// (it resumes from the queued events' resourceVersions
+				// anyway); one that waits for a revision gets each.
+				if opts.AllowBookmarks && resp.Header.Revision > 0 && (len(queue) == 0 || opts.Progress) {
 					enqueue(Event[T]{Type: watch.Bookmark, Object: st.bookmark(resp.Header.Revision, false)}, 0)
 				}
 				continue
