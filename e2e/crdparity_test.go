@@ -118,6 +118,19 @@ func TestCRDParityWithKube(t *testing.T) {
 		}
 	}
 
+	// An absent omitempty spec is not an object to check: no Required
+	// below it (a create drops status the same way).
+	for _, c := range []struct {
+		name   string
+		client *http.Client
+		base   string
+	}{{"kube-apiserver", kube, mc.url}, {"kubeforge", ours, s.config.Host}} {
+		body := `{"apiVersion":"shipping.kubeforge.dev/v1","kind":"Shipment","metadata":{"name":"nospec"},"status":{"phase":"Delivered"}}`
+		if code, data := paritySend(t, c.client, c.base, "POST", shipments, "application/json", body); code != http.StatusCreated {
+			t.Errorf("%s: a Shipment without spec: %d %s, want 201", c.name, code, data)
+		}
+	}
+
 	// Discovery: kube's storageVersionHash for every resource both serve
 	// (none for reviews, which store nothing).
 	hashes := func(c *http.Client, base, path string) map[string]string {

@@ -37,7 +37,10 @@
 //     fit the field's type is a load error at the marker's file:line:col;
 //   - defaulting then recurses into the value (so a defaulted object gets its
 //     own nested defaults): nested structs, inline embedded structs, pointers,
-//     slice items and map values;
+//     slice items and map values; in a package the user owns, not into a
+//     struct field without a default of its own that the request's JSON
+//     leaves out (kube defaults nothing below an absent object; Go holds a
+//     zero struct there);
 //   - after a value's fields, the hand-written SetDefaults_<Type>(obj *Type)
 //     of its package is called, when declared, for every value of that type.
 //
@@ -168,7 +171,8 @@ func generateVersion(api *model.API, v *model.Version) (genall.File, error) {
 		switch {
 		case g.asks[root.Key]:
 			f.Commentf("SetObjectDefaultsFrom_%s is SetObjectDefaults_%s for an object decoded from in: a zero", k.Name, k.Name)
-			f.Comment("that in sets, in a field without omitempty, is kept.")
+			f.Comment("that in sets, in a field without omitempty, is kept, and nothing below an object in leaves")
+			f.Comment("out is defaulted.")
 		case v.External:
 			f.Commentf("SetObjectDefaultsFrom_%s is SetObjectDefaults_%s: %s is a built-in kind, whose", k.Name, k.Name, k.Name)
 			f.Comment("defaults apply to every zero, whatever the request's JSON (in) set.")
@@ -305,7 +309,24 @@ func (g *gen) field(f *model.Field, obj, in expr) ([]jen.Code, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in != nil && len(inner) > 0 && g.guardsAbsence(f) {
+		inner = []jen.Code{jen.If(jen.Op("!").Add(in()).Dot("Absent").Call(jen.Lit(f.JSONName))).Block(inner...)}
+	}
 	return append(stmts, inner...), nil
+}
+
+// guardsAbsence reports whether the defaults below f apply only when the
+// request's JSON holds f's object: a struct field (not a pointer, which an
+// absent key leaves nil) without a default of its own. kube-apiserver
+// defaults nothing below an object a custom resource leaves out (a
+// Shipment created without spec, a status a create drops); Go holds a
+// zero struct there, whose fields' defaults would otherwise apply.
+func (g *gen) guardsAbsence(f *model.Field) bool {
+	if f.JSONName == "" || fieldDefault(f) != nil || f.Type == nil || f.Type.Kind != model.NamedRef {
+		return false
+	}
+	n := g.graph.Struct(f.Type)
+	return n != nil && g.graph.Needs[n.Key]
 }
 
 func (g *gen) loopVar(base string) string {
@@ -455,7 +476,7 @@ func (g *gen) call(n *typegraph.Node, ptr *jen.Statement, in expr) jen.Code {
 // growAsks finds the struct types whose functions take the request's
 // JSON: those with a field whose default asks it, and those above them.
 func (g *gen) growAsks() {
-	g.graph.Mark(g.asks, func(f *model.Field) bool { return asksJSON(f, fieldDefault(f)) })
+	g.graph.Mark(g.asks, func(f *model.Field) bool { return asksJSON(f, fieldDefault(f)) || g.guardsAbsence(f) })
 }
 
 // refAsks reports whether defaulting a value of type r asks the JSON.

@@ -203,3 +203,41 @@ func equalKept(a, b any) bool {
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
 }
+
+// TestAbsentObjectsNotDefaulted: as kube-apiserver defaults a custom
+// resource, nothing below a struct field the request's JSON leaves out is
+// defaulted (a struct default of its own still applies, and then its
+// nested defaults); an empty object sent is defaulted. Without JSON (the
+// zero Node) every zero is.
+func TestAbsentObjectsNotDefaulted(t *testing.T) {
+	decode := func(data string) *v1.Thing {
+		t.Helper()
+		var obj v1.Thing
+		if err := json.Unmarshal([]byte(data), &obj); err != nil {
+			t.Fatal(err)
+		}
+		defsv1.SetObjectDefaultsFrom_Thing(&obj, presence.JSON([]byte(data)))
+		return &obj
+	}
+	if s := decode(`{"metadata":{"name":"x"}}`).Spec; s.Mode != "" || s.Region != "" || s.Kept.Name != "" {
+		t.Errorf("an absent spec was defaulted: mode %q region %q kept %+v", s.Mode, s.Region, s.Kept)
+	}
+	s := decode(`{"spec":{}}`).Spec
+	if s.Mode != "fast" || s.Region != "eu" {
+		t.Errorf("an empty spec was not defaulted: mode %q region %q", s.Mode, s.Region)
+	}
+	if s.Kept.Name != "" || s.Kept.Size != 0 {
+		t.Errorf("spec.kept, absent, was defaulted: %+v", s.Kept)
+	}
+	if s.Main != (v1.Item{Name: "main", Count: 1}) {
+		t.Errorf("spec.main, absent with a default of its own: %+v, want the default and its nested defaults", s.Main)
+	}
+	if k := decode(`{"spec":{"kept":{}}}`).Spec.Kept; k.Name != "anon" || k.Size != 3 {
+		t.Errorf("an empty spec.kept was not defaulted: %+v", k)
+	}
+	var none v1.Thing
+	defsv1.SetObjectDefaultsFrom_Thing(&none, presence.Node{})
+	if none.Spec.Mode != "fast" || none.Spec.Kept.Name != "anon" {
+		t.Errorf("the zero Node left zeros: %+v", none.Spec)
+	}
+}

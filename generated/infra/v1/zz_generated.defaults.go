@@ -33,7 +33,8 @@ func SetObjectDefaults_Warehouse(obj *v1.Warehouse) {
 }
 
 // SetObjectDefaultsFrom_Warehouse is SetObjectDefaults_Warehouse for an object decoded from in: a zero
-// that in sets, in a field without omitempty, is kept.
+// that in sets, in a field without omitempty, is kept, and nothing below an object in leaves
+// out is defaulted.
 func SetObjectDefaultsFrom_Warehouse(obj *v1.Warehouse, in presence.Node) {
 	setDefaults_Warehouse(obj, in)
 }
@@ -47,7 +48,9 @@ func SetObjectDefaults_WarehouseList(obj *v1.WarehouseList) {
 
 // setDefaults_Warehouse defaults a Warehouse; in is its JSON.
 func setDefaults_Warehouse(obj *v1.Warehouse, in presence.Node) {
-	setDefaults_WarehouseSpec(&obj.Spec, in.Field("spec"))
+	if !in.Absent("spec") {
+		setDefaults_WarehouseSpec(&obj.Spec, in.Field("spec"))
+	}
 	v1.SetDefaults_Warehouse(obj)
 }
 

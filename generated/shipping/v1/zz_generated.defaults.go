@@ -31,14 +31,16 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 }
 
 // SetObjectDefaults_Shipment applies the +default markers and SetDefaults_ hooks to a Shipment.
+// Every zero field is defaulted: see SetObjectDefaultsFrom_Shipment for an object decoded from JSON.
 func SetObjectDefaults_Shipment(obj *v1.Shipment) {
-	setDefaults_Shipment(obj)
+	setDefaults_Shipment(obj, presence.Node{})
 }
 
-// SetObjectDefaultsFrom_Shipment is SetObjectDefaults_Shipment: no default of Shipment depends
-// on whether the request's JSON (in) set a zero.
+// SetObjectDefaultsFrom_Shipment is SetObjectDefaults_Shipment for an object decoded from in: a zero
+// that in sets, in a field without omitempty, is kept, and nothing below an object in leaves
+// out is defaulted.
 func SetObjectDefaultsFrom_Shipment(obj *v1.Shipment, in presence.Node) {
-	setDefaults_Shipment(obj)
+	setDefaults_Shipment(obj, in)
 }
 
 // SetObjectDefaults_ShipmentList defaults every item of a ShipmentList.
@@ -48,18 +50,24 @@ func SetObjectDefaults_ShipmentList(obj *v1.ShipmentList) {
 	}
 }
 
-// setDefaults_Shipment defaults a Shipment.
-func setDefaults_Shipment(obj *v1.Shipment) {
-	setDefaults_ShipmentSpec(&obj.Spec)
+// setDefaults_Shipment defaults a Shipment; in is its JSON.
+func setDefaults_Shipment(obj *v1.Shipment, in presence.Node) {
+	if !in.Absent("spec") {
+		setDefaults_ShipmentSpec(&obj.Spec, in.Field("spec"))
+	}
 }
 
-// setDefaults_ShipmentSpec defaults a ShipmentSpec.
-func setDefaults_ShipmentSpec(obj *v1.ShipmentSpec) {
+// setDefaults_ShipmentSpec defaults a ShipmentSpec; in is its JSON.
+func setDefaults_ShipmentSpec(obj *v1.ShipmentSpec, in presence.Node) {
 	if obj.Priority == "" {
 		obj.Priority = "Normal"
 	}
-	setDefaults_Address(&obj.Origin)
-	setDefaults_Address(&obj.Destination)
+	if !in.Absent("origin") {
+		setDefaults_Address(&obj.Origin)
+	}
+	if !in.Absent("destination") {
+		setDefaults_Address(&obj.Destination)
+	}
 	for i := range obj.Parcels {
 		setDefaults_Parcel(&obj.Parcels[i])
 	}

@@ -37,7 +37,8 @@ func SetObjectDefaults_Thing(obj *v1.Thing) {
 }
 
 // SetObjectDefaultsFrom_Thing is SetObjectDefaults_Thing for an object decoded from in: a zero
-// that in sets, in a field without omitempty, is kept.
+// that in sets, in a field without omitempty, is kept, and nothing below an object in leaves
+// out is defaulted.
 func SetObjectDefaultsFrom_Thing(obj *v1.Thing, in presence.Node) {
 	setDefaults_Thing(obj, in)
 }
@@ -51,7 +52,9 @@ func SetObjectDefaults_ThingList(obj *v1.ThingList) {
 
 // setDefaults_Thing defaults a Thing; in is its JSON.
 func setDefaults_Thing(obj *v1.Thing, in presence.Node) {
-	setDefaults_ThingSpec(&obj.Spec, in.Field("spec"))
+	if !in.Absent("spec") {
+		setDefaults_ThingSpec(&obj.Spec, in.Field("spec"))
+	}
 	v1.SetDefaults_Thing(obj)
 }
 
@@ -119,7 +122,9 @@ func setDefaults_ThingSpec(obj *v1.ThingSpec, in presence.Node) {
 	}
 	setDefaults_Item(&obj.Main)
 	setDefaults_Shared(&obj.Shared, in)
-	setDefaults_Kept(&obj.Kept, in.Field("kept"))
+	if !in.Absent("kept") {
+		setDefaults_Kept(&obj.Kept, in.Field("kept"))
+	}
 	items := in.Field("keptList").Items()
 	for i := range obj.KeptList {
 		item := items.Next()
