@@ -129,6 +129,9 @@ func TestCRDParityWithKube(t *testing.T) {
 		if code, data := paritySend(t, c.client, c.base, "POST", shipments, "application/json", body); code != http.StatusCreated {
 			t.Errorf("%s: a Shipment without spec: %d %s, want 201", c.name, code, data)
 		}
+		if code, data := paritySend(t, c.client, c.base, "DELETE", shipments+"/nospec", "", ""); code != http.StatusOK {
+			t.Errorf("%s: delete the Shipment without spec: %d %s", c.name, code, data)
+		}
 	}
 
 	// Discovery: kube's storageVersionHash for every resource both serve
