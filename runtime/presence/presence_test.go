@@ -2,8 +2,11 @@ package presence
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 const doc = `{
@@ -92,6 +95,15 @@ func FuzzJSON(f *testing.F) {
 			return
 		}
 		n := JSON(data)
+		// The first question scans, later ones read the index: both
+		// answer as decoding does.
+		if m, ok := v.(map[string]any); ok && utf8.Valid(data) {
+			for range 3 {
+				if got, want := n.Has(key), m[key] != nil; got != want {
+					t.Fatalf("Has(%q) = %v, decoding says %v", key, got, want)
+				}
+			}
+		}
 		n.Has(key)
 		f := n.Field(key)
 		f.Members().Get(key)
@@ -133,6 +145,37 @@ func TestAbsentAndSent(t *testing.T) {
 	for name, n := range map[string]Node{"Marshaled": Marshaled, "zero": {}} {
 		if n.Absent("port") || n.Sent("port") || n.Field("spec").Absent("port") {
 			t.Errorf("%s: Absent or Sent holds; want neither (nothing is known from JSON)", name)
+		}
+	}
+}
+
+// BenchmarkEveryField: a generated validator asks an object about each of
+// its fields; with a large value among them (a 1,000-item list) each
+// question used to scan past it again.
+func BenchmarkEveryField(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"spec":{"items":[`)
+	for i := range 1000 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"name":"item-%d","value":%d}`, i, i)
+	}
+	sb.WriteString(`]`)
+	keys := make([]string, 40)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("field%02d", i)
+		fmt.Fprintf(&sb, `,%q:%d`, keys[i], i)
+	}
+	sb.WriteString(`}}`)
+	body := []byte(sb.String())
+	b.ReportAllocs()
+	for b.Loop() {
+		spec := JSON(body).Field("spec")
+		for _, k := range keys {
+			if !spec.Has(k) {
+				b.Fatal(k)
+			}
 		}
 	}
 }
