@@ -73,7 +73,7 @@ func newBuiltin() (*Registry, error) {
 
 	// Defaults.
 	add(Definition{Name: "default", Target: tf, Value: val(RawArg, "JSON value"),
-		Help: "Default value, as JSON (`+default=5`, `+default={\"a\":1}`), or a bare string for string fields (`+default=medium`). Checked against the field's type. Applied where the request's JSON has no key or null, as in a CRD: a field without omitempty keeps an explicit zero (`replicas: 0`); with omitempty every zero is defaulted (the zero is not written, so it cannot be kept)."})
+		Help: "Default value, as JSON (`+default=5`, `+default={\"a\":1}`), or a bare string for string fields (`+default=medium`). Checked against the field's type. Applied where the request's JSON has no key or null, as in a CRD: a field without omitempty keeps an explicit zero (`replicas: 0`); with omitempty every zero is defaulted (the zero is not written, so it cannot be kept). Nothing below a struct field the JSON leaves out is defaulted, unless that field has a default of its own."})
 	add(Definition{Name: "kubebuilder:default", Target: tf, Value: val(LiteralArg, "default value"),
 		Help: "Same as +default (kubebuilder spelling), and like controller-tools it also takes its literals: `{80,443}` or `80;443` for a list, `{replicas: 1}` for an object."})
 

@@ -19,12 +19,17 @@ import (
 type FieldManager struct {
 	*managedfields.FieldManager
 	create *createPath // nil: every write goes to the apimachinery field manager
+	// custom: a create of a user's kind that create does not follow.
+	custom *customCreate
 	update *updatePath // nil: every non-create write does
 }
 
 // Update is managedfields.FieldManager.Update.
 func (f *FieldManager) Update(liveObj, newObj runtime.Object, manager string) (runtime.Object, error) {
 	if out, ok := f.create.track(liveObj, newObj, manager); ok {
+		return out, nil
+	}
+	if out, ok := f.custom.track(liveObj, newObj, manager); ok {
 		return out, nil
 	}
 	if out, ok := f.update.track(liveObj, newObj, manager); ok {
@@ -36,6 +41,9 @@ func (f *FieldManager) Update(liveObj, newObj runtime.Object, manager string) (r
 // UpdateNoErrors is managedfields.FieldManager.UpdateNoErrors.
 func (f *FieldManager) UpdateNoErrors(liveObj, newObj runtime.Object, manager string) runtime.Object {
 	if out, ok := f.create.track(liveObj, newObj, manager); ok {
+		return out
+	}
+	if out, ok := f.custom.track(liveObj, newObj, manager); ok {
 		return out
 	}
 	if out, ok := f.update.track(liveObj, newObj, manager); ok {

@@ -140,3 +140,34 @@ func FollowsUpdate(fm *FieldManager, live, obj runtime.Object, manager string) b
 	_, ok := fm.update.track(live.DeepCopyObject(), obj.DeepCopyObject(), manager)
 	return ok
 }
+
+// CustomResourceCreates is the FieldsV1 JSON of a create of obj by k (a
+// user's kind) as the create path records it (followed false when it
+// leaves the write to apimachinery) and as customCreate does.
+func CustomResourceCreates(r *Registry, k Kind, obj runtime.Object) (path []byte, followed bool, custom []byte, err error) {
+	r.mu.Lock()
+	tc := r.tc.forKind(k.GVK, k.New())
+	r.mu.Unlock()
+	k.CustomResource = true
+	c := newCreatePath(tc, "", nil)
+	if c == nil {
+		return nil, false, nil, fmt.Errorf("%s: no create path", k.GVK)
+	}
+	live := k.New()
+	live.GetObjectKind().SetGroupVersionKind(k.GVK)
+	tree := newFieldsTree(nil, stripSet)
+	if cerr := createFields(tree, c.root, reflect.ValueOf(live), reflect.ValueOf(obj), true); cerr == nil && !tree.empty() {
+		followed = true
+		if path, err = tree.appendJSON(nil); err != nil {
+			return nil, followed, nil, err
+		}
+	} else if cerr == nil {
+		followed = true
+	}
+	set, err := newCustomCreate(tc, k, "", nil).fields(obj)
+	if err != nil || set.Empty() {
+		return path, followed, nil, err
+	}
+	custom, err = set.ToJSON()
+	return path, followed, custom, err
+}

@@ -217,6 +217,8 @@ func (r *Registry) buildWith(k Kind, subresource string, alwaysCopy bool, tc man
 		out.create = newCreatePath(ktc, subresource, ownReset)
 		if out.create != nil {
 			out.create.emptyLive = k.CustomResource
+		} else {
+			out.custom = newCustomCreate(ktc, k, subresource, ownReset)
 		}
 		out.update = newUpdatePath(ktc, subresource, ownReset)
 	}
