@@ -37,10 +37,12 @@ func newCustomCreate(tc *kindTypeConverter, k Kind, subresource string, reset *f
 	if tc == nil || !k.CustomResource || subresource != "" {
 		return nil
 	}
-	if _, ok := tc.types.types[tc.gvk]; !ok {
+	// tc.gvk is set only for a proven kind: the kind's own GVK names the
+	// schema.
+	if _, ok := tc.types.types[k.GVK]; !ok {
 		return nil
 	}
-	c := &customCreate{typ: reflect.TypeOf(k.New()), gvk: tc.gvk, apiVersion: tc.gvk.GroupVersion().String(), tc: tc}
+	c := &customCreate{typ: reflect.TypeOf(k.New()), gvk: k.GVK, apiVersion: k.GVK.GroupVersion().String(), tc: tc}
 	if reset != nil {
 		c.reset = fieldpath.NewExcludeSetFilter(reset)
 	}

@@ -141,33 +141,15 @@ func FollowsUpdate(fm *FieldManager, live, obj runtime.Object, manager string) b
 	return ok
 }
 
-// CustomResourceCreates is the FieldsV1 JSON of a create of obj by k (a
-// user's kind) as the create path records it (followed false when it
-// leaves the write to apimachinery) and as customCreate does.
-func CustomResourceCreates(r *Registry, k Kind, obj runtime.Object) (path []byte, followed bool, custom []byte, err error) {
+// UnprovenFieldManager is the field manager of k for subresource built as
+// for a kind whose Go type was not proven to fit its schema: no create
+// or update path of its own.
+func UnprovenFieldManager(r *Registry, k Kind, subresource string) (*FieldManager, error) {
 	r.mu.Lock()
-	tc := r.tc.forKind(k.GVK, k.New())
-	r.mu.Unlock()
-	k.CustomResource = true
-	c := newCreatePath(tc, "", nil)
-	if c == nil {
-		return nil, false, nil, fmt.Errorf("%s: no create path", k.GVK)
-	}
-	live := k.New()
-	live.GetObjectKind().SetGroupVersionKind(k.GVK)
-	tree := newFieldsTree(nil, stripSet)
-	if cerr := createFields(tree, c.root, reflect.ValueOf(live), reflect.ValueOf(obj), true); cerr == nil && !tree.empty() {
-		followed = true
-		if path, err = tree.appendJSON(nil); err != nil {
-			return nil, followed, nil, err
-		}
-	} else if cerr == nil {
-		followed = true
-	}
-	set, err := newCustomCreate(tc, k, "", nil).fields(obj)
-	if err != nil || set.Empty() {
-		return path, followed, nil, err
-	}
-	custom, err = set.ToJSON()
-	return path, followed, custom, err
+	defer r.mu.Unlock()
+	return r.buildWith(k, subresource, false, &kindTypeConverter{types: r.tc})
 }
+
+// HasCustomCreate reports whether fm records a user kind's creates
+// through customCreate.
+func HasCustomCreate(fm *FieldManager) bool { return fm.custom != nil }
