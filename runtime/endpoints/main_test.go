@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubeforge/kubeforge/internal/etcdtest"
 	"github.com/kubeforge/kubeforge/runtime/endpoints"
 	"github.com/kubeforge/kubeforge/runtime/etcd"
 	"github.com/kubeforge/kubeforge/runtime/resource"
@@ -28,26 +29,7 @@ import (
 var etcdClient *clientv3.Client
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "endpoints-etcd-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	e, err := etcd.StartEmbedded(ctx, dir, etcd.WithUnsafeNoFsync())
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer e.Close()
-	etcdClient = e.Client()
-	return m.Run()
+	os.Exit(etcdtest.Run(m, func(e *etcd.Embedded) { etcdClient = e.Client() }))
 }
 
 type observation struct {

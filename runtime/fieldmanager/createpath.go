@@ -124,20 +124,12 @@ func newCreatePath(tc *kindTypeConverter, subresource string, reset *fieldpath.S
 // track records newObj's managedFields when the write is a create the
 // path follows (ok), and leaves both objects untouched otherwise.
 func (c *createPath) track(liveObj, newObj runtime.Object, manager string) (runtime.Object, bool) {
-	if c == nil || reflect.TypeOf(liveObj) != c.typ || reflect.TypeOf(newObj) != c.typ ||
-		liveObj.GetObjectKind().GroupVersionKind() != c.gvk || newObj.GetObjectKind().GroupVersionKind() != c.gvk {
+	if c == nil {
 		return nil, false
 	}
-	live, ok := liveObj.(metav1.Object)
-	obj, ok2 := newObj.(metav1.Object)
-	if !ok || !ok2 {
+	obj, manager, ok := asCreate(c.typ, c.gvk, liveObj, newObj, manager)
+	if !ok {
 		return nil, false
-	}
-	if len(live.GetManagedFields()) != 0 || len(obj.GetManagedFields()) != 0 || live.GetUID() != "" || !utf8.ValidString(manager) {
-		return nil, false
-	}
-	if manager == "" {
-		manager = "unknown"
 	}
 	tree := getFieldsTree(c.resetSet, stripSet)
 	defer putFieldsTree(tree)
@@ -152,13 +144,42 @@ func (c *createPath) track(liveObj, newObj runtime.Object, manager string) (runt
 	if err != nil {
 		return nil, false
 	}
+	setCreateEntry(obj, manager, c.apiVersion, raw)
+	return newObj, true
+}
+
+// asCreate is newObj as a metav1.Object, and the manager's name, when the
+// write is a create of the kind (typ, gvk) as apimachinery's field manager
+// sees one: an empty live object without uid, neither object with
+// managedFields, a manager named in UTF-8 ("unknown" when empty).
+func asCreate(typ reflect.Type, gvk schema.GroupVersionKind, liveObj, newObj runtime.Object, manager string) (metav1.Object, string, bool) {
+	if reflect.TypeOf(liveObj) != typ || reflect.TypeOf(newObj) != typ ||
+		liveObj.GetObjectKind().GroupVersionKind() != gvk || newObj.GetObjectKind().GroupVersionKind() != gvk {
+		return nil, "", false
+	}
+	live, ok := liveObj.(metav1.Object)
+	obj, ok2 := newObj.(metav1.Object)
+	if !ok || !ok2 {
+		return nil, "", false
+	}
+	if len(live.GetManagedFields()) != 0 || len(obj.GetManagedFields()) != 0 || live.GetUID() != "" || !utf8.ValidString(manager) {
+		return nil, "", false
+	}
+	if manager == "" {
+		manager = "unknown"
+	}
+	return obj, manager, true
+}
+
+// setCreateEntry gives obj the one entry of a create: manager's Update,
+// now, owning the fields of raw (FieldsV1 JSON).
+func setCreateEntry(obj metav1.Object, manager, apiVersion string, raw []byte) {
 	obj.SetManagedFields([]metav1.ManagedFieldsEntry{{
 		Manager:    manager,
 		Operation:  metav1.ManagedFieldsOperationUpdate,
-		APIVersion: c.apiVersion,
+		APIVersion: apiVersion,
 		Time:       &metav1.Time{Time: time.Now().UTC()},
 		FieldsType: "FieldsV1",
 		FieldsV1:   &metav1.FieldsV1{Raw: raw},
 	}})
-	return newObj, true
 }

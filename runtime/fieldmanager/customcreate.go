@@ -3,10 +3,7 @@ package fieldmanager
 import (
 	"fmt"
 	"reflect"
-	"time"
-	"unicode/utf8"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -53,20 +50,12 @@ func newCustomCreate(tc *kindTypeConverter, k Kind, subresource string, reset *f
 // kind (ok); anything else, and any object Compare refuses, is left to
 // apimachinery, which answers it with its own error.
 func (c *customCreate) track(liveObj, newObj runtime.Object, manager string) (runtime.Object, bool) {
-	if c == nil || reflect.TypeOf(liveObj) != c.typ || reflect.TypeOf(newObj) != c.typ ||
-		liveObj.GetObjectKind().GroupVersionKind() != c.gvk || newObj.GetObjectKind().GroupVersionKind() != c.gvk {
+	if c == nil {
 		return nil, false
 	}
-	live, ok := liveObj.(metav1.Object)
-	obj, ok2 := newObj.(metav1.Object)
-	if !ok || !ok2 {
+	obj, manager, ok := asCreate(c.typ, c.gvk, liveObj, newObj, manager)
+	if !ok {
 		return nil, false
-	}
-	if len(live.GetManagedFields()) != 0 || len(obj.GetManagedFields()) != 0 || live.GetUID() != "" || !utf8.ValidString(manager) {
-		return nil, false
-	}
-	if manager == "" {
-		manager = "unknown"
 	}
 	set, err := c.fields(newObj)
 	if err != nil {
@@ -80,14 +69,7 @@ func (c *customCreate) track(liveObj, newObj runtime.Object, manager string) (ru
 	if err != nil {
 		return nil, false
 	}
-	obj.SetManagedFields([]metav1.ManagedFieldsEntry{{
-		Manager:    manager,
-		Operation:  metav1.ManagedFieldsOperationUpdate,
-		APIVersion: c.apiVersion,
-		Time:       &metav1.Time{Time: time.Now().UTC()},
-		FieldsType: "FieldsV1",
-		FieldsV1:   &metav1.FieldsV1{Raw: raw},
-	}})
+	setCreateEntry(obj, manager, c.apiVersion, raw)
 	return newObj, true
 }
 

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	corestore "github.com/kubeforge/kubeforge/generated/core/v1"
+	"github.com/kubeforge/kubeforge/internal/etcdtest"
 	"github.com/kubeforge/kubeforge/runtime/etcd"
 	"github.com/kubeforge/kubeforge/runtime/garbagecollector"
 	"github.com/kubeforge/kubeforge/runtime/storage"
@@ -23,25 +24,7 @@ import (
 var testEtcd *etcd.Embedded
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "kubeforge-gc-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	testEtcd, err = etcd.StartEmbedded(ctx, dir, etcd.WithUnsafeNoFsync(), etcd.WithWatchProgressNotifyInterval(time.Second))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer testEtcd.Close()
-	return m.Run()
+	os.Exit(etcdtest.Run(m, func(e *etcd.Embedded) { testEtcd = e }, etcd.WithWatchProgressNotifyInterval(time.Second)))
 }
 
 var prefixSeq atomic.Int64

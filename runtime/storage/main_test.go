@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kubeforge/kubeforge/internal/etcdtest"
 	"github.com/kubeforge/kubeforge/runtime/etcd"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
@@ -119,25 +120,7 @@ func widgetStrategy(namespaced, withStatus bool) *resource.Strategy[*Widget, *Wi
 var testEtcd *etcd.Embedded
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "kubeforge-storage-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	testEtcd, err = etcd.StartEmbedded(ctx, dir, etcd.WithUnsafeNoFsync(), etcd.WithWatchProgressNotifyInterval(time.Second))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer testEtcd.Close()
-	return m.Run()
+	os.Exit(etcdtest.Run(m, func(e *etcd.Embedded) { testEtcd = e }, etcd.WithWatchProgressNotifyInterval(time.Second)))
 }
 
 var prefixSeq atomic.Int64
