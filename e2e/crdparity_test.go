@@ -284,6 +284,88 @@ func TestCRDParityWithKube(t *testing.T) {
 		}
 	}
 	eventsNamed(t, kube, mc.url, ours, s.config.Host)
+	readBack(t, kube, mc.url, ours, s.config.Host)
+}
+
+// readBack sends the same writes of objects as kubectl sends them (no
+// status, no member it does not set) to both servers and compares the
+// objects they answer with, once the values only the server chooses are
+// masked: no null, no empty status and no zero Quantity where kube has
+// none, and JSON patches applied to the same document. managedFields
+// are left out: the field manager sees the Go object, where a zero
+// struct with omitempty is a member (a create's f:weight, no "." for the
+// status a /status write adds; README, "What differs").
+func readBack(t *testing.T, kube *http.Client, kubeURL string, ours *http.Client, ourURL string) {
+	const (
+		shipments  = "/apis/shipping.kubeforge.dev/v1/namespaces/default/shipments"
+		warehouses = "/apis/infra.kubeforge.dev/v1/warehouses"
+		mp, jp     = "application/merge-patch+json", "application/json-patch+json"
+	)
+	addr := `{"street":"a","city":"b"}`
+	for _, q := range []struct{ name, method, path, ct, body string }{
+		{"a create without status", "POST", shipments, "application/json",
+			`{"apiVersion":"shipping.kubeforge.dev/v1","kind":"Shipment","metadata":{"name":"rb1"},"spec":{"origin":` + addr + `,"destination":` + addr + `,"parcels":[{"name":"p1"}]}}`},
+		{"a get", "GET", shipments + "/rb1", "", ""},
+		{"a status patch", "PATCH", shipments + "/rb1/status", mp, `{"status":{"phase":"InTransit"}}`},
+		{"a merge patch", "PATCH", shipments + "/rb1", mp, `{"spec":{"tags":["x"],"carrier":"dhl","parcels":[{"name":"p1","weight":"0"}]}}`},
+		{"a merge patch removing", "PATCH", shipments + "/rb1", mp, `{"spec":{"carrier":null,"tags":null}}`},
+		{"a JSON patch adding", "PATCH", shipments + "/rb1", jp, `[{"op":"add","path":"/spec/instructions","value":{"a":"b"}}]`},
+		{"a JSON patch of an absent member", "PATCH", shipments + "/rb1", jp, `[{"op":"replace","path":"/spec/handlingTime","value":"1s"}]`},
+		{"a JSON patch testing a removed member", "PATCH", shipments + "/rb1", jp, `[{"op":"test","path":"/spec/carrier","value":null}]`},
+		{"a cluster-scoped create", "POST", warehouses, "application/json",
+			`{"apiVersion":"infra.kubeforge.dev/v1","kind":"Warehouse","metadata":{"name":"rb2"},"spec":{"region":"eu","displayName":"d","robots":0,"docks":[{"id":1,"doors":2}]}}`},
+		{"a list", "GET", warehouses + "?labelSelector=", "", ""},
+	} {
+		answers := map[string]string{}
+		for name, target := range map[string]struct {
+			c    *http.Client
+			base string
+		}{"kube-apiserver": {kube, kubeURL}, "kubeforge": {ours, ourURL}} {
+			code, data := paritySend(t, target.c, target.base, q.method, q.path, q.ct, q.body)
+			answers[name] = fmt.Sprintf("%d %s", code, masked(data))
+		}
+		if k, o := answers["kube-apiserver"], answers["kubeforge"]; k != o {
+			t.Errorf("%s:\n  kube-apiserver: %s\n  kubeforge:      %s", q.name, k, o)
+		} else {
+			t.Logf("%s: %s", q.name, o)
+		}
+	}
+}
+
+// masked is an answer's JSON, compacted with sorted keys, with the
+// values each server chooses (uid, resourceVersion, times) masked.
+func masked(data []byte) string {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return string(data)
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			delete(x, "managedFields")
+			if c, ok := x["continue"]; ok && c == "" {
+				delete(x, "continue") // kube's lists have "continue":""
+			}
+			for k, e := range x {
+				switch k {
+				case "uid", "resourceVersion", "creationTimestamp", "time":
+					if _, ok := e.(string); ok {
+						x[k] = "X"
+						continue
+					}
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	out, _ := json.Marshal(v)
+	return string(out)
 }
 
 // eventsNamed asks both servers for kube's names of an events.k8s.io Event

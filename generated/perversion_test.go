@@ -101,10 +101,17 @@ func TestPerVersionSemantics(t *testing.T) {
 
 	// Ratcheting: the v1alpha1 object without parcels and with an odd parcel
 	// name reads back through v1 and writes again unchanged, and with other
-	// changes; a changed invalid value is refused.
+	// changes; a changed invalid value is refused. A spec changed elsewhere
+	// is held to v1's required parcels, as kube judges a required field by
+	// the object that requires it.
 	v = mustCall(t, http.StatusOK, "GET", base+v1Path+"/no-parcels", nil, "")
 	v = mustCall(t, http.StatusOK, "PUT", base+v1Path+"/no-parcels", v, "")
 	spec(v)["destination"].(obj)["city"] = "Düsseldorf"
+	if code, st := call(t, "PUT", base+v1Path+"/no-parcels", v, ""); code != 422 || !strings.Contains(fmt.Sprint(st["message"]), "spec.parcels: Required value") {
+		t.Errorf("v1 PUT of the spec without parcels, changed elsewhere: %d %v, want 422 spec.parcels: Required value", code, st["message"])
+	}
+	v["metadata"].(obj)["labels"] = obj{"changed": "metadata"}
+	spec(v)["destination"].(obj)["city"] = "Köln"
 	mustCall(t, http.StatusOK, "PUT", base+v1Path+"/no-parcels", v, "")
 	mustCall(t, http.StatusOK, "PATCH", base+v1Path+"/odd-name", obj{"spec": obj{"priority": "Urgent"}}, "application/merge-patch+json")
 	code, st = call(t, "PATCH", base+v1Path+"/odd-name", obj{"spec": obj{"parcels": []any{obj{"name": "Box_2"}}}}, "application/merge-patch+json")

@@ -247,7 +247,8 @@ func TestShippingVersions(t *testing.T) {
 
 	// Create through v1alpha1 with a parcel: v1's weight is optional (a field
 	// added in a newer version must be), so the object stores and reads back
-	// through v1 with a zero weight.
+	// through v1 without a weight (a zero Quantity with omitempty, left out
+	// as kube leaves out what was not sent).
 	mustCall(t, 201, "POST", base+alphaPath, obj{
 		"apiVersion": "shipping.kubeforge.dev/v1alpha1", "kind": "Shipment",
 		"metadata": obj{"name": "s0"},
@@ -261,7 +262,9 @@ func TestShippingVersions(t *testing.T) {
 		t.Fatalf("event %s, want ADDED", ev.Type)
 	}
 	s0 := mustCall(t, 200, "GET", base+v1Path+"/s0", nil, "")
-	want(t, s0, "0", "spec", "parcels", 0, "weight")
+	if _, ok := s0["spec"].(map[string]any)["parcels"].([]any)[0].(map[string]any)["weight"]; ok {
+		t.Errorf("a parcel created without weight reads back with one: %v", s0["spec"])
+	}
 	want(t, s0, "Bonn", "spec", "origin", "city")
 	mustCall(t, 200, "DELETE", base+alphaPath+"/s0", nil, "")
 	if ev := nextEvent(t, events); ev.Type != "DELETED" {

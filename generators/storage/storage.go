@@ -15,8 +15,9 @@ package storage
 import (
 	"bytes"
 	"fmt"
-	"github.com/kubeforge/kubeforge/generators/builtinstrategy"
 	"strings"
+
+	"github.com/kubeforge/kubeforge/generators/builtinstrategy"
 
 	"github.com/dave/jennifer/jen"
 
@@ -29,6 +30,7 @@ import (
 
 const (
 	resourcePkg = "github.com/kubeforge/kubeforge/runtime/resource"
+	jsonencPkg  = "github.com/kubeforge/kubeforge/runtime/jsonencode"
 	celPkg      = "github.com/kubeforge/kubeforge/runtime/cel"
 	storagePkg  = "github.com/kubeforge/kubeforge/runtime/storage"
 	equalityPkg = "k8s.io/apimachinery/pkg/api/equality"
@@ -140,6 +142,9 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 		jen.Id("Ratchet").Op(":").Lit(!k.Version.External),
 		jen.Id("FinalizerWarnings").Op(":").Lit(!k.Version.External),
 	)
+	if !k.Version.External {
+		fields = append(fields, jen.Id("CustomResource").Op(":").Add(customResource(k)))
+	}
 	if k.CompilesRules() {
 		// Rules compiled once (Install compiles them, failing the start on
 		// a bad rule); the closure passes a nil old object as nil.
@@ -213,6 +218,68 @@ func strategy(k *model.Kind) ([]jen.Code, error) {
 		after = append(after, rulesVar(k, openapidefs.LocalName(k.Version.Group.Name, k.Version.Name, k.Name)))
 	}
 	return append([]jen.Code{strategyVar(k, fields)}, after...), nil
+}
+
+// customResource writes the jsonencode.CustomResource of a user's kind:
+// its objects are written as kube-apiserver writes a custom resource, with
+// the null of each +nullable field reached from the kind kept.
+func customResource(k *model.Kind) jen.Code {
+	d := jen.Dict{
+		jen.Id("Type"): jen.Qual("reflect", "TypeFor").Types(jen.Qual(k.Version.Package, k.Name)).Call(),
+	}
+	if k.StatusSubresource {
+		d[jen.Id("StatusSubresource")] = jen.True()
+	}
+	var nullable []jen.Code
+	for _, f := range nullableFields(k.Type) {
+		nullable = append(nullable, jen.Values(jen.Dict{
+			jen.Id("Struct"): jen.Qual("reflect", "TypeFor").Types(jen.Qual(f.Parent.Version.Package, f.Parent.Name)).Call(),
+			jen.Id("Name"):   jen.Lit(f.Name),
+		}))
+	}
+	if len(nullable) > 0 {
+		d[jen.Id("Nullable")] = jen.Index().Qual(jsonencPkg, "Field").ValuesFunc(func(g *jen.Group) {
+			for _, n := range nullable {
+				g.Line().Add(n)
+			}
+			g.Line()
+		})
+	}
+	return jen.Op("&").Qual(jsonencPkg, "CustomResource").Values(d)
+}
+
+// nullableFields are the +nullable fields of the types package structs
+// reached from t, in the order a walk of t's fields meets them.
+func nullableFields(t *model.Type) []*model.Field {
+	var out []*model.Field
+	seen := map[*model.Type]bool{}
+	var typ func(t *model.Type)
+	var ref func(r *model.TypeRef)
+	ref = func(r *model.TypeRef) {
+		for ; r != nil; r = r.Elem {
+			if r.Local != nil {
+				typ(r.Local)
+			}
+			if r.Key != nil {
+				ref(r.Key)
+			}
+		}
+	}
+	typ = func(t *model.Type) {
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		for _, f := range t.Fields {
+			if f.Markers.Has("nullable") {
+				out = append(out, f)
+			}
+			ref(f.Type)
+		}
+		ref(t.Underlying)
+	}
+	typ(t)
+	return out
 }
 
 // subresourceFields are the strategy's functions for the /status and

@@ -36,6 +36,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/fieldmanager"
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 	"github.com/kubeforge/kubeforge/runtime/presence"
 	"github.com/kubeforge/kubeforge/runtime/request"
 	"github.com/kubeforge/kubeforge/runtime/resource"
@@ -108,6 +109,9 @@ func NewHandler[T resource.Object, L resource.ListObject](store storage.Interfac
 	}
 	if opts.MaxRequestBodyBytes <= 0 {
 		opts.MaxRequestBodyBytes = DefaultMaxRequestBodyBytes
+	}
+	if s.CustomResource != nil {
+		jsonencode.RegisterCustomResource(*s.CustomResource)
 	}
 	gvk := s.Info.GroupVersionKind()
 	listKind := s.Info.ListKind

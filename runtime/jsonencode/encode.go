@@ -326,15 +326,21 @@ fields:
 		if f.zero != nil && f.zero(fp) {
 			continue
 		}
+		mark := len(b)
 		if !first {
 			b = append(b, ',')
 		}
-		first = false
 		b = append(b, f.name...)
+		start := len(b)
 		var ok bool
 		if b, ok = e.value(b, f.plan, fp); !ok {
 			return b, false
 		}
+		if f.dropNull && string(b[start:]) == "null" || f.dropEmpty && string(b[start:]) == "{}" {
+			b = b[:mark]
+			continue
+		}
+		first = false
 	}
 	return append(b, '}'), true
 }
@@ -418,15 +424,23 @@ func (e *encoder) mapValue(b []byte, p *plan, ptr unsafe.Pointer) ([]byte, bool)
 	slices.SortFunc(entries, func(a, b mapEntry) int { return strings.Compare(a.key, b.key) })
 	b = append(b, '{')
 	ok := true
+	first := true
 	for i := range entries {
-		if i > 0 {
+		mark := len(b)
+		if !first {
 			b = append(b, ',')
 		}
 		b = appendString(b, entries[i].key)
 		b = append(b, ':')
+		start := len(b)
 		if b, ok = e.value(b, p.elem, entries[i].val); !ok {
 			break
 		}
+		if p.cr && string(b[start:]) == "null" {
+			b = b[:mark] // pruned as a custom resource's null
+			continue
+		}
+		first = false
 	}
 	clear(entries)
 	e.keys = e.keys[:start]

@@ -70,6 +70,9 @@ type plan struct {
 
 	// opMap: how keys are named (see mapKeyName).
 	keyOp op
+	// cr: written as a custom resource (customresource.go): an opMap
+	// leaves out the keys whose value is null.
+	cr bool
 }
 
 // field is one JSON member of a struct.
@@ -90,6 +93,10 @@ type field struct {
 	// zero reports, for omitzero, whether the value is zero by encoding/json's
 	// rules (an IsZero method, else reflect's IsZero); nil when not set.
 	zero func(unsafe.Pointer) bool
+	// dropNull: the member is left out when its value is written as
+	// null; dropEmpty: when it is written as {} (a custom resource's
+	// status, customresource.go).
+	dropNull, dropEmpty bool
 }
 
 const (
@@ -103,6 +110,7 @@ const (
 type planKey struct {
 	t            reflect.Type
 	addr, quoted bool
+	cr           bool // written as a custom resource
 }
 
 var (
@@ -137,32 +145,40 @@ func planFor(t reflect.Type, addr bool) *plan {
 	if p, ok := byType[i].Load(t); ok {
 		return p.(*plan)
 	}
-	p := buildPlan(t, addr)
-	byType[i].Store(t, p)
-	return p
+	return buildPlan(t, i)
 }
 
-func buildPlan(t reflect.Type, addr bool) *plan {
+// buildPlan builds the plan of t, addressable when i is 1, and caches it,
+// under planMu so that RegisterCustomResource clears no plan that is
+// being published.
+func buildPlan(t reflect.Type, i int) *plan {
 	planMu.Lock()
 	defer planMu.Unlock()
+	if p, ok := byType[i].Load(t); ok {
+		return p.(*plan)
+	}
 	building := map[planKey]*plan{}
-	p := build(planKey{t: t, addr: addr}, building)
+	p := build(planKey{t: t, addr: i == 1}, building)
 	// Publish only whole graphs: a recursive type's plan is reachable
 	// from its own fields before build returns.
 	for k, bp := range building {
 		plans.Store(k, bp)
 	}
+	byType[i].Store(t, p)
 	return p
 }
 
 func build(k planKey, building map[planKey]*plan) *plan {
+	if customResources[k.t] != nil {
+		k.cr = true // and everything below it
+	}
 	if p, ok := plans.Load(k); ok {
 		return p.(*plan)
 	}
 	if p, ok := building[k]; ok {
 		return p
 	}
-	p := &plan{typ: k.t}
+	p := &plan{typ: k.t, cr: k.cr}
 	building[k] = p
 	buildInto(p, k, building)
 	return p
@@ -179,7 +195,7 @@ func buildInto(p *plan, k planKey, building map[planKey]*plan) {
 		// pointer to an addressable element. A named pointer type has no
 		// methods and follows its pointer too.
 		p.op = opPtr
-		p.elem = build(planKey{t: t.Elem(), addr: true, quoted: k.quoted}, building)
+		p.elem = build(planKey{t: t.Elem(), addr: true, quoted: k.quoted, cr: k.cr}, building)
 		return
 	}
 	if t.Kind() == reflect.Interface {
@@ -229,15 +245,15 @@ func buildInto(p *plan, k planKey, building map[planKey]*plan) {
 			return
 		}
 		p.op = opSlice
-		p.elem = build(planKey{t: et, addr: true}, building)
+		p.elem = build(planKey{t: et, addr: true, cr: k.cr}, building)
 		p.elemSize = et.Size()
 	case reflect.Array:
 		p.op = opArray
-		p.elem = build(planKey{t: t.Elem(), addr: k.addr}, building)
+		p.elem = build(planKey{t: t.Elem(), addr: k.addr, cr: k.cr}, building)
 		p.elemSize = t.Elem().Size()
 		p.length = t.Len()
 	case reflect.Map:
-		buildMap(p, t, building)
+		buildMap(p, k, building)
 	case reflect.Struct:
 		buildStruct(p, k, building)
 	}
@@ -248,7 +264,8 @@ func buildInto(p *plan, k planKey, building map[planKey]*plan) {
 	}
 }
 
-func buildMap(p *plan, t reflect.Type, building map[planKey]*plan) {
+func buildMap(p *plan, k planKey, building map[planKey]*plan) {
+	t := k.t
 	kt := t.Key()
 	switch kt.Kind() {
 	case reflect.String:
@@ -268,7 +285,7 @@ func buildMap(p *plan, t reflect.Type, building map[planKey]*plan) {
 	if p.keyOp == opFallback {
 		return
 	}
-	p.elem = build(planKey{t: t.Elem(), addr: false}, building)
+	p.elem = build(planKey{t: t.Elem(), addr: false, cr: k.cr}, building)
 	p.op = opMap
 	if t == mapStringString {
 		p.op = opMapStringString
@@ -294,7 +311,21 @@ func buildStruct(p *plan, k planKey, building map[planKey]*plan) {
 		// A field is addressable when its struct is, or when it is
 		// reached through an embedded pointer.
 		addr := k.addr || len(out.derefs) > 0
-		out.plan = build(planKey{t: f.Type, addr: addr, quoted: f.Quoted}, building)
+		out.plan = build(planKey{t: f.Type, addr: addr, quoted: f.Quoted, cr: k.cr}, building)
+		if k.cr {
+			out.dropNull = !nullable[declaredField(t, f.Index)]
+			cr := customResources[t]
+			out.dropEmpty = cr != nil && cr.StatusSubresource && f.Name == "status" && len(f.Index) == 1
+			if f.OmitEmpty && f.Type.Kind() == reflect.Struct {
+				// What encoding/json cannot omit: an empty struct, and a
+				// zero Quantity, Duration or IntOrString written as "0".
+				out.dropEmpty = true
+				if out.plan.op != opStruct && out.zero == nil {
+					ft := f.Type
+					out.zero = func(p unsafe.Pointer) bool { return reflect.NewAt(ft, p).Elem().IsZero() }
+				}
+			}
+		}
 		if f.OmitEmpty {
 			out.empty = emptyFunc(f.Type)
 			switch f.Type.Kind() {

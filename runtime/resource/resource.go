@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 	"github.com/kubeforge/kubeforge/runtime/presence"
 )
 
@@ -247,6 +248,13 @@ type Strategy[T Object, L ListObject] struct {
 	// Set for the user's kinds; built-in kinds refuse such names or take
 	// them silently, as their kube-apiserver validation does.
 	FinalizerWarnings bool
+
+	// CustomResource, set for the user's kinds, writes their objects as
+	// kube-apiserver writes custom resources (no null where the schema
+	// does not allow one, no empty status before a write to /status):
+	// storage.NewStore and endpoints.NewHandler register it with
+	// jsonencode. Built-in kinds are written as their Go types are.
+	CustomResource *jsonencode.CustomResource
 
 	// ResetStatus zeroes the status (nil when the kind has no status subresource).
 	ResetStatus func(obj T)

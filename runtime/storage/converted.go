@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	kfconversion "github.com/kubeforge/kubeforge/runtime/conversion"
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 	"github.com/kubeforge/kubeforge/runtime/presence"
 	"github.com/kubeforge/kubeforge/runtime/resource"
 )
@@ -53,6 +54,9 @@ type converted[E resource.Object, EL resource.ListObject, T resource.Object, L r
 // spoke's Info and matched on the spoke's Strategy.SelectableFields of each
 // stored object converted (a hub label the spoke does not serve is 400).
 func NewConverted[E resource.Object, EL resource.ListObject, T resource.Object, L resource.ListObject](hub Interface[T, L], spoke *resource.Strategy[E, EL], c Converter[E, EL, T, L]) Interface[E, EL] {
+	if spoke.CustomResource != nil {
+		jsonencode.RegisterCustomResource(*spoke.CustomResource)
+	}
 	return &converted[E, EL, T, L]{hub: hub, s: spoke, c: c}
 }
 

@@ -16,10 +16,13 @@ import (
 // kube-apiserver since 1.30. An object stored under earlier rules, or
 // written through another served version whose rules differ, can then be
 // updated as long as the update leaves its invalid values alone; a changed
-// value is held to the rules. A value absent from both objects is
-// unchanged too (a field a newer rule requires). Errors without a field
-// path are kept. It compares the objects' JSON, so it costs nothing unless
-// there are errors.
+// value is held to the rules. A value absent from both objects is judged
+// by the nearest object that holds it in either, as kube judges a
+// required field by the object that requires it: unchanged, the error is
+// dropped (a field a newer rule requires), new or changed (a list item
+// the update adds), it is kept. Errors without a field path are kept. It
+// compares the objects' JSON, so it costs nothing unless there are
+// errors.
 func ratchet(errs field.ErrorList, oldObj, newObj any) field.ErrorList {
 	if len(errs) == 0 || oldObj == nil {
 		return errs
@@ -34,9 +37,14 @@ func ratchet(errs field.ErrorList, oldObj, newObj any) field.ErrorList {
 		if ok {
 			ov, oldHas := lookup(oldJSON, segs)
 			nv, newHas := lookup(newJSON, segs)
+			for up := len(segs) - 1; !oldHas && !newHas && up >= 0; up-- {
+				ov, oldHas = lookup(oldJSON, segs[:up])
+				nv, newHas = lookup(newJSON, segs[:up])
+			}
 			if oldHas == newHas && reflect.DeepEqual(ov, nv) {
 				continue
 			}
+
 		}
 		out = append(out, e)
 	}

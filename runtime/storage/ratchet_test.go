@@ -24,23 +24,31 @@ func TestRatchet(t *testing.T) {
 		field.NotSupported(field.NewPath("spec", "size"), "huge", []string{"small"}),
 		field.Invalid(field.NewPath("spec", "parts").Index(0).Child("name"), "Bad_1", "must match"),
 		field.Required(field.NewPath("spec", "owner"), ""),
+		field.Required(field.NewPath("spec", "parts").Index(1).Child("size"), ""),
+		field.Required(field.NewPath("spec", "extra", "deep"), ""),
 		field.Invalid(field.NewPath("spec", "labels").Key("a.b/c"), "x", "bad"),
 		field.Invalid(field.NewPath("spec", "new"), 1, "new value"),
 		{Type: field.ErrorTypeInternal, Field: "", Detail: "no path"},
 	}
-	got := ratchet(errs, old, same)
-	if len(got) != 2 || got[0].Field != "spec.new" || got[1].Field != "" {
-		t.Errorf("unchanged values: kept %v, want only spec.new (added) and the error without a path", got)
+	fields := func(errs field.ErrorList) string {
+		var kept []string
+		for _, e := range errs {
+			kept = append(kept, e.Field)
+		}
+		return strings.Join(kept, " ")
 	}
-	// Changed values keep their errors; spec.owner and spec.new are absent
-	// from both objects: unchanged, dropped.
-	got = ratchet(errs, old, changed)
-	var kept []string
-	for _, e := range got {
-		kept = append(kept, e.Field)
+	// A field absent from both objects is judged by the nearest object
+	// holding it, as kube judges a required field by the object that
+	// requires it: parts[1] is unchanged, spec is not (spec.new added).
+	if got := fields(ratchet(errs, old, same)); got != "spec.owner spec.extra.deep spec.new " {
+		t.Errorf("unchanged values: kept %q, want spec.owner and spec.extra.deep (spec changed), spec.new (added) and the error without a path", got)
 	}
-	if strings.Join(kept, " ") != "spec.size spec.parts[0].name spec.labels[a.b/c] " {
-		t.Errorf("changed values: kept %q", kept)
+	if got := fields(ratchet(errs, old, old)); got != "" {
+		t.Errorf("no change: kept %q, want the error without a path", got)
+	}
+	// Changed values keep their errors; parts[1] is gone.
+	if got := fields(ratchet(errs, old, changed)); got != "spec.size spec.parts[0].name spec.owner spec.parts[1].size spec.extra.deep spec.labels[a.b/c] spec.new " {
+		t.Errorf("changed values: kept %q", got)
 	}
 	if got := ratchet(errs, nil, same); len(got) != len(errs) {
 		t.Errorf("a create (no old object) ratchets nothing: %v", got)

@@ -209,6 +209,10 @@ type Store[T resource.Object, L resource.ListObject] struct {
 
 // NewStore returns the store of the resource described by s.
 func NewStore[T resource.Object, L resource.ListObject](b *Backend, s *resource.Strategy[T, L]) *Store[T, L] {
+	if s.CustomResource != nil {
+		// Before the watch cache writes a first object of the kind.
+		jsonencode.RegisterCustomResource(*s.CustomResource)
+	}
 	a := &access[T, L]{b: b, s: s, raw: newRawCache()}
 	if b.opts.Transformer != nil {
 		a.tx = b.opts.Transformer(s.Info.GroupResource())

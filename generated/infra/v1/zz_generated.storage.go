@@ -5,6 +5,9 @@
 package infrav1
 
 import (
+	"reflect"
+
+	jsonencode "github.com/kubeforge/kubeforge/runtime/jsonencode"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	"github.com/kubeforge/kubeforge/types/infra/v1"
@@ -38,6 +41,7 @@ var WarehouseStrategy = &resource.Strategy[*v1.Warehouse, *v1.WarehouseList]{
 	ValidateHooks:     ValidateWarehouseHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,
+	CustomResource:    &jsonencode.CustomResource{Type: reflect.TypeFor[v1.Warehouse]()},
 	SpecChanged: func(oldObj, newObj *v1.Warehouse) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},

@@ -5,6 +5,9 @@
 package shippingv1
 
 import (
+	"reflect"
+
+	jsonencode "github.com/kubeforge/kubeforge/runtime/jsonencode"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	tablecell "github.com/kubeforge/kubeforge/runtime/tablecell"
@@ -40,6 +43,10 @@ var ShipmentStrategy = &resource.Strategy[*v1.Shipment, *v1.ShipmentList]{
 	ValidateHooks:     ValidateShipmentHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,
+	CustomResource: &jsonencode.CustomResource{
+		StatusSubresource: true,
+		Type:              reflect.TypeFor[v1.Shipment](),
+	},
 	ResetStatus: func(obj *v1.Shipment) {
 		obj.Status = v1.ShipmentStatus{}
 	},

@@ -5,6 +5,9 @@
 package shippingv1alpha1
 
 import (
+	"reflect"
+
+	jsonencode "github.com/kubeforge/kubeforge/runtime/jsonencode"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	"github.com/kubeforge/kubeforge/types/shipping/v1alpha1"
 	equality "k8s.io/apimachinery/pkg/api/equality"
@@ -38,6 +41,10 @@ var ShipmentStrategy = &resource.Strategy[*v1alpha1.Shipment, *v1alpha1.Shipment
 	ValidateHooks:     ValidateShipmentHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,
+	CustomResource: &jsonencode.CustomResource{
+		StatusSubresource: true,
+		Type:              reflect.TypeFor[v1alpha1.Shipment](),
+	},
 	ResetStatus: func(obj *v1alpha1.Shipment) {
 		obj.Status = v1alpha1.ShipmentStatus{}
 	},

@@ -25,6 +25,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/admission/match"
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
 // maxResponseBytes bounds a webhook's answer (kube reads at most 3 MiB
@@ -165,7 +166,7 @@ func raw(o runtime.Object) (runtime.RawExtension, error) {
 	if o == nil {
 		return runtime.RawExtension{}, nil
 	}
-	b, err := json.Marshal(o)
+	b, err := jsonencode.Marshal(o) // a user's kind as a custom resource
 	return runtime.RawExtension{Raw: b}, err
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubeforge/kubeforge/runtime/admission"
 	"github.com/kubeforge/kubeforge/runtime/admission/match"
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
 // Mutate calls the mutating webhooks that apply, in order, applying each
@@ -120,7 +121,8 @@ func applyPatch(obj runtime.Object, patch []byte) (runtime.Object, bool, error) 
 	if err != nil {
 		return nil, false, fmt.Errorf("decode the JSONPatch: %w", err)
 	}
-	doc, err := json.Marshal(obj)
+	// The document kube patches: a user's kind as a custom resource.
+	doc, err := jsonencode.Marshal(obj)
 	if err != nil {
 		return nil, false, err
 	}

@@ -6,10 +6,12 @@ package fleetv1
 
 import (
 	"github.com/kubeforge/kubeforge/generators/install/testdata/api/types/fleet/v1"
+	jsonencode "github.com/kubeforge/kubeforge/runtime/jsonencode"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	equality "k8s.io/apimachinery/pkg/api/equality"
 	fields "k8s.io/apimachinery/pkg/fields"
+	"reflect"
 	"strconv"
 )
 
@@ -40,6 +42,7 @@ var DepotStrategy = &resource.Strategy[*v1.Depot, *v1.DepotList]{
 	ValidateHooks:     ValidateDepotHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,
+	CustomResource:    &jsonencode.CustomResource{Type: reflect.TypeFor[v1.Depot]()},
 	SpecChanged: func(oldObj, newObj *v1.Depot) bool {
 		return !equality.Semantic.DeepEqual(oldObj.City, newObj.City) ||
 			!equality.Semantic.DeepEqual(oldObj.Bays, newObj.Bays) ||
@@ -91,6 +94,16 @@ var TruckStrategy = &resource.Strategy[*v1.Truck, *v1.TruckList]{
 	ValidateHooks:     ValidateTruckHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,
+	CustomResource: &jsonencode.CustomResource{
+		Nullable: []jsonencode.Field{
+			{
+				Name:   "Tuning",
+				Struct: reflect.TypeFor[v1.Engine](),
+			},
+		},
+		StatusSubresource: true,
+		Type:              reflect.TypeFor[v1.Truck](),
+	},
 	ResetStatus: func(obj *v1.Truck) {
 		obj.Status = v1.TruckStatus{}
 	},

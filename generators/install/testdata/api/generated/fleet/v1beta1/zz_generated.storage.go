@@ -6,9 +6,11 @@ package fleetv1beta1
 
 import (
 	"github.com/kubeforge/kubeforge/generators/install/testdata/api/types/fleet/v1beta1"
+	jsonencode "github.com/kubeforge/kubeforge/runtime/jsonencode"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	equality "k8s.io/apimachinery/pkg/api/equality"
 	fields "k8s.io/apimachinery/pkg/fields"
+	"reflect"
 )
 
 // TruckStrategy is the typed behaviour of trucks (namespaced, fleet.example.dev/v1beta1) for the handlers and the converting store over v1.
@@ -38,6 +40,7 @@ var TruckStrategy = &resource.Strategy[*v1beta1.Truck, *v1beta1.TruckList]{
 	ValidateHooks:     ValidateTruckHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,
+	CustomResource:    &jsonencode.CustomResource{Type: reflect.TypeFor[v1beta1.Truck]()},
 	SpecChanged: func(oldObj, newObj *v1beta1.Truck) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},

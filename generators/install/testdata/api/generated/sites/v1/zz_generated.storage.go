@@ -6,9 +6,11 @@ package sitesv1
 
 import (
 	"github.com/kubeforge/kubeforge/generators/install/testdata/api/types/sites/v1"
+	jsonencode "github.com/kubeforge/kubeforge/runtime/jsonencode"
 	resource "github.com/kubeforge/kubeforge/runtime/resource"
 	storage "github.com/kubeforge/kubeforge/runtime/storage"
 	equality "k8s.io/apimachinery/pkg/api/equality"
+	"reflect"
 )
 
 // SiteStrategy is the typed behaviour of sites (namespaced, sites.example.dev/v1) for the generic store and handlers.
@@ -38,6 +40,7 @@ var SiteStrategy = &resource.Strategy[*v1.Site, *v1.SiteList]{
 	ValidateHooks:     ValidateSiteHooks,
 	Ratchet:           true,
 	FinalizerWarnings: true,
+	CustomResource:    &jsonencode.CustomResource{Type: reflect.TypeFor[v1.Site]()},
 	SpecChanged: func(oldObj, newObj *v1.Site) bool {
 		return !equality.Semantic.DeepEqual(oldObj.Spec, newObj.Spec)
 	},

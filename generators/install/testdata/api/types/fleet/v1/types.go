@@ -19,6 +19,11 @@ type Engine struct {
 	// Power of the engine.
 	// +optional
 	Power *resource.Quantity `json:"power,omitempty"`
+
+	// Tuning of the engine, null until it is tuned.
+	// +nullable
+	// +optional
+	Tuning map[string]string `json:"tuning"`
 }
 
 // Ownership is embedded inline in the spec.
