@@ -110,7 +110,7 @@ func newCreatePath(tc *kindTypeConverter, subresource string, reset *fieldpath.S
 	if !ok {
 		return nil
 	}
-	root, err := compilePlan(tc.proven, p.Schema, p.TypeRef)
+	root, err := compilePlan(tc.proven, p.Schema, p.TypeRef, tc.cr)
 	if err != nil {
 		return nil
 	}

@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"reflect"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
+	"github.com/kubeforge/kubeforge/runtime/jsonfields"
 )
 
 // The set a create's manager owns is what structured-merge-diff's
@@ -59,7 +63,39 @@ type cmpField struct {
 	fe    *value.FieldCacheEntry
 	name  *string // JsonName, shared by every path through it
 	child *cmpNode
+	// crZero: a struct field with omitempty of a custom resource's type,
+	// absent when zero as in the JSON the kind is written as
+	// (jsonencode.CustomResource), where Go writes it.
+	crZero bool
+	// crNull: a field of a custom resource's type that is not +nullable,
+	// absent when Go holds a null there, as kube prunes such nulls.
+	crNull bool
 }
+
+// omits reports whether the field is absent from the object fv is read
+// from: omitted by structured-merge-diff's reflection (encoding/json's
+// omitempty), or a custom resource's zero struct or null.
+func (f *cmpField) omits(fv reflect.Value) bool {
+	return f.fe.CanOmit(fv) || f.crZero && fv.IsZero() || f.crNull && isNull(fv)
+}
+
+// isNull: Go writes v as null (a nil pointer, slice, map or interface, a
+// zero metav1.Time or MicroTime).
+func isNull(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+		return v.IsNil()
+	}
+	if t := v.Type(); t == metaTimeType || t == microTimeType {
+		return v.IsZero()
+	}
+	return false
+}
+
+var (
+	metaTimeType  = reflect.TypeFor[metav1.Time]()
+	microTimeType = reflect.TypeFor[metav1.MicroTime]()
+)
 
 type cmpKey struct {
 	name string
@@ -91,10 +127,11 @@ type planKey struct {
 type planner struct {
 	s     *smdschema.Schema
 	nodes map[planKey]*cmpNode
+	cr    bool // t is a custom resource's type
 }
 
-func compilePlan(t reflect.Type, s *smdschema.Schema, tr smdschema.TypeRef) (n *cmpNode, err error) {
-	p := &planner{s: s, nodes: map[planKey]*cmpNode{}}
+func compilePlan(t reflect.Type, s *smdschema.Schema, tr smdschema.TypeRef, cr bool) (n *cmpNode, err error) {
+	p := &planner{s: s, nodes: map[planKey]*cmpNode{}, cr: cr}
 	defer func() {
 		if r := recover(); r != nil {
 			n, err = nil, fmt.Errorf("plan %v: %v", t, r)
@@ -135,6 +172,11 @@ func (p *planner) plan(t reflect.Type, tr smdschema.TypeRef) (*cmpNode, error) {
 		if a.Map == nil {
 			return nil, fmt.Errorf("struct %v under a non-map type", t)
 		}
+		omitEmpty, keepsNull := map[string]bool{}, map[string]bool{}
+		for _, f := range jsonfields.Of(t) {
+			omitEmpty[f.Name] = f.OmitEmpty
+			keepsNull[f.Name] = jsonencode.KeepsNull(t, f.Index)
+		}
 		for _, fe := range e.OrderedFields() {
 			ft := fe.GetFrom(reflect.New(t).Elem()).Type()
 			ftr := a.Map.ElementType
@@ -146,7 +188,9 @@ func (p *planner) plan(t reflect.Type, tr smdschema.TypeRef) (*cmpNode, error) {
 				return nil, err
 			}
 			name := fe.JsonName
-			n.fields = append(n.fields, cmpField{fe: fe, name: &name, child: child})
+			n.fields = append(n.fields, cmpField{fe: fe, name: &name, child: child,
+				crZero: p.cr && omitEmpty[name] && ft.Kind() == reflect.Struct,
+				crNull: p.cr && !keepsNull[name]})
 		}
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
@@ -508,7 +552,7 @@ func mapsEqual(l, r cval) (bool, error) {
 		for i := range l.n.fields {
 			f := &l.n.fields[i]
 			lf, rf := f.fe.GetFrom(l.rv), f.fe.GetFrom(r.rv)
-			lo, ro := f.fe.CanOmit(lf), f.fe.CanOmit(rf)
+			lo, ro := f.omits(lf), f.omits(rf)
 			if lo || ro {
 				if lo != ro {
 					return false, nil
@@ -578,7 +622,7 @@ func mapEmpty(v cval) (bool, error) {
 		return v.rv.Len() == 0, nil
 	}
 	for _, f := range v.n.fields {
-		if !f.fe.CanOmit(f.fe.GetFrom(v.rv)) {
+		if !f.omits(f.fe.GetFrom(v.rv)) {
 			return false, nil
 		}
 	}
@@ -627,7 +671,7 @@ func (w *cmpWalker) visitMap(l, r cval) error {
 			var err error
 			if root && *f.name != "apiVersion" && *f.name != "kind" {
 				if r.k == vMap {
-					if fv := f.fe.GetFrom(r.rv); !f.fe.CanOmit(fv) {
+					if fv := f.fe.GetFrom(r.rv); !f.omits(fv) {
 						if rv, err = classify(f.child, fv); err != nil {
 							return err
 						}
@@ -649,14 +693,14 @@ func (w *cmpWalker) visitMap(l, r cval) error {
 				continue
 			}
 			if l.k == vMap {
-				if fv := f.fe.GetFrom(l.rv); !f.fe.CanOmit(fv) {
+				if fv := f.fe.GetFrom(l.rv); !f.omits(fv) {
 					if lv, err = classify(f.child, fv); err != nil {
 						return err
 					}
 				}
 			}
 			if r.k == vMap {
-				if fv := f.fe.GetFrom(r.rv); !f.fe.CanOmit(fv) {
+				if fv := f.fe.GetFrom(r.rv); !f.omits(fv) {
 					if rv, err = classify(f.child, fv); err != nil {
 						return err
 					}
@@ -937,7 +981,7 @@ func mapGet(v cval, name string) (cval, bool, error) {
 				continue
 			}
 			fv := f.fe.GetFrom(v.rv)
-			if f.fe.CanOmit(fv) {
+			if f.omits(fv) {
 				return cval{}, false, nil
 			}
 			c, err := classify(f.child, fv)

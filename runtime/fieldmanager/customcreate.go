@@ -76,7 +76,13 @@ func (c *customCreate) track(liveObj, newObj runtime.Object, manager string) (ru
 // fields is what Compare of the empty live object and obj reports as
 // added or modified, filtered.
 func (c *customCreate) fields(obj runtime.Object) (*fieldpath.Set, error) {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	var u map[string]any
+	var err error
+	if c.tc.cr {
+		u, err = customResourceContent(obj)
+	} else {
+		u, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("convert %s to unstructured: %w", c.gvk, err)
 	}

@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
 // CopyingFieldManager is the field manager of k for subresource, built as
@@ -147,7 +149,8 @@ func FollowsUpdate(fm *FieldManager, live, obj runtime.Object, manager string) b
 func UnprovenFieldManager(r *Registry, k Kind, subresource string) (*FieldManager, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.buildWith(k, subresource, false, &kindTypeConverter{types: r.tc})
+	cr := jsonencode.IsCustomResource(reflect.TypeOf(k.New()).Elem())
+	return r.buildWith(k, subresource, false, &kindTypeConverter{types: r.tc, cr: cr})
 }
 
 // HasCustomCreate reports whether fm records a user kind's creates

@@ -10,12 +10,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/schemaconv"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
 // typeConverter holds the structured-merge-diff types of the typed
@@ -48,6 +51,7 @@ func newTypeConverter(schemas map[string]*spec.Schema, names map[schema.GroupVer
 func (c *typeConverter) forKind(gvk schema.GroupVersionKind, obj runtime.Object) *kindTypeConverter {
 	k := &kindTypeConverter{types: c}
 	t := reflect.TypeOf(obj)
+	k.cr = t.Kind() == reflect.Pointer && jsonencode.IsCustomResource(t.Elem())
 	if p, ok := c.types[gvk]; ok && t.Kind() == reflect.Pointer && fitsSchema(t, p.Schema, p.TypeRef) {
 		k.proven, k.gvk = t, gvk
 	}
@@ -72,6 +76,10 @@ type kindTypeConverter struct {
 	types  *typeConverter
 	proven reflect.Type // nil when the kind's Go type was not proven
 	gvk    schema.GroupVersionKind
+	// cr: the kind's objects are written as a custom resource's
+	// (jsonencode.CustomResource), so its field manager sees that JSON,
+	// as kube's sees a custom resource, not the Go object.
+	cr bool
 }
 
 var _ managedfields.TypeConverter = (*kindTypeConverter)(nil)
@@ -87,6 +95,13 @@ func (c *kindTypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.Vali
 	}
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		return p.FromUnstructured(u.UnstructuredContent(), opts...)
+	}
+	if c.cr {
+		u, err := customResourceContent(obj)
+		if err != nil {
+			return nil, err
+		}
+		return p.FromUnstructured(u, opts...)
 	}
 	if c.proven != nil && gvk == c.gvk && len(opts) == 1 && opts[0] == typed.AllowDuplicates && reflect.TypeOf(obj) == c.proven && entriesAreObjects(obj) {
 		v, err := newReflectValue(obj)
@@ -314,4 +329,19 @@ func (f *fitter) anyJSON(tr smdschema.TypeRef) bool {
 // scalarFits: a scalar of kind sc validates against atom a.
 func scalarFits(a smdschema.Atom, sc smdschema.Scalar) bool {
 	return a.Scalar != nil && (*a.Scalar == sc || *a.Scalar == smdschema.Untyped)
+}
+
+// customResourceContent is obj as the unstructured content of the JSON
+// it is written as: a user's kind as a custom resource, without the
+// nulls and empty structs Go holds (jsonencode.CustomResource).
+func customResourceContent(obj runtime.Object) (map[string]any, error) {
+	data, err := jsonencode.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode %T: %w", obj, err)
+	}
+	var u map[string]any
+	if err := utiljson.Unmarshal(data, &u); err != nil {
+		return nil, fmt.Errorf("decode %T: %w", obj, err)
+	}
+	return u, nil
 }

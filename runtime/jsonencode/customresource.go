@@ -89,3 +89,21 @@ func declaredField(t reflect.Type, index []int) Field {
 	}
 	return Field{}
 }
+
+// IsCustomResource reports whether t, a struct type, is registered as a
+// custom resource's.
+func IsCustomResource(t reflect.Type) bool {
+	planMu.Lock()
+	defer planMu.Unlock()
+	return customResources[t] != nil
+}
+
+// KeepsNull reports whether the field of struct type t at index (as
+// reflect's FieldByIndex takes it) is declared +nullable by a registered
+// custom resource, so that its null is written.
+func KeepsNull(t reflect.Type, index []int) bool {
+	f := declaredField(t, index)
+	planMu.Lock()
+	defer planMu.Unlock()
+	return nullable[f]
+}
