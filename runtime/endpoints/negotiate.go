@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -258,23 +259,28 @@ func prettyRequested(req *http.Request) bool {
 	return p
 }
 
+// encode writes v as JSON, indented when pretty, or as YAML. YAML and
+// indented JSON are made from the compact JSON (as sigs.k8s.io/yaml and
+// json.MarshalIndent make them from encoding/json's), so a user's kind
+// reads the same in every format (jsonencode.CustomResource).
 func encode(f outputFormat, v any) ([]byte, error) {
+	out, err := jsonencode.Marshal(v) // with room for the newline
+	if err != nil {
+		return nil, fmt.Errorf("encode response as json: %w", err)
+	}
 	if f.yaml {
-		out, err := yaml.Marshal(v)
+		y, err := yaml.JSONToYAML(out)
 		if err != nil {
 			return nil, fmt.Errorf("encode response as yaml: %w", err)
 		}
-		return out, nil
+		return y, nil
 	}
-	var out []byte
-	var err error
 	if f.pretty {
-		out, err = json.MarshalIndent(v, "", "  ")
-	} else {
-		out, err = jsonencode.Marshal(v) // with room for the newline
-	}
-	if err != nil {
-		return nil, fmt.Errorf("encode response as json: %w", err)
+		var b bytes.Buffer
+		if err := json.Indent(&b, out, "", "  "); err != nil {
+			return nil, fmt.Errorf("encode response as json: %w", err)
+		}
+		out = b.Bytes()
 	}
 	return append(out, '\n'), nil
 }

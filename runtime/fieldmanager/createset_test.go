@@ -176,12 +176,7 @@ func TestCustomCreateMatchesCreatePath(t *testing.T) {
 				}
 				dots := 0
 				for seed := range int64(100) {
-					obj := k.New()
-					fuzzer(seed).Fill(obj)
-					obj.GetObjectKind().SetGroupVersionKind(k.GVK)
-					obj.(metav1.Object).SetManagedFields(nil)
-					live := k.New()
-					live.GetObjectKind().SetGroupVersionKind(k.GVK)
+					obj, live := fuzzedCreate(k, seed)
 					want, err := fast.Update(live.DeepCopyObject(), obj.DeepCopyObject(), "m")
 					if err != nil {
 						continue // refused by both: duplicates
@@ -204,4 +199,16 @@ func TestCustomCreateMatchesCreatePath(t *testing.T) {
 			})
 		}
 	}
+}
+
+// fuzzedCreate is a random object of kind k without managedFields and the
+// empty live object a create of it starts from.
+func fuzzedCreate(k fieldmanager.Kind, seed int64) (obj, live runtime.Object) {
+	obj = k.New()
+	fuzzer(seed).Fill(obj)
+	obj.GetObjectKind().SetGroupVersionKind(k.GVK)
+	obj.(metav1.Object).SetManagedFields(nil)
+	live = k.New()
+	live.GetObjectKind().SetGroupVersionKind(k.GVK)
+	return obj, live
 }

@@ -58,12 +58,7 @@ func TestCustomResourceFields(t *testing.T) {
 			}
 			var prev runtime.Object
 			for seed := range int64(100) {
-				obj := k.New()
-				fuzzer(seed).Fill(obj)
-				obj.GetObjectKind().SetGroupVersionKind(k.GVK)
-				obj.(metav1.Object).SetManagedFields(nil)
-				live := k.New()
-				live.GetObjectKind().SetGroupVersionKind(k.GVK)
+				obj, live := fuzzedCreate(k, seed)
 				want, err := slow.Update(live.DeepCopyObject(), obj.DeepCopyObject(), "m")
 				if err != nil {
 					continue // duplicates, refused by both
