@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -22,10 +23,12 @@ import (
 	celschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 	"github.com/kubeforge/kubeforge/runtime/openapidefs"
 )
 
@@ -83,13 +86,13 @@ func (r *Rules) Validate(ctx context.Context, obj, old runtime.Object) field.Err
 	if r.validator == nil {
 		return nil
 	}
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	u, err := content(obj)
 	if err != nil {
 		return field.ErrorList{field.InternalError(nil, fmt.Errorf("convert for cel validation: %w", err))}
 	}
 	var o any // an untyped nil when there is no old object
 	if old != nil {
-		ou, err := runtime.DefaultUnstructuredConverter.ToUnstructured(old)
+		ou, err := content(old)
 		if err != nil {
 			return field.ErrorList{field.InternalError(nil, fmt.Errorf("convert for cel validation: %w", err))}
 		}
@@ -408,4 +411,24 @@ func mergeRef(m, ref map[string]any) map[string]any {
 	}
 	out["$ref"] = ref["$ref"]
 	return out
+}
+
+// content is obj as the rules see it. A user's kind registered as a
+// custom resource is the JSON it is written as, decoded (integers as
+// int64), as kube's rules see a custom resource: a field Go holds as null
+// or an empty struct with omitempty is absent (has() is false), as it is
+// from kube. Anything else is its unstructured conversion.
+func content(obj runtime.Object) (map[string]any, error) {
+	if t := reflect.TypeOf(obj); t == nil || t.Kind() != reflect.Pointer || !jsonencode.IsCustomResource(t.Elem()) {
+		return runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	}
+	data, err := jsonencode.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var u map[string]any
+	if err := utiljson.Unmarshal(data, &u); err != nil {
+		return nil, err
+	}
+	return u, nil
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubeforge/kubeforge/runtime/jsonencode"
 )
 
 // lamp is a typed object for the tests: its JSON is what the rules see.
@@ -116,5 +119,56 @@ func TestRulesThatDoNotCompile(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("rules %s: error %v, want one containing %q", tc.rules, err, tc.want)
 		}
+	}
+}
+
+// shade's rules ask has() of a field Go holds as null and of an empty
+// struct with omitempty.
+type shade struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              shadeSpec `json:"spec"`
+}
+
+type shadeSpec struct {
+	Glass *string    `json:"glass"`
+	Frame shadeFrame `json:"frame,omitempty"`
+}
+
+type shadeFrame struct {
+	Color string `json:"color,omitempty"`
+}
+
+func (s *shade) DeepCopyObject() runtime.Object { c := *s; return &c }
+
+// plainShade is shade not registered as a custom resource.
+type plainShade shade
+
+func (s *plainShade) DeepCopyObject() runtime.Object { c := *s; return &c }
+
+// TestRulesSeeCustomResource: the rules of a kind registered as a custom
+// resource see the JSON it is written as, where kube's see a custom
+// resource's: a null or an empty struct Go holds is absent.
+func TestRulesSeeCustomResource(t *testing.T) {
+	jsonencode.RegisterCustomResource(jsonencode.CustomResource{Type: reflect.TypeFor[shade]()})
+	r := &Rules{Root: "dev.example.v1.Lamp", Schemas: schemas(`"x-kubernetes-validations":[
+		{"rule":"!has(self.glass)","message":"glass is set"},
+		{"rule":"!has(self.frame)","message":"frame is set"}],
+		"properties":{"glass":{"type":"string"},"frame":{"type":"object","properties":{"color":{"type":"string"}}}}`)}
+	if err := r.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if errs := r.Validate(ctx, &shade{}, nil); len(errs) != 0 {
+		t.Errorf("a custom resource without glass and frame: %v", errs)
+	}
+	glass := "clear"
+	if errs := r.Validate(ctx, &shade{Spec: shadeSpec{Glass: &glass, Frame: shadeFrame{Color: "red"}}}, nil); len(errs) != 2 {
+		t.Errorf("a custom resource with glass and frame: %v, want both rules broken", errs)
+	}
+	// Any other type is its unstructured conversion, where the empty
+	// struct is there ({}); the validator takes a null for absent.
+	if errs := r.Validate(ctx, &plainShade{}, nil); len(errs) != 1 || !strings.Contains(errs[0].Error(), "frame is set") {
+		t.Errorf("an unregistered type: %v, want the frame rule broken", errs)
 	}
 }
