@@ -53,3 +53,29 @@ func TestFormatsAgree(t *testing.T) {
 		t.Errorf("YAML:\n%s\nwant the same as %s", y, compact)
 	}
 }
+
+// TestUpdateIgnoresStatus: a PUT of the main resource that carries a
+// status (as JavaScript's and Python's clients send back what they read,
+// edited) is validated with the current object's status, which the
+// strategy keeps: the status it sent is not checked, and not stored.
+func TestUpdateIgnoresStatus(t *testing.T) {
+	base := startServer(t)
+	created := mustCall(t, http.StatusCreated, "POST", base+v1Path, v1Shipment("keeps-status", obj{
+		"origin": obj{"street": "1 Old Road", "city": "Bonn"}, "destination": obj{"street": "2 New Road", "city": "Köln"},
+		"parcels": []any{obj{"name": "box"}},
+	}), "")
+	created["status"] = obj{"phase": "Lost"}
+	spec(created)["carrier"] = "dhl"
+	got := mustCall(t, http.StatusOK, "PUT", base+v1Path+"/keeps-status", created, "")
+	if _, ok := got["status"]; ok || spec(got)["carrier"] != "dhl" {
+		t.Errorf("a PUT with a status: %v", got)
+	}
+	// Through the converted version too.
+	alpha := mustCall(t, http.StatusOK, "GET", base+alphaPath+"/keeps-status", nil, "")
+	alpha["status"] = obj{"phase": "Lost"}
+	spec(alpha)["destination"].(obj)["city"] = "Bonn"
+	got = mustCall(t, http.StatusOK, "PUT", base+alphaPath+"/keeps-status", alpha, "")
+	if _, ok := got["status"]; ok || spec(got)["destination"].(obj)["city"] != "Bonn" {
+		t.Errorf("a v1alpha1 PUT with a status: %v", got)
+	}
+}

@@ -288,7 +288,7 @@ func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespac
 		if err := checkResourceVersionPrecondition(cv.s.Info, newObj, spokeCur, opts.RequireResourceVersion); err != nil {
 			return zeroT, err
 		}
-		check := newObj
+		check, sent := newObj, opts.sent()
 		if cv.s.CopyStatus != nil {
 			if subresource == "status" {
 				check = cv.copyObj(spokeCur)
@@ -296,9 +296,10 @@ func (cv *converted[E, EL, T, L]) GuaranteedUpdate(ctx context.Context, namespac
 			} else {
 				check = cv.copyObj(newObj)
 				cv.s.CopyStatus(check, spokeCur)
+				sent = sent.Without("status") // the current object's status
 			}
 		}
-		if err := cv.validate(ctx, check, spokeCur, true, opts.sent(), subresource); err != nil {
+		if err := cv.validate(ctx, check, spokeCur, true, sent, subresource); err != nil {
 			return zeroT, err
 		}
 		return cv.toHub("update", newObj)

@@ -724,7 +724,11 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 		newObj = out
 	} else {
 		if st.s.CopyStatus != nil {
+			// The status is the current object's: what the request sent
+			// for it is not asked about (kube validates the object the
+			// strategy made, whose status the request did not set).
 			st.s.CopyStatus(newObj, cur)
+			sent = sent.Without("status")
 		}
 		// System fields are carried from the old object.
 		newObj.SetNamespace(cur.GetNamespace())
