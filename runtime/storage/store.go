@@ -730,30 +730,8 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 			st.s.CopyStatus(newObj, cur)
 			sent = sent.Without("status")
 		}
-		// System fields are carried from the old object.
-		newObj.SetNamespace(cur.GetNamespace())
-		newObj.SetUID(cur.GetUID())
-		newObj.SetCreationTimestamp(cur.GetCreationTimestamp())
-		newObj.SetDeletionTimestamp(cur.GetDeletionTimestamp())
-		newObj.SetDeletionGracePeriodSeconds(cur.GetDeletionGracePeriodSeconds())
-		newObj.SetSelfLink("")
-		gen := cur.GetGeneration()
-		if !st.s.Info.UntrackedGeneration && st.s.SpecChanged != nil && st.s.SpecChanged(cur, newObj) {
-			gen++
-		}
-		newObj.SetGeneration(gen)
-		if cur.GetDeletionTimestamp() != nil {
-			old := sets.New(cur.GetFinalizers()...)
-			var added []string
-			for _, f := range newObj.GetFinalizers() {
-				if !old.Has(f) {
-					added = append(added, f)
-				}
-			}
-			if len(added) > 0 {
-				return zero, false, apierrors.NewInvalid(st.groupKind(), name, field.ErrorList{field.Forbidden(field.NewPath("metadata", "finalizers"),
-					fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added))})
-			}
+		if err := st.carrySystemFields(name, newObj, cur); err != nil {
+			return zero, false, err
 		}
 	}
 	newObj.SetResourceVersion(cur.GetResourceVersion())
@@ -820,6 +798,39 @@ func (st *Store[T, L]) writeUpdate(ctx context.Context, key string, cur T, curDa
 // read, with kube-apiserver's messages: its rest.BeforeDelete checks them
 // on the object it has just read, before its storage layer would, and
 // names the kind rather than the resource.
+
+// carrySystemFields gives a main-resource update the fields the server
+// owns from the current object: namespace, uid, creation and deletion,
+// and the generation, one more when the spec changed. A finalizer added
+// to an object being deleted is refused.
+func (st *Store[T, L]) carrySystemFields(name string, newObj, cur T) error {
+	newObj.SetNamespace(cur.GetNamespace())
+	newObj.SetUID(cur.GetUID())
+	newObj.SetCreationTimestamp(cur.GetCreationTimestamp())
+	newObj.SetDeletionTimestamp(cur.GetDeletionTimestamp())
+	newObj.SetDeletionGracePeriodSeconds(cur.GetDeletionGracePeriodSeconds())
+	newObj.SetSelfLink("")
+	gen := cur.GetGeneration()
+	if !st.s.Info.UntrackedGeneration && st.s.SpecChanged != nil && st.s.SpecChanged(cur, newObj) {
+		gen++
+	}
+	newObj.SetGeneration(gen)
+	if cur.GetDeletionTimestamp() != nil {
+		old := sets.New(cur.GetFinalizers()...)
+		var added []string
+		for _, f := range newObj.GetFinalizers() {
+			if !old.Has(f) {
+				added = append(added, f)
+			}
+		}
+		if len(added) > 0 {
+			return apierrors.NewInvalid(st.groupKind(), name, field.ErrorList{field.Forbidden(field.NewPath("metadata", "finalizers"),
+				fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added))})
+		}
+	}
+	return nil
+}
+
 func (st *Store[T, L]) deletePreconditions(p *metav1.Preconditions, obj metav1.Object) error {
 	if p == nil {
 		return nil
